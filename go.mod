@@ -1,0 +1,3 @@
+module github.com/situate/situate
+
+go 1.26.8

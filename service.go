@@ -1,0 +1,81 @@
+package situate
+
+import (
+	"context"
+	"time"
+)
+
+// Contextualizer writes the context of every chunk of one document. It is
+// called once per document so that prompt and prefix caches pay for the
+// document once. It returns exactly len(chunks) contexts, in order. An
+// implementation that cannot produce a context for a chunk returns a fallback
+// context flagged "fallback" rather than leaving the chunk out.
+type Contextualizer interface {
+	Name() string
+	Contextualize(ctx context.Context, doc Document, chunks []Chunk) ([]Context, error)
+}
+
+// InputType tells an Embedder whether it embeds indexed text or a query; many
+// models embed the two differently (Voyage input_type, Cohere search_query...).
+type InputType int
+
+const (
+	InputDocument InputType = iota
+	InputQuery
+)
+
+// Embedder turns texts into vectors. It returns one vector per text, all of
+// the same dimension, or an error naming the provider and batch.
+type Embedder interface {
+	Name() string
+	Embed(ctx context.Context, texts []string, input InputType) ([][]float32, error)
+}
+
+// Reranker scores texts against a query; a higher score is more relevant.
+// It returns one score per text, in the order given.
+type Reranker interface {
+	Name() string
+	Rerank(ctx context.Context, query string, texts []string) ([]float64, error)
+}
+
+// Usage is what one provider call cost, recorded for every call.
+type Usage struct {
+	Time     time.Time
+	Provider string
+	Model    string
+	// Operation is "context", "embed", "rerank" or "count".
+	Operation string
+	DocID     string
+	// InputTokens counts uncached input tokens; CacheWriteTokens and
+	// CacheReadTokens are reported separately as the providers do.
+	InputTokens      int
+	CacheWriteTokens int
+	CacheReadTokens  int
+	OutputTokens     int
+	Latency          time.Duration
+	Retries          int
+	// Error is the final error of a failed call, empty on success.
+	Error string
+	// CostUSD is the call's cost from the configured price table, 0 if unknown.
+	CostUSD float64
+}
+
+// UsageRecorder receives a Usage for every provider call.
+type UsageRecorder interface {
+	RecordUsage(ctx context.Context, u Usage) error
+}
+
+// ContextCache remembers generated contexts so that an interrupted run
+// resumes without repeating a finished call. Keys are built by the
+// contextualizer from provider, model, template hash, document hash, chunk
+// hash and window.
+type ContextCache interface {
+	CachedContext(ctx context.Context, key string) (Context, bool, error)
+	CacheContext(ctx context.Context, key string, c Context) error
+}
+
+// VectorCache remembers embeddings keyed by model and text hash.
+type VectorCache interface {
+	CachedVector(ctx context.Context, key string) ([]float32, bool, error)
+	CacheVector(ctx context.Context, key string, v []float32) error
+}
