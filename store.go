@@ -36,9 +36,11 @@ type Store interface {
 	Document(ctx context.Context, id string) (DocumentRecord, error)
 	// Documents lists every document, ordered by id.
 	Documents(ctx context.Context) ([]DocumentRecord, error)
-	// PutDocument atomically replaces everything stored for doc.ID (record,
-	// chunks, contexts) with the given version. lang is the resolved language.
-	PutDocument(ctx context.Context, doc Document, lang string, version int, chunks []StoredChunk) error
+	// PutDocument atomically replaces everything stored for rec.ID (record,
+	// chunks, contexts). The record is stored as given (Hash and Version are
+	// the engine's; Chunks is len(chunks); IndexedAt is set by the store when
+	// zero).
+	PutDocument(ctx context.Context, rec DocumentRecord, chunks []StoredChunk) error
 	// DeleteDocument removes a document and its chunks; deleting an unknown
 	// document is not an error.
 	DeleteDocument(ctx context.Context, id string) error
