@@ -1,0 +1,244 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+const documentColumns = `id, title, format, lang, path, hash, metadata, access, version, chunks, indexed_at`
+
+// Document returns the record of one document, or an error wrapping
+// situate.ErrNotFound.
+func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord, error) {
+	row := s.r.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id)
+	rec, err := scanDocument(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, s.errorf(fmt.Sprintf("document %q", id), situate.ErrNotFound)
+	}
+	if err != nil {
+		return rec, s.errorf(fmt.Sprintf("document %q", id), err)
+	}
+	return rec, nil
+}
+
+// Documents lists every document, ordered by id.
+func (s *Store) Documents(ctx context.Context) ([]situate.DocumentRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents ORDER BY id`)
+	if err != nil {
+		return nil, s.errorf("documents", err)
+	}
+	defer rows.Close()
+	var out []situate.DocumentRecord
+	for rows.Next() {
+		rec, err := scanDocument(rows)
+		if err != nil {
+			return nil, s.errorf("documents", err)
+		}
+		out = append(out, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.errorf("documents", err)
+	}
+	return out, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanDocument(sc scanner) (situate.DocumentRecord, error) {
+	var (
+		rec              situate.DocumentRecord
+		metadata, access string
+		indexedAt        int64
+	)
+	err := sc.Scan(&rec.ID, &rec.Title, &rec.Format, &rec.Lang, &rec.Path, &rec.Hash,
+		&metadata, &access, &rec.Version, &rec.Chunks, &indexedAt)
+	if err != nil {
+		return rec, err
+	}
+	if err := unmarshalMap(metadata, &rec.Metadata); err != nil {
+		return rec, fmt.Errorf("document %q: metadata: %w", rec.ID, err)
+	}
+	if err := unmarshalList(access, &rec.Access); err != nil {
+		return rec, fmt.Errorf("document %q: access: %w", rec.ID, err)
+	}
+	rec.IndexedAt = time.Unix(0, indexedAt).UTC()
+	return rec, nil
+}
+
+// PutDocument atomically replaces the record, chunks and contexts stored for
+// rec.ID. The record is stored as given, except that Chunks is len(chunks)
+// and a zero IndexedAt becomes the current time. Chunks must be given in
+// order (chunk i has Index i) and belong to the document (an empty DocID is
+// taken as rec.ID). The record and every chunk are written in one
+// transaction, so readers and a store reopened after a crash see either the
+// previous version or this one, never a mix.
+func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chunks []situate.StoredChunk) (err error) {
+	op := fmt.Sprintf("put document %q", rec.ID)
+	if err := validatePut(rec, chunks); err != nil {
+		return s.errorf(op, err)
+	}
+	metadata, err := marshalMap(rec.Metadata)
+	if err != nil {
+		return s.errorf(op, fmt.Errorf("metadata: %w", err))
+	}
+	access, err := marshalList(rec.Access)
+	if err != nil {
+		return s.errorf(op, fmt.Errorf("access: %w", err))
+	}
+	indexedAt := rec.IndexedAt
+	if indexedAt.IsZero() {
+		indexedAt = time.Now()
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return s.errorf(op, err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if _, err := tx.StmtContext(ctx, s.stmts.deleteChunks).ExecContext(ctx, rec.ID); err != nil {
+		return s.errorf(op+": delete old chunks", err)
+	}
+	_, err = tx.StmtContext(ctx, s.stmts.upsertDocument).ExecContext(ctx,
+		rec.ID, rec.Title, rec.Format, rec.Lang, rec.Path, rec.Hash, metadata, access,
+		rec.Version, len(chunks), indexedAt.UnixNano())
+	if err != nil {
+		return s.errorf(op+": write record", err)
+	}
+	ins := tx.StmtContext(ctx, s.stmts.insertChunk)
+	for i, c := range chunks {
+		flags, err := marshalList(c.Context.Flags)
+		if err != nil {
+			return s.errorf(fmt.Sprintf("%s: chunk %d: context flags", op, i), err)
+		}
+		_, err = ins.ExecContext(ctx, rec.ID, i, c.Start, c.End, c.Text, c.Heading, c.Tokens,
+			c.Context.Text, c.Context.Source, flags)
+		if err != nil {
+			return s.errorf(fmt.Sprintf("%s: chunk %d", op, i), err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.errorf(op+": commit", err)
+	}
+	return nil
+}
+
+func validatePut(rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+	if rec.ID == "" {
+		return fmt.Errorf("document ID is empty: %w", situate.ErrInvalid)
+	}
+	if rec.Version < 1 {
+		return fmt.Errorf("version %d: must be >= 1: %w", rec.Version, situate.ErrInvalid)
+	}
+	for i, c := range chunks {
+		if c.DocID != "" && c.DocID != rec.ID {
+			return fmt.Errorf("chunk %d: DocID %q does not match the document: %w", i, c.DocID, situate.ErrInvalid)
+		}
+		if c.Index != i {
+			return fmt.Errorf("chunk %d: Index is %d, chunks must be given in order: %w", i, c.Index, situate.ErrInvalid)
+		}
+		if c.Start < 0 || c.End < c.Start {
+			return fmt.Errorf("chunk %d: span [%d,%d) is invalid: %w", i, c.Start, c.End, situate.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// DeleteDocument removes a document and its chunks; deleting an unknown
+// document is not an error.
+func (s *Store) DeleteDocument(ctx context.Context, id string) error {
+	// Chunks go with the record through ON DELETE CASCADE.
+	if _, err := s.stmts.deleteDocument.ExecContext(ctx, id); err != nil {
+		return s.errorf(fmt.Sprintf("delete document %q", id), err)
+	}
+	return nil
+}
+
+// Chunks returns a document's chunks in order, with their contexts, read in
+// one snapshot. An unknown document is an error wrapping situate.ErrNotFound.
+func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChunk, err error) {
+	op := fmt.Sprintf("chunks of %q", docID)
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, s.errorf(op, err)
+	}
+	defer tx.Rollback()
+	var n int
+	err = tx.QueryRowContext(ctx, `SELECT chunks FROM documents WHERE id = ?`, docID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, s.errorf(op, situate.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.errorf(op, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT idx, start, "end", text, heading, tokens,
+		context_text, context_source, context_flags FROM chunks WHERE doc_id = ? ORDER BY idx`, docID)
+	if err != nil {
+		return nil, s.errorf(op, err)
+	}
+	defer rows.Close()
+	out := make([]situate.StoredChunk, 0, n)
+	for rows.Next() {
+		c := situate.StoredChunk{Chunk: situate.Chunk{DocID: docID}}
+		var flags string
+		err := rows.Scan(&c.Index, &c.Start, &c.End, &c.Text, &c.Heading, &c.Tokens,
+			&c.Context.Text, &c.Context.Source, &flags)
+		if err != nil {
+			return nil, s.errorf(op, err)
+		}
+		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
+			return nil, s.errorf(fmt.Sprintf("%s: chunk %d: context flags", op, c.Index), err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.errorf(op, err)
+	}
+	if len(out) != n {
+		return nil, s.errorf(op, fmt.Errorf("record says %d chunks, found %d", n, len(out)))
+	}
+	return out, nil
+}
+
+// JSON helpers: nil and empty collections are stored as {} / [] and read back
+// as nil, so a round trip preserves the zero value.
+
+func marshalMap(m map[string]string) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+func marshalList(l []string) (string, error) {
+	if len(l) == 0 {
+		return "[]", nil
+	}
+	b, err := json.Marshal(l)
+	return string(b), err
+}
+
+func unmarshalMap(s string, m *map[string]string) error {
+	*m = nil
+	if s == "{}" || s == "" {
+		return nil
+	}
+	return json.Unmarshal([]byte(s), m)
+}
+
+func unmarshalList(s string, l *[]string) error {
+	*l = nil
+	if s == "[]" || s == "" {
+		return nil
+	}
+	return json.Unmarshal([]byte(s), l)
+}
