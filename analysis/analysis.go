@@ -1,0 +1,263 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Token is one indexable term and where it came from.
+type Token struct {
+	// Term is the analysed form (lowercased, folded, stemmed...). It is valid,
+	// non-empty UTF-8. Terms of one Analyze call share one backing array, not
+	// the input's.
+	Term string
+	// Start and End are byte offsets into the analysed text, on rune
+	// boundaries: text[Start:End] is the surface form Term came from (for a
+	// stemmed possessive "Smith's" -> "smith", the whole "Smith's").
+	Start, End int
+	// Position is the token's position in the token stream, counting the
+	// positions of removed stop words, as Lucene does. Tokens made from one
+	// word (a code identifier and its parts) share the first part's position.
+	Position int
+}
+
+// Analyzer turns text into index terms. Implementations are safe for
+// concurrent use.
+type Analyzer interface {
+	Name() string
+	Analyze(text string) []Token
+}
+
+// Analyzer names.
+const (
+	Standard = "standard"
+	English  = "english"
+	German   = "german"
+	Spanish  = "spanish"
+	Russian  = "russian"
+	Chinese  = "chinese"
+	Code     = "code"
+)
+
+var analyzers = map[string]Analyzer{}
+
+func register(a Analyzer) { analyzers[a.Name()] = a }
+
+// Names lists the analyzer names New accepts, sorted.
+func Names() []string {
+	names := make([]string, 0, len(analyzers))
+	for n := range analyzers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns the analyzer with that name: "standard", "english", "german",
+// "spanish", "russian", "chinese" (CJK bigrams) or "code".
+func New(name string) (Analyzer, error) {
+	if a, ok := analyzers[name]; ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("analysis: unknown analyzer %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// ForLanguage maps an ISO 639-1 code to its analyzer: en -> english,
+// de -> german, es -> spanish, ru -> russian, zh/ja/ko -> chinese (CJK
+// bigrams); anything else, including "", -> standard. Region subtags and
+// case are ignored ("de-AT", "EN").
+func ForLanguage(lang string) Analyzer {
+	lang = strings.ToLower(lang)
+	if i := strings.IndexAny(lang, "-_"); i >= 0 {
+		lang = lang[:i]
+	}
+	name := Standard
+	switch lang {
+	case "en":
+		name = English
+	case "de":
+		name = German
+	case "es":
+		name = Spanish
+	case "ru":
+		name = Russian
+	case "zh", "ja", "ko":
+		name = Chinese
+	}
+	if a, ok := analyzers[name]; ok {
+		return a
+	}
+	return analyzers[Standard]
+}
+
+// spanPool recycles tokenizer output between calls.
+var spanPool = sync.Pool{New: func() any { s := make([]span, 0, 256); return &s }}
+
+// termBuilder collects terms into one byte arena; finish turns them into
+// strings that share one allocation.
+type termBuilder struct {
+	arena  []byte
+	tokens []Token
+	offs   []int // arena offset of each token's term end
+}
+
+func (tb *termBuilder) add(term []byte, start, end, pos int) {
+	if len(term) == 0 {
+		return
+	}
+	tb.arena = append(tb.arena, term...)
+	tb.tokens = append(tb.tokens, Token{Start: start, End: end, Position: pos})
+	tb.offs = append(tb.offs, len(tb.arena))
+}
+
+func (tb *termBuilder) finish() []Token {
+	if len(tb.arena) == 0 {
+		return tb.tokens
+	}
+	all := unsafe.String(unsafe.SliceData(tb.arena), len(tb.arena))
+	prev := 0
+	for i := range tb.tokens {
+		tb.tokens[i].Term = all[prev:tb.offs[i]]
+		prev = tb.offs[i]
+	}
+	return tb.tokens
+}
+
+// appendLower appends the lowercase form of s (Java's Character.toLowerCase
+// per code point, as Lucene's LowerCaseFilter) to dst.
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			dst = append(dst, b)
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+	}
+	return dst
+}
+
+// stripPossessive removes a trailing 's, ’s or ＇s (Lucene's
+// EnglishPossessiveFilter) from a lowercased term.
+func stripPossessive(t []byte) []byte {
+	n := len(t)
+	if n < 2 || t[n-1] != 's' {
+		return t
+	}
+	switch {
+	case t[n-2] == '\'':
+		return t[:n-2]
+	case n >= 4 && t[n-4] == 0xE2 && t[n-3] == 0x80 && t[n-2] == 0x99: // U+2019
+		return t[:n-4]
+	case n >= 4 && t[n-4] == 0xEF && t[n-3] == 0xBC && t[n-2] == 0x87: // U+FF07
+		return t[:n-4]
+	}
+	return t
+}
+
+// isASCII reports whether b is all ASCII.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// stopSet is a set of stop words.
+type stopSet map[string]struct{}
+
+func newStopSet(words string) stopSet {
+	s := stopSet{}
+	for _, w := range strings.Fields(words) {
+		s[w] = struct{}{}
+	}
+	return s
+}
+
+func (s stopSet) has(t []byte) bool {
+	_, ok := s[string(t)]
+	return ok
+}
+
+// wordChain is the analyzer shape shared by the standard and the
+// European-language analyzers: StandardTokenizer, then per term an optional
+// possessive strip, lowercase, stop words, normalization and stemming.
+type wordChain struct {
+	name       string
+	possessive bool
+	stop       stopSet
+	// norm rewrites a lowercased, non-stop term; it may reuse t's storage
+	// and returns the result.
+	norm func(t []byte) []byte
+	// stem stems a normalized term; it may reuse t's storage.
+	stem func(t []byte) []byte
+}
+
+func (c *wordChain) Name() string { return c.name }
+
+func (c *wordChain) Analyze(text string) []Token {
+	sp := spanPool.Get().(*[]span)
+	spans := standardSpans(text, (*sp)[:0])
+	tb := termBuilder{
+		arena:  make([]byte, 0, len(text)),
+		tokens: make([]Token, 0, len(spans)),
+		offs:   make([]int, 0, len(spans)),
+	}
+	var scratch [64]byte
+	for pos, s := range spans {
+		t := appendLower(scratch[:0], text[s.start:s.end])
+		if c.possessive {
+			t = stripPossessive(t)
+		}
+		if len(t) == 0 || c.stop != nil && c.stop.has(t) {
+			continue
+		}
+		if c.norm != nil {
+			t = c.norm(t)
+		}
+		if c.stem != nil {
+			t = c.stem(t)
+		}
+		tb.add(t, s.start, s.end, pos)
+	}
+	*sp = spans[:0]
+	if cap(spans) <= 1<<16 {
+		spanPool.Put(sp)
+	}
+	return tb.finish()
+}
+
+// EnglishStopWords is Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET.
+const EnglishStopWords = "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with"
+
+// porterBytes stems a lowercased term with Lucene's Porter stemmer.
+func porterBytes(t []byte) []byte {
+	if isASCII(t) {
+		return porterStem(t)
+	}
+	r := porterStem([]rune(string(t)))
+	return []byte(string(r))
+}
+
+func init() {
+	register(&wordChain{name: Standard})
+	register(&wordChain{
+		name:       English,
+		possessive: true,
+		stop:       newStopSet(EnglishStopWords),
+		stem:       porterBytes,
+	})
+}
