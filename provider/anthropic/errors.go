@@ -1,0 +1,274 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+// Error types the client reports when Anthropic's own error.type is not
+// available: the request never got an answer, or the answer broke off.
+const (
+	TypeConnection = "connection_error" // dial failure, reset, EOF before the response
+	TypeTimeout    = "timeout"          // Options.Timeout elapsed
+	TypeStream     = "stream_error"     // broken SSE stream or truncated JSON
+	TypeHTTP       = "http_error"       // non-2xx without Anthropic's error shape
+	TypeCanceled   = "canceled"         // the caller's context ended
+)
+
+// ErrBatchInProgress is wrapped by BatchResults when the batch has not ended.
+var ErrBatchInProgress = errors.New("anthropic: batch still in progress")
+
+// Error is a failed Anthropic API call. It implements
+// interface{ Retryable() bool; RetryAfter() time.Duration } so callers can
+// retry without knowing this package.
+type Error struct {
+	// Op is the operation: "messages", "count_tokens", "batches.create",
+	// "batches.get", "batches.cancel", "batches.results", "batch result".
+	Op    string
+	Model string
+	// StatusCode is the HTTP status, 0 if none was received.
+	StatusCode int
+	// Type is Anthropic's error.type ("rate_limit_error", "overloaded_error",
+	// "invalid_request_error", ...) or one of the Type* constants.
+	Type    string
+	Message string
+	// RequestID is Anthropic's request-id, for support tickets.
+	RequestID string
+	// CustomID names the batch request a "batch result" error belongs to.
+	CustomID string
+	// Err is the underlying error (transport error, context error, or a
+	// situate sentinel such as situate.ErrPromptTooLarge).
+	Err error
+
+	retryable  bool
+	retryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("anthropic")
+	if e.Model != "" {
+		b.WriteString(" " + e.Model)
+	}
+	b.WriteString(": " + e.Op)
+	if e.CustomID != "" {
+		b.WriteString(" " + e.CustomID)
+	}
+	b.WriteString(": ")
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, "status %d ", e.StatusCode)
+	}
+	b.WriteString(e.Type)
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	} else if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	var extra []string
+	if e.RequestID != "" {
+		extra = append(extra, "request_id "+e.RequestID)
+	}
+	if e.retryAfter > 0 {
+		extra = append(extra, "retry after "+e.retryAfter.String())
+	}
+	if len(extra) > 0 {
+		b.WriteString(" (" + strings.Join(extra, "; ") + ")")
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether the same request may succeed later: 408, 409,
+// 429 (except a reached spend limit), 5xx and 529, connection failures,
+// timeouts and broken streams. An "x-should-retry" header overrides it.
+func (e *Error) Retryable() bool { return e.retryable }
+
+// RetryAfter is the wait the server asked for (retry-after-ms or
+// retry-after header), 0 if it gave none.
+func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
+
+// errorEnvelope is Anthropic's error body:
+// {"type":"error","error":{"type":"...","message":"..."},"request_id":"..."}.
+type errorEnvelope struct {
+	Type  string    `json:"type"`
+	Error wireError `json:"error"`
+	// RequestID is present in newer responses.
+	RequestID string `json:"request_id"`
+}
+
+type wireError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Details *struct {
+		ErrorCode string `json:"error_code"`
+	} `json:"details,omitempty"`
+}
+
+// retryableStatus follows the official SDKs (408, 409, 429, >=500) which
+// covers Anthropic's 500, 502, 503, 504 and 529.
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusConflict ||
+		code == http.StatusTooManyRequests || code >= 500
+}
+
+// retryableType classifies an error.type seen without a status (an SSE
+// error event or an errored batch result).
+func retryableType(t string) bool {
+	switch t {
+	case "rate_limit_error", "overloaded_error", "api_error", "timeout_error":
+		return true
+	}
+	return false
+}
+
+// statusForType maps an error.type seen in a stream to the status the same
+// error would have had as a plain response.
+func statusForType(t string) int {
+	switch t {
+	case "invalid_request_error":
+		return 400
+	case "authentication_error":
+		return 401
+	case "billing_error":
+		return 402
+	case "permission_error":
+		return 403
+	case "not_found_error":
+		return 404
+	case "request_too_large":
+		return 413
+	case "rate_limit_error":
+		return 429
+	case "api_error":
+		return 500
+	case "timeout_error":
+		return 504
+	case "overloaded_error":
+		return 529
+	}
+	return 0
+}
+
+// fromWire builds an Error from Anthropic's error object.
+func (c *Client) fromWire(op string, status int, we wireError, requestID string) *Error {
+	e := &Error{Op: op, Model: c.model, StatusCode: status, Type: we.Type, Message: we.Message, RequestID: requestID}
+	if status != 0 {
+		e.retryable = retryableStatus(status)
+	} else {
+		e.retryable = retryableType(we.Type)
+	}
+	if we.Details != nil && we.Details.ErrorCode == "enforced_spend_limit_reached" {
+		// Same 429 rate_limit_error as a rate limit, but waiting does not help.
+		e.retryable = false
+	}
+	switch {
+	case status == http.StatusRequestEntityTooLarge || we.Type == "request_too_large",
+		strings.Contains(strings.ToLower(we.Message), "prompt is too long"):
+		e.Err = situate.ErrPromptTooLarge
+	case we.Type == "invalid_request_error":
+		e.Err = situate.ErrInvalid
+	case we.Type == "not_found_error":
+		e.Err = situate.ErrNotFound
+	}
+	return e
+}
+
+// responseError reads a non-2xx response into an Error.
+func (c *Client) responseError(op string, resp *http.Response) *Error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	reqID := resp.Header.Get("request-id")
+	var env errorEnvelope
+	var e *Error
+	if err := json.Unmarshal(body, &env); err == nil && env.Type == "error" && env.Error.Type != "" {
+		if reqID == "" {
+			reqID = env.RequestID
+		}
+		e = c.fromWire(op, resp.StatusCode, env.Error, reqID)
+	} else {
+		msg := strings.TrimSpace(string(body))
+		if len(msg) > 200 {
+			msg = msg[:200] + "..."
+		}
+		e = &Error{Op: op, Model: c.model, StatusCode: resp.StatusCode, Type: TypeHTTP, Message: msg,
+			RequestID: reqID, retryable: retryableStatus(resp.StatusCode)}
+	}
+	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
+	case "true":
+		e.retryable = true
+	case "false":
+		e.retryable = false
+	}
+	e.retryAfter = parseRetryAfter(resp.Header, time.Now())
+	return e
+}
+
+// parseRetryAfter reads retry-after-ms (milliseconds, sent by Anthropic and
+// honoured by its SDKs) or retry-after (seconds or an HTTP date).
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("retry-after"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// transportError classifies an error from sending a request or reading its
+// body. parent is the caller's context: if it ended, the error is final;
+// if only the client's own Timeout fired, the call may be retried.
+func (c *Client) transportError(parent context.Context, op string, err error) *Error {
+	e := &Error{Op: op, Model: c.model, Err: err}
+	switch {
+	case parent.Err() != nil:
+		e.Type, e.Err = TypeCanceled, parent.Err()
+	case errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err):
+		e.Type, e.retryable = TypeTimeout, true
+		e.Message = fmt.Sprintf("no complete answer within %s", c.timeout)
+	default:
+		e.Type, e.retryable = TypeConnection, true
+	}
+	return e
+}
+
+func isNetTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// streamError is a broken or malformed stream: retryable.
+func (c *Client) streamError(op, requestID, format string, args ...any) *Error {
+	return &Error{Op: op, Model: c.model, Type: TypeStream, Message: fmt.Sprintf(format, args...),
+		RequestID: requestID, retryable: true}
+}
+
+// isDialError reports a failure to connect: the request was never sent.
+func isDialError(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
+}
