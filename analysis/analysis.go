@@ -199,9 +199,11 @@ type wordChain struct {
 	name       string
 	possessive bool
 	stop       stopSet
-	// norm rewrites a lowercased, non-stop term; it may reuse t's storage
-	// and returns the result.
-	norm func(t []byte) []byte
+	// norm rewrites a lowercased term; it may reuse t's storage and
+	// returns the result. With normFirst it runs before the stop-word test
+	// (and the stop set must hold normalized words), else after it.
+	norm      func(t []byte) []byte
+	normFirst bool
 	// stem stems a normalized term; it may reuse t's storage.
 	stem func(t []byte) []byte
 }
@@ -222,10 +224,13 @@ func (c *wordChain) Analyze(text string) []Token {
 		if c.possessive {
 			t = stripPossessive(t)
 		}
+		if c.norm != nil && c.normFirst {
+			t = c.norm(t)
+		}
 		if len(t) == 0 || c.stop != nil && c.stop.has(t) {
 			continue
 		}
-		if c.norm != nil {
+		if c.norm != nil && !c.normFirst {
 			t = c.norm(t)
 		}
 		if c.stem != nil {
