@@ -1,0 +1,91 @@
+package situate
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+)
+
+// Defaults for Options. Chunk sizes and BM25 parameters are the starting
+// points the evaluation measures against (see EVAL.md).
+const (
+	DefaultChunkSize    = 400
+	DefaultChunkOverlap = 50
+	DefaultK            = 10
+	// DefaultCandidates is how many results each retrieval arm contributes
+	// before fusion and reranking (the technique's "top 150").
+	DefaultCandidates = 150
+	DefaultBM25K1     = 1.2
+	DefaultBM25B      = 0.75
+	// DefaultParallelDocuments is how many documents are contextualized at
+	// once; each fans its chunks out further inside the contextualizer.
+	DefaultParallelDocuments = 4
+)
+
+// Options configure an Engine. The zero value is not valid; start from
+// DefaultOptions.
+type Options struct {
+	ChunkSize    int
+	ChunkOverlap int
+
+	// Analyzer forces one BM25 analyzer for every document ("english",
+	// "code", ...). Empty picks the analyzer of each document's language.
+	Analyzer string
+	BM25K1   float64
+	BM25B    float64
+	// ContextWeight selects how the context enters BM25. 0 indexes one field,
+	// "context\n\nchunk", as Anthropic's reference does. A positive value
+	// indexes chunk and context as two fields and weights the context field
+	// by it (BM25F-style), the chunk field by 1.
+	ContextWeight float64
+
+	// Candidates is each arm's top N before fusion/rerank.
+	Candidates int
+	// ParallelDocuments bounds how many documents are contextualized at once.
+	ParallelDocuments int
+
+	// Contextualizer writes chunk contexts; nil means no context at all
+	// (raw chunks), which is what "before" measurements use.
+	Contextualizer Contextualizer
+	Logger         *slog.Logger
+}
+
+// DefaultOptions returns the settings situate ships with.
+func DefaultOptions() Options {
+	return Options{
+		ChunkSize:         DefaultChunkSize,
+		ChunkOverlap:      DefaultChunkOverlap,
+		BM25K1:            DefaultBM25K1,
+		BM25B:             DefaultBM25B,
+		Candidates:        DefaultCandidates,
+		ParallelDocuments: DefaultParallelDocuments,
+	}
+}
+
+// Validate reports the first invalid field by name.
+func (o Options) Validate() error {
+	switch {
+	case o.ChunkSize <= 0:
+		return fmt.Errorf("options: ChunkSize: must be > 0, got %d: %w", o.ChunkSize, ErrInvalid)
+	case o.ChunkOverlap < 0 || o.ChunkOverlap >= o.ChunkSize:
+		return fmt.Errorf("options: ChunkOverlap: must be in [0, ChunkSize), got %d: %w", o.ChunkOverlap, ErrInvalid)
+	case o.BM25K1 < 0:
+		return fmt.Errorf("options: BM25K1: must be >= 0, got %g: %w", o.BM25K1, ErrInvalid)
+	case o.BM25B < 0 || o.BM25B > 1:
+		return fmt.Errorf("options: BM25B: must be in [0, 1], got %g: %w", o.BM25B, ErrInvalid)
+	case o.ContextWeight < 0:
+		return fmt.Errorf("options: ContextWeight: must be >= 0, got %g: %w", o.ContextWeight, ErrInvalid)
+	case o.Candidates <= 0:
+		return fmt.Errorf("options: Candidates: must be > 0, got %d: %w", o.Candidates, ErrInvalid)
+	case o.ParallelDocuments <= 0:
+		return fmt.Errorf("options: ParallelDocuments: must be > 0, got %d: %w", o.ParallelDocuments, ErrInvalid)
+	}
+	return nil
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o.Logger
+}
