@@ -1,0 +1,33 @@
+// Package llm implements situate.Contextualizer on top of any situate.LLM:
+// the heart of Contextual Retrieval. For every chunk it asks a chat model
+// for a short context that situates the chunk within its whole document.
+//
+// It owns:
+//
+//   - Prompts. One template per language (English is Anthropic's reference
+//     prompt verbatim; German, Spanish, Russian and Chinese ask for an answer
+//     in that language), or a custom template file. A rendered prompt is
+//     split at the cache boundary: Prefix is the document part (and an
+//     optional glossary), byte-identical for every chunk of a document;
+//     Suffix holds the chunk and the instruction.
+//   - Windowing. A document that does not fit the model's context window is
+//     replaced by an excerpt (its beginning plus the passage leading up to
+//     the chunk) that advances in blocks, so consecutive chunks share a
+//     prefix. Token counts come from situate.TokenCounter when a document
+//     looks too large, else from an offline o200k estimate plus a margin.
+//   - Scheduling. Per prefix, the first call goes alone; when the provider
+//     starts answering (Prompt.Started) the other chunks fan out. Run
+//     interleaves many documents, spreads them over replicas, retries
+//     errors that implement Retryable with backoff, and adapts concurrency
+//     to rate limits.
+//   - Caching and resume through situate.ContextCache; usage and cost
+//     through situate.UsageRecorder and a PriceTable; a MaxCostUSD budget.
+//   - Checks on every answer: preambles and wrappers stripped, length
+//     bounded, and flags for empty answers (then the fallback), wrong
+//     language, and numbers or identifiers absent from the document.
+//   - Estimate: calls, tokens, cost and time of a corpus, offline.
+//
+// It imports the root package and focused libraries only (the tokenizer);
+// never a provider, sqlite or analysis package. Providers implement
+// situate.LLM and, for their errors, Retryable.
+package llm

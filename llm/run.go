@@ -1,0 +1,356 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+// job is one chunk's call.
+type job struct {
+	dp     *docPlan
+	g      *group
+	chunk  int
+	key    string
+	proj   float64 // projected cost
+	first  bool    // the group's warm call
+	rest   []*job  // for the warm call: the group's other calls
+	once   sync.Once
+	queue  *queue
+	docRun *run
+}
+
+// queue orders one replica's jobs: fan-out jobs of warm groups first, then
+// warm calls of new groups (see Run).
+type queue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	lim     *limiter
+	fan     []*job
+	warm    []*job
+	warming int // warm calls taken but not yet released
+	waiting int // groups whose fan-out is not yet released
+	planned bool
+	stopped bool
+}
+
+func newQueue(lim *limiter) *queue {
+	q := &queue{lim: lim}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *queue) addGroup(jobs []*job) {
+	q.mu.Lock()
+	first := jobs[0]
+	first.first = true
+	first.rest = jobs[1:]
+	q.warm = append(q.warm, first)
+	q.waiting++
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// release queues a warm job's group for fan-out (once).
+func (q *queue) release(j *job) {
+	j.once.Do(func() {
+		q.mu.Lock()
+		q.fan = append(q.fan, j.rest...)
+		q.waiting--
+		q.warming--
+		q.mu.Unlock()
+		q.cond.Broadcast()
+	})
+}
+
+func (q *queue) setPlanned() {
+	q.mu.Lock()
+	q.planned = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+func (q *queue) stop() {
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// next returns the next job, or nil when there is none left or the queue
+// was stopped.
+func (q *queue) next() *job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if q.stopped {
+			return nil
+		}
+		limit := q.lim.current()
+		switch {
+		case len(q.warm) > 0 && (len(q.fan) == 0 || (q.warming < 2 && len(q.fan) < 2*limit)):
+			j := q.warm[0]
+			q.warm = q.warm[1:]
+			q.warming++
+			return j
+		case len(q.fan) > 0:
+			j := q.fan[0]
+			q.fan = q.fan[1:]
+			return j
+		case q.planned && q.waiting == 0:
+			return nil
+		}
+		q.cond.Wait()
+	}
+}
+
+// budget tracks spend against MaxCostUSD.
+type budget struct {
+	mu       sync.Mutex
+	max      float64
+	spent    float64
+	reserved float64
+}
+
+func (b *budget) reserve(proj float64) bool {
+	if b.max <= 0 {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.spent+b.reserved+proj > b.max {
+		return false
+	}
+	b.reserved += proj
+	return true
+}
+
+func (b *budget) commit(proj, actual float64) {
+	b.mu.Lock()
+	b.reserved -= proj
+	b.spent += actual
+	b.mu.Unlock()
+}
+
+// run is the state of one Run.
+type run struct {
+	c      *Contextualizer
+	ctx    context.Context
+	cancel context.CancelFunc
+	queues []*queue
+	lims   []*limiter
+	budget budget
+
+	emitMu sync.Mutex
+	emitFn func(doc, chunk int, c situate.Context) error
+
+	errMu sync.Mutex
+	err   error
+	stop  bool
+}
+
+func (r *run) stopAll() {
+	r.errMu.Lock()
+	r.stop = true
+	r.errMu.Unlock()
+	for i := range r.queues {
+		r.queues[i].stop()
+		r.lims[i].close()
+	}
+}
+
+func (r *run) stopped() bool {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.stop
+}
+
+// fail records the first fatal error and cancels the run.
+func (r *run) fail(err error) {
+	r.errMu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.errMu.Unlock()
+	r.cancel()
+	r.stopAll()
+}
+
+// halt records an error and stops dispatching without cancelling calls in
+// flight (a budget stop).
+func (r *run) halt(err error) {
+	r.errMu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.errMu.Unlock()
+	r.stopAll()
+}
+
+func (r *run) emit(doc, chunk int, x situate.Context) error {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	if r.stopped() && r.ctx.Err() != nil {
+		return r.ctx.Err()
+	}
+	return r.emitFn(doc, chunk, x)
+}
+
+// planAndQueue plans one document, emits its cached and too-large chunks
+// and queues the rest.
+func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
+	c := r.c
+	dp, err := c.planDoc(r.ctx, idx, d, window)
+	if err != nil {
+		return err
+	}
+	docHash := d.Doc.Hash()
+	for _, i := range dp.plan.tooLarge {
+		x, err := c.fallback(r.ctx, d.Doc, d.Chunks[i], FlagTooLarge)
+		if err != nil {
+			return err
+		}
+		if err := r.emit(idx, i, x); err != nil {
+			return err
+		}
+	}
+	q := r.queues[dp.replica]
+	for gi := range dp.plan.groups {
+		g := &dp.plan.groups[gi]
+		var jobs []*job
+		for _, i := range g.chunks {
+			key := c.cacheKey(dp.tmpl.Hash, docHash, d.Chunks[i].Text, g.desc)
+			if c.opts.Cache != nil {
+				x, ok, err := c.opts.Cache.CachedContext(r.ctx, key)
+				if err != nil {
+					return fmt.Errorf("llm: cache lookup for %s chunk %d: %w", d.Doc.ID, i, err)
+				}
+				if ok {
+					if err := r.emit(idx, i, x); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			jobs = append(jobs, &job{dp: dp, g: g, chunk: i, key: key, queue: q, docRun: r})
+		}
+		if len(jobs) == 0 {
+			continue
+		}
+		for k, j := range jobs {
+			j.proj = c.projectedCost(g.prefixTokens, dp.plan.suffixTokens[j.chunk], k == 0)
+		}
+		q.addGroup(jobs)
+	}
+	return nil
+}
+
+// dispatch runs replica i's jobs until its queue is empty or stopped.
+func (r *run) dispatch(i int) {
+	q, lim := r.queues[i], r.lims[i]
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		epoch, ok := lim.acquire()
+		if !ok {
+			return
+		}
+		j := q.next()
+		if j == nil {
+			lim.release()
+			return
+		}
+		if !r.budget.reserve(j.proj) {
+			lim.release()
+			if j.first {
+				q.release(j)
+			}
+			r.budget.mu.Lock()
+			spent := r.budget.spent
+			r.budget.mu.Unlock()
+			r.halt(fmt.Errorf("llm: run: next call (%s chunk %d, projected $%.4f) would exceed MaxCostUSD $%.4f (spent $%.4f): %w",
+				j.dp.doc.ID, j.chunk, j.proj, r.budget.max, spent, ErrBudget))
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer lim.release()
+			if err := r.exec(j, i, epoch); err != nil {
+				r.fail(err)
+			}
+		}()
+	}
+}
+
+// exec makes one chunk's call and emits its context.
+func (r *run) exec(j *job, replica, epoch int) error {
+	c := r.c
+	dp := j.dp
+	ch := dp.chunks[j.chunk]
+	q := j.queue
+	if j.first {
+		defer q.release(j)
+	}
+	p := situate.Prompt{
+		DocID:     dp.doc.ID,
+		Prefix:    j.g.prefix,
+		Suffix:    dp.tmpl.Suffix(ch.Text),
+		MaxTokens: c.opts.MaxTokens,
+	}
+	if j.first {
+		p.Started = func() { q.release(j) }
+	}
+	start := time.Now()
+	comp, retries, err := c.complete(r.ctx, c.pool[replica], r.lims[replica], epoch, p)
+	if err != nil && r.ctx.Err() != nil {
+		r.budget.commit(j.proj, 0)
+		return nil // cancelled: nothing emitted, nothing cached
+	}
+	// A call that succeeded is recorded and cached even if the run was
+	// cancelled meanwhile, so that a resumed run does not repeat it.
+	ctx := context.WithoutCancel(r.ctx)
+	u := comp.Usage
+	u.Time, u.Operation, u.DocID, u.Latency, u.Retries = start, "context", dp.doc.ID, time.Since(start), retries
+	u.Provider, u.Model = "", ""
+	if err != nil {
+		u.Error = err.Error()
+	}
+	cost := 0.0
+	if c.hasPrice {
+		cost = c.price.Cost(u, c.opts.CacheTTL)
+	}
+	r.budget.commit(j.proj, cost)
+	if rerr := c.record(ctx, u); rerr != nil {
+		return rerr
+	}
+	var x situate.Context
+	if err != nil {
+		reason := FlagError
+		if errors.Is(err, situate.ErrPromptTooLarge) {
+			reason = FlagTooLarge
+		}
+		if x, err = c.fallback(r.ctx, dp.doc, ch, reason); err != nil {
+			return err
+		}
+		return r.emit(dp.idx, j.chunk, x)
+	}
+	chk := check(comp.Text, dp.doc.Text+"\n"+dp.doc.Title, dp.want, c.opts.MaxContextTokens)
+	if chk.text == "" {
+		if x, err = c.fallback(r.ctx, dp.doc, ch, FlagEmpty); err != nil {
+			return err
+		}
+		return r.emit(dp.idx, j.chunk, x)
+	}
+	x = situate.Context{Text: chk.text, Source: c.name, Flags: chk.flags}
+	if c.opts.Cache != nil {
+		if err := c.opts.Cache.CacheContext(ctx, j.key, x); err != nil {
+			return fmt.Errorf("llm: cache context of %s chunk %d: %w", dp.doc.ID, j.chunk, err)
+		}
+	}
+	return r.emit(dp.idx, j.chunk, x)
+}
