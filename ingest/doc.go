@@ -1,0 +1,22 @@
+// Package ingest turns files, directory trees, stdin and JSONL into
+// situate.Document values.
+//
+// Formats: plain text, Markdown (kept as is), HTML (main content only, as
+// Markdown with headings and tables), DOCX (paragraphs, headings as "#",
+// lists, tables), source code (kept verbatim) and, through a PDFExtractor,
+// PDF. ParseFile and Parse pick the format from the file extension, checked
+// against the content (PDF and ZIP magic, HTML markup). Text is decoded to
+// UTF-8: UTF-8 passes (BOM stripped), UTF-16 is converted, and legacy
+// Windows-1252, Windows-1251, KOI8-R and GB18030 are recognised by a simple
+// heuristic; anything else is refused with ErrEncoding or ErrBinary.
+//
+// Walk visits directory trees in sorted id order, honours .gitignore and
+// .situateignore files per directory like git, applies Include/Exclude
+// doublestar globs, follows symlinks with loop detection and reports every
+// skipped file as a *FileError naming its path.
+//
+// ingest imports the root package only, never another adapter. PDF support
+// lives in ingest/pdf, which carries PDFium compiled to WebAssembly; ingest
+// itself only defines the PDFExtractor interface so that building it stays
+// fast and light.
+package ingest

@@ -1,0 +1,3 @@
+package ingest
+
+//go:generate go run ./internal/genfixtures -out testdata

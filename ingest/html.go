@@ -1,0 +1,95 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+)
+
+// boilerplate lists what is removed from a page before conversion: page
+// chrome (navigation, banners, sidebars), scripts, styles and forms.
+const boilerplate = "script, style, noscript, template, iframe, object, embed, svg, canvas, " +
+	"form, button, input, select, textarea, dialog, nav, aside, menu, " +
+	"[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], " +
+	"[aria-hidden=true], [hidden]"
+
+// parseHTML keeps a page's main content as Markdown (headings, lists and
+// tables preserved). The main content is <main> (or [role=main]), else the
+// only <article>, else <body>; page-level <header> and <footer> are dropped,
+// ones inside an article are kept. The title is <title>, else the first
+// <h1>; lang comes from <html lang>.
+func parseHTML(ctx context.Context, text string) (md, title, lang string, err error) {
+	root, err := html.Parse(strings.NewReader(text))
+	if err != nil {
+		return "", "", "", fmt.Errorf("html: %w", err)
+	}
+	doc := goquery.NewDocumentFromNode(root)
+	title = doc.Find("title").First().Text()
+	if strings.TrimSpace(title) == "" {
+		title = doc.Find("h1").First().Text()
+	}
+	if l, ok := doc.Find("html").First().Attr("lang"); ok {
+		lang = normalizeLang(l)
+	}
+	doc.Find(boilerplate).Remove()
+	doc.Find("header, footer").Each(func(_ int, s *goquery.Selection) {
+		if s.ParentsFiltered("article, main, [role=main]").Length() == 0 {
+			s.Remove()
+		}
+	})
+	content := doc.Find("main, [role=main]").First()
+	if content.Length() == 0 {
+		if a := doc.Find("article"); a.Length() == 1 {
+			content = a
+		}
+	}
+	if content.Length() == 0 {
+		content = doc.Find("body").First()
+	}
+	if content.Length() == 0 {
+		return "", title, lang, nil
+	}
+	out, err := newHTMLConverter().ConvertNode(content.Get(0), converter.WithContext(ctx))
+	if err != nil {
+		return "", "", "", fmt.Errorf("html to markdown: %w", err)
+	}
+	return strings.TrimSpace(string(out)) + "\n", title, lang, nil
+}
+
+func newHTMLConverter() *converter.Converter {
+	return converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(),
+		// Minimal padding: aligned columns would fill chunks with spaces.
+		table.NewTablePlugin(
+			table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal),
+			table.WithSkipEmptyRows(true),
+			table.WithHeaderPromotion(true),
+		),
+	))
+}
+
+// normalizeLang reduces a BCP 47 tag ("de-CH", "zh_Hans") to its lowercase
+// primary subtag when it looks like an ISO 639 code, else "".
+func normalizeLang(tag string) string {
+	tag = strings.ToLower(strings.TrimSpace(tag))
+	if i := strings.IndexAny(tag, "-_"); i >= 0 {
+		tag = tag[:i]
+	}
+	if len(tag) < 2 || len(tag) > 3 {
+		return ""
+	}
+	for _, c := range tag {
+		if c < 'a' || c > 'z' {
+			return ""
+		}
+	}
+	return tag
+}

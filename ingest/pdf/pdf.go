@@ -1,0 +1,324 @@
+package pdf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klippa-app/go-pdfium"
+	pdfiumerr "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// Defaults.
+const (
+	// DefaultWorkers is the number of PDFium instances run in parallel.
+	DefaultWorkers = 1
+	// DefaultMemoryLimit caps each instance's WebAssembly memory (bytes).
+	DefaultMemoryLimit = 2 << 30
+	// DefaultTimeout bounds the extraction of one document; 0 in Options
+	// means this value, a negative value means no limit beyond ctx.
+	DefaultTimeout = 2 * time.Minute
+)
+
+// Errors returned (wrapped) by ExtractText.
+var (
+	ErrEncrypted = errors.New("pdf: encrypted, password required")
+	ErrDamaged   = errors.New("pdf: damaged or not a PDF")
+	ErrClosed    = errors.New("pdf: extractor closed")
+)
+
+// Options configure an Extractor. The zero value is usable.
+type Options struct {
+	// CacheDir holds wazero's compiled PDFium module so that later
+	// processes initialise fast. "" means DefaultCacheDir(); "off" disables
+	// the on-disk cache.
+	CacheDir string
+	// Workers is the number of documents extracted at the same time; 0
+	// means DefaultWorkers. Each worker holds its own WebAssembly memory.
+	Workers int
+	// MemoryLimit caps one worker's WebAssembly memory in bytes; 0 means
+	// DefaultMemoryLimit.
+	MemoryLimit int64
+	// Timeout bounds one document's extraction; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultCacheDir is os.UserCacheDir()/situate/wazero, or "" when the user
+// has no cache directory.
+func DefaultCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "situate", "wazero")
+}
+
+// Extractor extracts text from PDFs with PDFium compiled to WebAssembly and
+// run by wazero (pure Go, no cgo). It initialises lazily on first use (or
+// with Init) and is safe for concurrent use. Close releases it.
+type Extractor struct {
+	opts Options
+
+	mu      sync.Mutex
+	pool    pdfium.Pool
+	initErr error
+	closed  bool
+	cache   wazero.CompilationCache
+	// InitDuration is how long the last successful Init took.
+	initDuration time.Duration
+}
+
+// New returns an Extractor; PDFium is not loaded until the first document
+// or an explicit Init.
+func New(opts Options) *Extractor {
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir()
+	}
+	return &Extractor{opts: opts}
+}
+
+// Init loads PDFium now: compiles the WebAssembly module (or loads the
+// compiled code from CacheDir) and starts the workers. A failed Init is
+// remembered and returned again.
+func (e *Extractor) Init(ctx context.Context) error {
+	_, err := e.getPool(ctx)
+	return err
+}
+
+// InitDuration reports how long initialisation took (0 before Init).
+func (e *Extractor) InitDuration() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.initDuration
+}
+
+func (e *Extractor) getPool(ctx context.Context) (pdfium.Pool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	if e.pool != nil || e.initErr != nil {
+		return e.pool, e.initErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	rc := wazero.NewRuntimeConfig().
+		// The bundled PDFium lowers setjmp/longjmp to WebAssembly exception
+		// handling, which must stay enabled in a custom config.
+		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32(e.opts.MemoryLimit / 65536))
+	if dir := e.opts.CacheDir; dir != "" && dir != "off" {
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				e.cache = c
+				rc = rc.WithCompilationCache(c)
+			}
+		}
+		// An unusable cache directory only costs start-up time.
+	}
+	pool, err := webassembly.Init(webassembly.Config{
+		MinIdle:  1,
+		MaxIdle:  e.opts.Workers,
+		MaxTotal: e.opts.Workers,
+		// No file system: documents are passed as bytes, PDFium sees nothing.
+		FSConfig:      wazero.NewFSConfig(),
+		RuntimeConfig: rc,
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+		ReuseWorkers:  true,
+	})
+	if err != nil {
+		e.initErr = fmt.Errorf("pdf: init pdfium: %w", err)
+		return nil, e.initErr
+	}
+	e.pool = pool
+	e.initDuration = time.Since(start)
+	return pool, nil
+}
+
+// ExtractText returns the text of every page, pages separated by a blank
+// line. It implements ingest.PDFExtractor.
+func (e *Extractor) ExtractText(ctx context.Context, data []byte) (string, error) {
+	text, _, err := e.extract(ctx, data, false)
+	return text, err
+}
+
+// ExtractTextMetadata is ExtractText plus the document information
+// dictionary: lowercase keys "title", "author", "subject", "keywords",
+// "creator", "producer", non-empty values only. It implements
+// ingest.PDFMetadataExtractor.
+func (e *Extractor) ExtractTextMetadata(ctx context.Context, data []byte) (string, map[string]string, error) {
+	return e.extract(ctx, data, true)
+}
+
+var metaTags = []string{"Title", "Author", "Subject", "Keywords", "Creator", "Producer"}
+
+func (e *Extractor) extract(ctx context.Context, data []byte, withMeta bool) (text string, meta map[string]string, err error) {
+	if len(data) == 0 {
+		return "", nil, fmt.Errorf("%w: empty input", ErrDamaged)
+	}
+	if e.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
+		defer cancel()
+	}
+	pool, err := e.getPool(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	inst, err := pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", nil, fmt.Errorf("pdf: waiting for a worker: %w", ctx.Err())
+		}
+		return "", nil, fmt.Errorf("pdf: get worker: %w", err)
+	}
+	// A document that hangs PDFium is stopped by killing its worker when
+	// ctx ends; wazero closes the module on context cancellation.
+	done := make(chan struct{})
+	killed := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			inst.Kill()
+			close(killed)
+		case <-done:
+		}
+	}()
+	defer func() {
+		close(done)
+		select {
+		case <-killed:
+			err = fmt.Errorf("pdf: extraction stopped: %w", ctx.Err())
+			text, meta = "", nil
+		default:
+			inst.Close()
+		}
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: pdfium panicked: %v", ErrDamaged, r)
+			text, meta = "", nil
+		}
+	}()
+
+	buf := data
+	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &buf})
+	if err != nil {
+		switch {
+		case errors.Is(err, pdfiumerr.ErrPassword), errors.Is(err, pdfiumerr.ErrSecurity):
+			return "", nil, fmt.Errorf("%w: %w", ErrEncrypted, err)
+		default:
+			return "", nil, fmt.Errorf("%w: %w", ErrDamaged, err)
+		}
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+
+	if withMeta {
+		meta = map[string]string{}
+		for _, tag := range metaTags {
+			r, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc.Document, Tag: tag})
+			if err == nil && strings.TrimSpace(r.Value) != "" {
+				meta[strings.ToLower(tag)] = strings.TrimSpace(r.Value)
+			}
+		}
+	}
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: page count: %w", ErrDamaged, err)
+	}
+	var b strings.Builder
+	for i := range count.PageCount {
+		if err := ctx.Err(); err != nil {
+			return "", nil, err
+		}
+		r, err := inst.GetPageText(&requests.GetPageText{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}})
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: page %d: %w", ErrDamaged, i+1, err)
+		}
+		page := cleanPage(r.Text)
+		if page == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(page)
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String(), meta, nil
+}
+
+// cleanPage normalises PDFium's page text: "\r\n" line ends become "\n",
+// PDFium's hyphenation and non-character marks are dropped, invalid
+// sequences are replaced, and trailing spaces and blank runs are trimmed so
+// that a blank line only ever separates pages.
+func cleanPage(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r == 0x02: // PDFium marks a soft hyphen at a line break
+			return '-'
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \t")
+		if l == "" {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// Close stops the workers. Extraction after Close returns ErrClosed.
+func (e *Extractor) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	var err error
+	if e.pool != nil {
+		err = e.pool.Close()
+		e.pool = nil
+	}
+	if e.cache != nil {
+		e.cache.Close(context.Background())
+	}
+	return err
+}
