@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -222,7 +221,7 @@ func (c *Client) setHeaders(req *http.Request) {
 
 // doJSON encodes in and sends it with doRaw.
 func (c *Client) doJSON(ctx context.Context, op, method, path string, in, out any) error {
-	body, err := json.Marshal(in)
+	body, err := marshal(in)
 	if err != nil {
 		return fmt.Errorf("anthropic: %s: encode request: %w", op, err)
 	}

@@ -132,7 +132,7 @@ func (c *Client) SubmitBatch(ctx context.Context, reqs []BatchRequest) (string, 
 			body.Requests = append(body.Requests, batchItem{CustomID: reqs[i].CustomID, Params: p})
 		}
 	}
-	data, err := json.Marshal(body)
+	data, err := marshal(body)
 	if err != nil {
 		return "", fmt.Errorf("anthropic: %s: encode: %w", op, err)
 	}

@@ -285,7 +285,8 @@ func (s *Server) handleBatchResults(w http.ResponseWriter, r *http.Request, f *F
 	w.WriteHeader(http.StatusOK)
 	if f != nil && f.Kind == FaultTruncated {
 		cut := len(data) / 2
-		for cut > 0 && data[cut-1] == '\n' {
+		// Cut strictly inside a line, never at its end.
+		for cut > 0 && (data[cut-1] == '\n' || data[cut] == '\n') {
 			cut--
 		}
 		data = data[:cut]

@@ -1,0 +1,94 @@
+package anthropic
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		h    http.Header
+		want time.Duration
+	}{
+		{http.Header{}, 0},
+		{http.Header{"Retry-After": {"3"}}, 3 * time.Second},
+		{http.Header{"Retry-After": {"0.5"}}, 500 * time.Millisecond},
+		{http.Header{"Retry-After": {"-1"}}, 0},
+		{http.Header{"Retry-After": {"soon"}}, 0},
+		{http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second},
+		{http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, 250 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		if got := parseRetryAfter(tc.h, now); got != tc.want {
+			t.Errorf("parseRetryAfter(%v) = %v, want %v", tc.h, got, tc.want)
+		}
+	}
+}
+
+func TestSSEReader(t *testing.T) {
+	in := "event: a\ndata: 1\n\n\n: comment\nevent: b\ndata: x\ndata: y\n\nevent: c\ndata: {\"cut"
+	sr := &sseReader{r: bufio.NewReader(strings.NewReader(in))}
+	ev, err := sr.next()
+	if err != nil || ev.name != "a" || string(ev.data) != "1" {
+		t.Fatalf("first = %+v %v", ev, err)
+	}
+	ev, err = sr.next()
+	if err != nil || ev.name != "b" || string(ev.data) != "x\ny" {
+		t.Fatalf("second = %+v %v", ev, err)
+	}
+	if _, err = sr.next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("cut-off event: %v, want ErrUnexpectedEOF", err)
+	}
+	sr = &sseReader{r: bufio.NewReader(strings.NewReader("event: a\ndata: 1\n\n"))}
+	sr.next()
+	if _, err = sr.next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("clean end: %v, want EOF", err)
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	br := bufio.NewReaderSize(strings.NewReader("{\"a\":1}\n\n{\"b\":2}"), 16)
+	if l, err := readLine(br); err != nil || string(l) != `{"a":1}` {
+		t.Fatalf("%q %v", l, err)
+	}
+	if l, err := readLine(br); err != nil || len(l) != 0 {
+		t.Fatalf("blank line: %q %v", l, err)
+	}
+	if l, err := readLine(br); err != nil || string(l) != `{"b":2}` {
+		t.Fatalf("last line without newline: %q %v", l, err)
+	}
+	if _, err := readLine(br); !errors.Is(err, io.EOF) {
+		t.Fatalf("end: %v", err)
+	}
+	br = bufio.NewReader(strings.NewReader("{\"a\":1}\n{\"b\":"))
+	readLine(br)
+	if _, err := readLine(br); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("cut line: %v", err)
+	}
+}
+
+func TestDefaultPrice(t *testing.T) {
+	for model, want := range map[string]float64{
+		"claude-haiku-4-5-20251001": 1, "claude-3-haiku-20240307": 0.25, "claude-opus-4-1-20250805": 15,
+		"claude-opus-4-5": 5, "claude-sonnet-4-5": 3, "claude-opus-4-20250514": 15,
+	} {
+		p, ok := DefaultPrice(model)
+		if !ok || p.InputPerMTok != want {
+			t.Errorf("DefaultPrice(%s) = %v %v, want input %v", model, p, ok, want)
+		}
+	}
+	if _, ok := DefaultPrice("gpt-4o"); ok {
+		t.Error("unknown model priced")
+	}
+	p := Price{InputPerMTok: 1, OutputPerMTok: 5}
+	got := p.cost(tokens{input: 1e6, write5m: 1e6, write1h: 1e6, cacheRead: 1e6, output: 1e6}, true)
+	if want := (1 + 1.25 + 2 + 0.1 + 5) / 2; got != want {
+		t.Errorf("batch cost %v, want %v", got, want)
+	}
+}
