@@ -1,0 +1,189 @@
+package bm25
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+// segEncoder writes a segment (layout in segment.go). Partitions are written
+// one after the other, each with its terms in ascending byte order.
+type segEncoder struct {
+	buf   []byte
+	parts []encPart
+	cur   *encPart
+	tmp   []byte
+	last  string
+}
+
+type encPart struct {
+	field    int
+	analyzer string
+	docCount int64
+	sumTTF   int64
+	entries  []byte
+	blob     []byte
+	numTerms int
+}
+
+func newSegEncoder() *segEncoder {
+	return &segEncoder{buf: append(make([]byte, 0, 1<<16), segMagic...)}
+}
+
+func (e *segEncoder) beginPart(field int, analyzer string, docCount, sumTTF int64) {
+	e.parts = append(e.parts, encPart{field: field, analyzer: analyzer, docCount: docCount, sumTTF: sumTTF})
+	e.cur = &e.parts[len(e.parts)-1]
+	e.last = ""
+}
+
+// addTerm appends one term's postings; docs ascend, tfs[i] >= 1, and norms
+// is the field's norm byte per doc of the new segment.
+func (e *segEncoder) addTerm(term string, docs, tfs []uint32, norms []byte) error {
+	p := e.cur
+	if p.numTerms > 0 && term <= e.last {
+		return fmt.Errorf("encode segment: term %q out of order", term)
+	}
+	if len(p.blob)+len(term) > math.MaxUint32 || len(term) > math.MaxUint32 {
+		return fmt.Errorf("encode segment: term dictionary of field %d exceeds 4 GiB", p.field)
+	}
+	e.last = term
+	df := len(docs)
+	postOff := len(e.buf)
+	nb := 0
+	if df > blockSize {
+		nb = numBlocks(df)
+		e.buf = append(e.buf, make([]byte, nb*8)...)
+	}
+	dataOff := len(e.buf)
+	var prev, maxTf uint32
+	minNorm := uint8(255)
+	for i, d := range docs {
+		tf := tfs[i]
+		if tf > maxTf {
+			maxTf = tf
+		}
+		if n := norms[d]; n < minNorm {
+			minNorm = n
+		}
+		delta := uint64(d - prev)
+		prev = d
+		if tf == 1 {
+			e.buf = binary.AppendUvarint(e.buf, delta<<1|1)
+		} else {
+			e.buf = binary.AppendUvarint(e.buf, delta<<1)
+			e.buf = binary.AppendUvarint(e.buf, uint64(tf))
+		}
+		if nb > 0 && (i%blockSize == blockSize-1 || i == df-1) {
+			b := i / blockSize
+			binary.LittleEndian.PutUint32(e.buf[postOff+b*8:], d)
+			end := len(e.buf) - dataOff
+			if end > math.MaxUint32 {
+				return fmt.Errorf("encode segment: postings of term %q exceed 4 GiB", term)
+			}
+			binary.LittleEndian.PutUint32(e.buf[postOff+b*8+4:], uint32(end))
+		}
+	}
+	postLen := len(e.buf) - postOff
+	if postLen > math.MaxUint32 {
+		return fmt.Errorf("encode segment: postings of term %q exceed 4 GiB", term)
+	}
+	var ent [entrySize]byte
+	binary.LittleEndian.PutUint32(ent[0:], uint32(len(p.blob)))
+	binary.LittleEndian.PutUint32(ent[4:], uint32(len(term)))
+	binary.LittleEndian.PutUint32(ent[8:], uint32(df))
+	binary.LittleEndian.PutUint32(ent[12:], maxTf)
+	binary.LittleEndian.PutUint64(ent[16:], uint64(postOff))
+	binary.LittleEndian.PutUint32(ent[24:], uint32(postLen))
+	ent[28] = minNorm
+	p.entries = append(p.entries, ent[:]...)
+	p.blob = append(p.blob, term...)
+	p.numTerms++
+	return nil
+}
+
+// docMeta is what a segment stores of each document besides its terms.
+type docMeta struct {
+	id, group string
+	analyzer  int
+	attrs     map[string]string
+}
+
+// finish writes everything after the postings and returns the segment bytes.
+// lengths[f][d] is the token count of doc d in field f (Lucene's
+// sumTotalTermFreq contribution); norms[f][d] its norm byte.
+func (e *segEncoder) finish(analyzers, fields []string, lengths [][]uint32, norms [][]byte, docs []docMeta) []byte {
+	type span struct{ off, n int }
+	put := func(b []byte) span {
+		s := span{len(e.buf), len(b)}
+		e.buf = append(e.buf, b...)
+		return s
+	}
+	partSpans := make([][2]span, len(e.parts))
+	for i := range e.parts {
+		partSpans[i][0] = put(e.parts[i].entries)
+		partSpans[i][1] = put(e.parts[i].blob)
+	}
+	fieldSpans := make([][2]span, len(fields))
+	for f := range fields {
+		off := len(e.buf)
+		for _, l := range lengths[f] {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, l)
+		}
+		fieldSpans[f][0] = span{off, len(e.buf) - off}
+		fieldSpans[f][1] = put(norms[f])
+	}
+	docsOff := len(e.buf)
+	prevGroup := ""
+	for i, d := range docs {
+		e.buf = appendString(e.buf, d.id)
+		if i > 0 && d.group == prevGroup {
+			e.buf = appendString(e.buf, "")
+		} else {
+			e.buf = appendString(e.buf, d.group)
+		}
+		prevGroup = d.group
+		e.buf = binary.AppendUvarint(e.buf, uint64(d.analyzer))
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(d.attrs)))
+		for _, k := range sortedKeys(d.attrs) {
+			e.buf = appendString(e.buf, k)
+			e.buf = appendString(e.buf, d.attrs[k])
+		}
+	}
+	docsSpan := span{docsOff, len(e.buf) - docsOff}
+
+	metaOff := len(e.buf)
+	u := func(v int) { e.buf = binary.AppendUvarint(e.buf, uint64(v)) }
+	sp := func(s span) { u(s.off); u(s.n) }
+	u(len(docs))
+	u(len(analyzers))
+	for _, a := range analyzers {
+		e.buf = appendString(e.buf, a)
+	}
+	u(len(fields))
+	for f, name := range fields {
+		e.buf = appendString(e.buf, name)
+		sp(fieldSpans[f][0])
+		sp(fieldSpans[f][1])
+	}
+	u(len(e.parts))
+	for i, p := range e.parts {
+		u(p.field)
+		e.buf = appendString(e.buf, p.analyzer)
+		u(int(p.docCount))
+		u(int(p.sumTTF))
+		u(p.numTerms)
+		sp(partSpans[i][0])
+		sp(partSpans[i][1])
+	}
+	sp(docsSpan)
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(metaOff))
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
+	e.buf = append(e.buf, footMagic...)
+	return e.buf
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}

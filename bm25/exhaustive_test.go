@@ -1,0 +1,181 @@
+package bm25
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/situate/situate/analysis"
+)
+
+// reference scores every doc of a one-field corpus for a query, straight
+// from the analyser's tokens and the BM25 formula: no index, no pruning. It
+// is what Search must equal exactly.
+type reference struct {
+	a        analysis.Analyzer
+	docs     []textDoc
+	stats    []refDoc
+	df       map[string]int64
+	docCount int64
+	cache    *[256]float32
+}
+
+type refDoc struct {
+	tf   map[string]int
+	norm uint8
+}
+
+func newReference(a analysis.Analyzer, docs []textDoc, k1, b float32) *reference {
+	r := &reference{a: a, docs: docs, stats: make([]refDoc, len(docs)), df: map[string]int64{}}
+	var sumTTF int64
+	for i, d := range docs {
+		toks := a.Analyze(d.text)
+		ds := refDoc{tf: map[string]int{}}
+		n := 0
+		for j, tk := range toks {
+			ds.tf[tk.Term]++
+			if j == 0 || tk.Position != toks[j-1].Position {
+				n++
+			}
+		}
+		ds.norm = intToByte4(uint32(n))
+		r.stats[i] = ds
+		if len(toks) > 0 {
+			r.docCount++
+			sumTTF += int64(len(toks))
+		}
+		for term := range ds.tf {
+			r.df[term]++
+		}
+	}
+	r.cache = normCache(k1, b, avgFieldLength(sumTTF, r.docCount))
+	return r
+}
+
+func (r *reference) search(query string, k int) []Result {
+	counts := map[string]int{}
+	for _, tk := range r.a.Analyze(query) {
+		counts[tk.Term]++
+	}
+	var out []Result
+	for i, d := range r.docs {
+		sum, match := 0.0, false
+		for term, c := range counts {
+			tf := r.stats[i].tf[term]
+			if tf == 0 {
+				continue
+			}
+			match = true
+			w := float32(float32(c) * idf(r.df[term], r.docCount))
+			sum += float64(termScore(w, float32(tf), r.cache[r.stats[i].norm]))
+		}
+		if match {
+			out = append(out, Result{ID: d.id, Group: d.id, Score: float64(float32(sum))})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+func sameResults(t testing.TB, what string, got, want []Result) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d results, exhaustive scoring has %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s: result %d is %+v, exhaustive scoring has %+v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestSearchMatchesExhaustive checks that pruned, multi-segment search with
+// deletions returns exactly what exhaustive scoring of the live docs does.
+func TestSearchMatchesExhaustive(t *testing.T) {
+	docs := readCACM(t)
+	topics := readTopics(t)
+	a, err := analysis.New("english")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := New(Options{K1: 0.9, B: 0.4, Analyzer: "english", MergeFactor: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	// Index in batches of random size, so segments merge at several levels.
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < len(docs); {
+		n := 1 + rng.Intn(300)
+		var b Batch
+		for _, d := range docs[i:min(i+n, len(docs))] {
+			b.Replace(d.id, []Doc{{ID: d.id, Fields: map[string]string{"text": d.text}}})
+		}
+		if err := ix.Apply(&b); err != nil {
+			t.Fatal(err)
+		}
+		i += n
+	}
+	check := func(stage string, live []textDoc) {
+		t.Helper()
+		if got := ix.Stats().Docs; got != len(live) {
+			t.Fatalf("%s: %d docs, want %d", stage, got, len(live))
+		}
+		ref := newReference(a, live, 0.9, 0.4)
+		for _, k := range []int{1, 10, 1000} {
+			for _, tp := range topics {
+				got, err := ix.Search(Query{Text: tp.text, K: k})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameResults(t, fmt.Sprintf("%s: topic %s k=%d", stage, tp.id, k), got, ref.search(tp.text, k))
+			}
+		}
+	}
+	t.Logf("segments after indexing: %d", ix.Stats().Segments)
+	check("indexed", docs)
+
+	// Delete a random third, in several commits; replace some docs with
+	// other text. Statistics must follow exactly.
+	live := map[string]string{}
+	for _, d := range docs {
+		live[d.id] = d.text
+	}
+	for round := 0; round < 5; round++ {
+		var b Batch
+		for _, d := range docs {
+			if _, ok := live[d.id]; !ok {
+				continue
+			}
+			switch r := rng.Intn(100); {
+			case r < 7:
+				b.Delete(d.id)
+				delete(live, d.id)
+			case r < 9:
+				text := docs[rng.Intn(len(docs))].text
+				b.Replace(d.id, []Doc{{ID: d.id, Fields: map[string]string{"text": text}}})
+				live[d.id] = text
+			}
+		}
+		if err := ix.Apply(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rest []textDoc
+	for _, d := range docs {
+		if text, ok := live[d.id]; ok {
+			rest = append(rest, textDoc{d.id, text})
+		}
+	}
+	t.Logf("segments after deletions: %d, live docs %d", ix.Stats().Segments, len(rest))
+	check("after deletions", rest)
+}

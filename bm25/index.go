@@ -1,0 +1,632 @@
+package bm25
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/situate/situate/analysis"
+)
+
+// ErrClosed is returned by every method of a closed Index.
+var ErrClosed = errors.New("bm25: index is closed")
+
+// Doc is one indexed unit, usually a chunk.
+type Doc struct {
+	// ID is unique in the index (a chunk key).
+	ID string
+	// Group is the unit of replacement and deletion (the document id). Empty
+	// means the group passed to Replace.
+	Group string
+	// Lang is the ISO 639-1 language of the text; empty means detect it.
+	// Ignored when Options.Analyzer is set.
+	Lang string
+	// Fields maps field names (Options.Fields) to text.
+	Fields map[string]string
+	// Attrs are per-doc attributes handed to Filter.Accept. The index keeps
+	// the map: do not modify it afterwards.
+	Attrs map[string]string
+}
+
+// Query is a disjunctive (OR) query: one clause per unique analysed term,
+// boosted by the number of times the term occurs in the query.
+type Query struct {
+	Text string
+	// K is the number of results; zero means DefaultK.
+	K int
+	// Fields, when not nil, replaces the fields' default weights; fields it
+	// does not name are not searched.
+	Fields map[string]float64
+	Filter *Filter
+	// Lang, when set, analyses the query only as this language and searches
+	// only documents of that language's analyzer. Ignored when
+	// Options.Analyzer is set.
+	Lang string
+}
+
+// Filter restricts a search. It is applied while scoring, so K allowed
+// results are returned whenever K allowed matches exist.
+type Filter struct {
+	// Groups, when not nil, is the set of groups allowed.
+	Groups map[string]bool
+	// Accept, when not nil, is called once per candidate doc; attrs must not
+	// be modified. It must be safe for concurrent use if Search is called
+	// concurrently with the same Filter.
+	Accept func(id, group string, attrs map[string]string) bool
+}
+
+// Result is one match. Score is Lucene's float32 score, widened.
+type Result struct {
+	ID, Group string
+	Score     float64
+}
+
+// Index is a BM25 inverted index. All methods are safe for concurrent use;
+// writes are serialised, and every search sees one committed state.
+type Index struct {
+	opts     Options
+	k1, b    float32
+	fieldIdx map[string]int
+	dir      string // "" for an in-memory index
+
+	snap atomic.Pointer[snapshot]
+
+	mu      sync.Mutex // serialises writers
+	closed  bool
+	lock    interface{ Close() error }
+	gen     uint64
+	nextSeg uint64
+	ids     map[string]docRef
+	groups  map[string][]docRef
+
+	anMu      sync.Mutex
+	analyzers map[string]analysis.Analyzer
+}
+
+type docRef struct {
+	seg *segment
+	doc uint32
+}
+
+// New returns an empty in-memory index.
+func New(opts Options) (*Index, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{
+		opts:      o,
+		k1:        float32(o.K1),
+		b:         float32(o.B),
+		fieldIdx:  map[string]int{},
+		ids:       map[string]docRef{},
+		groups:    map[string][]docRef{},
+		analyzers: map[string]analysis.Analyzer{},
+	}
+	for i, f := range o.Fields {
+		ix.fieldIdx[f.Name] = i
+	}
+	if o.Analyzer != "" {
+		if _, err := ix.analyzer(o.Analyzer); err != nil {
+			return nil, fmt.Errorf("bm25 options: Analyzer: %w", err)
+		}
+	}
+	ix.snap.Store(newSnapshot(ix, nil, 0))
+	return ix, nil
+}
+
+// Batch collects replacements and deletions applied atomically by Apply.
+// For a group named more than once, the last operation wins.
+type Batch struct {
+	ops   map[string][]Doc // nil slice = delete
+	order []string
+}
+
+// Replace replaces all docs of group with docs (none: delete the group).
+func (b *Batch) Replace(group string, docs []Doc) {
+	if b.ops == nil {
+		b.ops = map[string][]Doc{}
+	}
+	if _, ok := b.ops[group]; !ok {
+		b.order = append(b.order, group)
+	}
+	if docs == nil {
+		docs = []Doc{}
+	}
+	b.ops[group] = docs
+}
+
+// Delete removes all docs of group.
+func (b *Batch) Delete(group string) { b.Replace(group, nil) }
+
+// Len is the number of groups in the batch.
+func (b *Batch) Len() int { return len(b.order) }
+
+// Replace atomically replaces all docs of group with docs; no docs deletes
+// the group. On a persistent index it is durable when it returns.
+func (ix *Index) Replace(group string, docs []Doc) error {
+	var b Batch
+	b.Replace(group, docs)
+	return ix.Apply(&b)
+}
+
+// Delete removes all docs of group; deleting an unknown group is not an error.
+func (ix *Index) Delete(group string) error {
+	var b Batch
+	b.Delete(group)
+	return ix.Apply(&b)
+}
+
+// Apply commits a batch atomically: a search sees all of it or none, and on
+// a persistent index it is durable when Apply returns. Batching many groups
+// is much faster than one Replace each.
+func (ix *Index) Apply(b *Batch) error {
+	if b == nil || len(b.order) == 0 {
+		return nil
+	}
+	var docs []Doc
+	seen := map[string]string{}
+	for _, g := range b.order {
+		if g == "" {
+			return fmt.Errorf("bm25 apply: empty group name")
+		}
+		for i, d := range b.ops[g] {
+			if d.ID == "" {
+				return fmt.Errorf("bm25 apply: group %q doc %d: empty ID", g, i)
+			}
+			if d.Group != "" && d.Group != g {
+				return fmt.Errorf("bm25 apply: group %q doc %q: Group is %q", g, d.ID, d.Group)
+			}
+			if og, dup := seen[d.ID]; dup {
+				return fmt.Errorf("bm25 apply: doc ID %q given twice (groups %q and %q)", d.ID, og, g)
+			}
+			seen[d.ID] = g
+			for name := range d.Fields {
+				if _, ok := ix.fieldIdx[name]; !ok {
+					return fmt.Errorf("bm25 apply: group %q doc %q: unknown field %q", g, d.ID, name)
+				}
+			}
+			d.Group = g
+			docs = append(docs, d)
+		}
+	}
+	analyzed, err := ix.analyzeDocs(docs)
+	if err != nil {
+		return fmt.Errorf("bm25 apply: %w", err)
+	}
+	var data []byte
+	if len(analyzed) > 0 {
+		if data, err = buildSegment(ix.fieldNames(), analyzed); err != nil {
+			return fmt.Errorf("bm25 apply: %w", err)
+		}
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return ErrClosed
+	}
+	for id, g := range seen {
+		if ref, ok := ix.ids[id]; ok {
+			if og := ref.seg.groups[ref.doc]; og != g {
+				if _, replaced := b.ops[og]; !replaced {
+					return fmt.Errorf("bm25 apply: doc ID %q of group %q already belongs to group %q", id, g, og)
+				}
+			}
+		}
+	}
+	tx := ix.begin()
+	defer tx.abort()
+	for _, g := range b.order {
+		tx.deleteGroup(g)
+	}
+	if data != nil {
+		if err := tx.addSegment(data); err != nil {
+			return fmt.Errorf("bm25 apply: %w", err)
+		}
+	}
+	if err := tx.merge(); err != nil {
+		return fmt.Errorf("bm25 apply: %w", err)
+	}
+	return tx.commit()
+}
+
+func (ix *Index) fieldNames() []string {
+	names := make([]string, len(ix.opts.Fields))
+	for i, f := range ix.opts.Fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// Close releases the index. Searches already running finish.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	ix.snap.Store(nil)
+	if ix.lock != nil {
+		return ix.lock.Close()
+	}
+	return nil
+}
+
+// snapshot is an immutable committed state: what one search sees.
+type snapshot struct {
+	gen    uint64
+	segs   []snapSeg
+	maxDoc int
+	parts  map[partKey]*partStats
+
+	statsOnce sync.Once
+	stats     Stats
+}
+
+type snapSeg struct {
+	seg  *segment
+	base int
+	// del marks deleted docs; nil when none. Never modified once published.
+	del      []uint64
+	delCount int
+}
+
+func (s *snapSeg) deleted(d uint32) bool {
+	return s.del != nil && s.del[d>>6]&(1<<(d&63)) != 0
+}
+
+type partKey struct{ field, analyzer string }
+
+// partStats are the live collection statistics of one partition.
+type partStats struct {
+	docCount, sumTTF int64
+	avgdl            float32
+	cache            *[256]float32
+}
+
+func newSnapshot(ix *Index, segs []snapSeg, gen uint64) *snapshot {
+	s := &snapshot{gen: gen, segs: segs, parts: map[partKey]*partStats{}}
+	for i := range s.segs {
+		ss := &s.segs[i]
+		ss.base = s.maxDoc
+		s.maxDoc += ss.seg.numDocs
+		seg := ss.seg
+		for _, p := range seg.parts {
+			k := partKey{seg.fields[p.field].name, p.analyzer}
+			ps := s.parts[k]
+			if ps == nil {
+				ps = &partStats{}
+				s.parts[k] = ps
+			}
+			ps.docCount += p.docCount
+			ps.sumTTF += p.sumTTF
+		}
+		if ss.delCount == 0 {
+			continue
+		}
+		for d := 0; d < seg.numDocs; d++ {
+			if !ss.deleted(uint32(d)) {
+				continue
+			}
+			for f := range seg.fields {
+				if l := seg.fields[f].length(uint32(d)); l > 0 {
+					ps := s.parts[partKey{seg.fields[f].name, seg.analyzers[seg.docAn[d]]}]
+					ps.docCount--
+					ps.sumTTF -= int64(l)
+				}
+			}
+		}
+	}
+	for k, ps := range s.parts {
+		if ps.docCount <= 0 {
+			delete(s.parts, k)
+			continue
+		}
+		ps.avgdl = avgFieldLength(ps.sumTTF, ps.docCount)
+		ps.cache = normCache(ix.k1, ix.b, ps.avgdl)
+	}
+	return s
+}
+
+// tx is a write transaction: a working copy of the segment list.
+type tx struct {
+	ix      *Index
+	segs    []snapSeg
+	added   []*segment // new segments (files to remove on abort)
+	dropped []*segment // segments merged away or emptied
+	owned   map[*segment]bool // deletion bitmaps already copied by this tx
+	done    bool
+}
+
+func (ix *Index) begin() *tx {
+	cur := ix.snap.Load()
+	return &tx{ix: ix, segs: append([]snapSeg(nil), cur.segs...)}
+}
+
+func (t *tx) segIndex(s *segment) int {
+	for i := range t.segs {
+		if t.segs[i].seg == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *tx) deleteGroup(g string) {
+	for _, ref := range t.ix.groups[g] {
+		i := t.segIndex(ref.seg)
+		if i < 0 {
+			continue
+		}
+		t.markDeleted(i, ref.doc)
+	}
+}
+
+func (t *tx) markDeleted(i int, d uint32) {
+	ss := &t.segs[i]
+	if ss.deleted(d) {
+		return
+	}
+	if !t.owned[ss.seg] {
+		// Copy on write: published bitmaps never change.
+		nd := make([]uint64, (ss.seg.numDocs+63)/64)
+		copy(nd, ss.del)
+		ss.del = nd
+		if t.owned == nil {
+			t.owned = map[*segment]bool{}
+		}
+		t.owned[ss.seg] = true
+	}
+	ss.del[d>>6] |= 1 << (d & 63)
+	ss.delCount++
+}
+
+func (t *tx) addSegment(data []byte) error {
+	name := ""
+	if t.ix.dir != "" {
+		t.ix.nextSeg++
+		name = segFileName(t.ix.nextSeg)
+		if err := writeFileSync(t.ix.dir, name, data); err != nil {
+			return err
+		}
+	}
+	seg, err := openSegment(name, data)
+	if err != nil {
+		return err
+	}
+	t.added = append(t.added, seg)
+	t.segs = append(t.segs, snapSeg{seg: seg})
+	return nil
+}
+
+// commit publishes the transaction: manifest first (durable), then the new
+// snapshot and the writer's maps.
+func (t *tx) commit() error {
+	ix := t.ix
+	// Drop segments with no live docs.
+	kept := t.segs[:0]
+	for _, ss := range t.segs {
+		if ss.delCount >= ss.seg.numDocs {
+			t.dropped = append(t.dropped, ss.seg)
+			continue
+		}
+		kept = append(kept, ss)
+	}
+	t.segs = kept
+	gen := ix.gen + 1
+	if ix.dir != "" {
+		if err := writeManifest(ix.dir, gen, ix.nextSeg, t.segs); err != nil {
+			return err
+		}
+	}
+	t.done = true
+	ix.gen = gen
+	old := ix.snap.Load()
+	ix.snap.Store(newSnapshot(ix, t.segs, gen))
+	ix.updateMaps(old, t.segs)
+	if ix.dir != "" {
+		for _, s := range t.dropped {
+			removeFile(ix.dir, s.name)
+		}
+	}
+	return nil
+}
+
+func (t *tx) abort() {
+	if t.done {
+		return
+	}
+	if t.ix.dir != "" {
+		for _, s := range t.added {
+			removeFile(t.ix.dir, s.name)
+		}
+	}
+}
+
+// updateMaps brings ids and groups in line with the new segment list.
+func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
+	oldSet := map[*segment]*snapSeg{}
+	if old != nil {
+		for i := range old.segs {
+			oldSet[old.segs[i].seg] = &old.segs[i]
+		}
+	}
+	newSet := map[*segment]bool{}
+	for _, ss := range segs {
+		newSet[ss.seg] = true
+	}
+	touched := map[string]bool{}
+	// Remove docs that are gone: dropped segments and new deletions.
+	for seg, os := range oldSet {
+		ns := (*snapSeg)(nil)
+		if newSet[seg] {
+			for i := range segs {
+				if segs[i].seg == seg {
+					ns = &segs[i]
+				}
+			}
+			if ns.delCount == os.delCount {
+				continue
+			}
+		}
+		for d := 0; d < seg.numDocs; d++ {
+			if os.deleted(uint32(d)) || (ns != nil && !ns.deleted(uint32(d))) {
+				continue
+			}
+			id := seg.ids[d]
+			if r, ok := ix.ids[id]; ok && r.seg == seg {
+				delete(ix.ids, id)
+			}
+			touched[seg.groups[d]] = true
+		}
+	}
+	// Add docs of new segments.
+	for i := range segs {
+		seg := segs[i].seg
+		if _, ok := oldSet[seg]; ok {
+			continue
+		}
+		for d := 0; d < seg.numDocs; d++ {
+			if segs[i].deleted(uint32(d)) {
+				continue
+			}
+			id := seg.ids[d]
+			delete(ix.ids, id) // re-insert so the key points into the live segment
+			ix.ids[id] = docRef{seg, uint32(d)}
+			touched[seg.groups[d]] = true
+		}
+	}
+	if len(touched) == 0 {
+		return
+	}
+	refs := map[string][]docRef{}
+	for i := range segs {
+		seg := segs[i].seg
+		for d := 0; d < seg.numDocs; d++ {
+			if g := seg.groups[d]; touched[g] && !segs[i].deleted(uint32(d)) {
+				refs[g] = append(refs[g], docRef{seg, uint32(d)})
+			}
+		}
+	}
+	for g := range touched {
+		delete(ix.groups, g)
+	}
+	for _, r := range refs {
+		g := r[0].seg.groups[r[0].doc]
+		ix.groups[g] = r
+	}
+}
+
+// Stats describe the live contents of an index.
+type Stats struct {
+	Docs     int
+	Groups   int
+	Segments int
+	// Terms counts unique terms per partition, summed; Tokens is the number
+	// of indexed tokens (Lucene's sumTotalTermFreq), summed over partitions.
+	Terms  int
+	Tokens int64
+	// Partitions is keyed "field.analyzer" (e.g. "text.english").
+	Partitions map[string]PartitionStats
+	// Fields sums the partitions of each field.
+	Fields map[string]PartitionStats
+}
+
+// PartitionStats describe one field, or one field's partition of one
+// analyzer. Docs counts docs with at least one token in it.
+type PartitionStats struct {
+	Docs   int
+	Terms  int
+	Tokens int64
+}
+
+// Stats returns statistics of the current state. Counting unique terms
+// walks every term dictionary; the result is cached per committed state.
+func (ix *Index) Stats() Stats {
+	s := ix.snap.Load()
+	if s == nil {
+		return Stats{}
+	}
+	s.statsOnce.Do(func() { s.stats = s.computeStats() })
+	return s.stats
+}
+
+func (s *snapshot) computeStats() Stats {
+	st := Stats{Segments: len(s.segs), Partitions: map[string]PartitionStats{}, Fields: map[string]PartitionStats{}}
+	groups := map[string]bool{}
+	for i := range s.segs {
+		ss := &s.segs[i]
+		st.Docs += ss.seg.numDocs - ss.delCount
+		for d := 0; d < ss.seg.numDocs; d++ {
+			if !ss.deleted(uint32(d)) {
+				groups[ss.seg.groups[d]] = true
+			}
+		}
+	}
+	st.Groups = len(groups)
+	keys := make([]partKey, 0, len(s.parts))
+	for k := range s.parts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].field != keys[j].field {
+			return keys[i].field < keys[j].field
+		}
+		return keys[i].analyzer < keys[j].analyzer
+	})
+	for _, k := range keys {
+		ps := s.parts[k]
+		terms := map[string]bool{}
+		var p postings
+		for i := range s.segs {
+			ss := &s.segs[i]
+			pi := ss.seg.findPart(k.field, k.analyzer)
+			if pi < 0 {
+				continue
+			}
+			sp := &ss.seg.parts[pi]
+			for t := 0; t < sp.numTerms; t++ {
+				term := sp.term(t)
+				if terms[term] {
+					continue
+				}
+				if ss.delCount > 0 {
+					p.reset(ss.seg.entry(sp, t))
+					live := false
+					for p.next() {
+						if !ss.deleted(p.doc) {
+							live = true
+							break
+						}
+					}
+					if !live {
+						continue
+					}
+				}
+				terms[term] = true
+			}
+		}
+		pst := PartitionStats{Docs: int(ps.docCount), Terms: len(terms), Tokens: ps.sumTTF}
+		st.Partitions[k.field+"."+k.analyzer] = pst
+		f := st.Fields[k.field]
+		f.Docs += pst.Docs
+		f.Terms += pst.Terms
+		f.Tokens += pst.Tokens
+		st.Fields[k.field] = f
+		st.Terms += pst.Terms
+		st.Tokens += pst.Tokens
+	}
+	return st
+}
+
+func weight32(w float64) float32 {
+	if w > math.MaxFloat32 {
+		return math.MaxFloat32
+	}
+	return float32(w)
+}

@@ -1,0 +1,205 @@
+package bm25
+
+import (
+	"math"
+	"sort"
+)
+
+// Merge policy: segments are grouped in levels by their live doc count
+// (level = floor(log_MergeFactor(live))); when MergeFactor segments share a
+// level they are merged into one. A segment with a third or more of its
+// docs deleted is rewritten on its own. Merges run inside the commit that
+// triggers them, so the amortised cost per doc is O(log_MergeFactor(N)).
+func (t *tx) merge() error {
+	for {
+		pick := t.pickMerge()
+		if pick == nil {
+			return nil
+		}
+		srcs := make([]*snapSeg, len(pick))
+		for i, p := range pick {
+			srcs[i] = &t.segs[p]
+		}
+		data, err := mergeSegments(srcs)
+		if err != nil {
+			return err
+		}
+		drop := map[int]bool{}
+		for _, p := range pick {
+			drop[p] = true
+			t.dropped = append(t.dropped, t.segs[p].seg)
+		}
+		kept := make([]snapSeg, 0, len(t.segs))
+		for i, ss := range t.segs {
+			if !drop[i] {
+				kept = append(kept, ss)
+			}
+		}
+		t.segs = kept
+		if data == nil {
+			continue // nothing live
+		}
+		if err := t.addSegment(data); err != nil {
+			return err
+		}
+	}
+}
+
+func (t *tx) pickMerge() []int {
+	mf := t.ix.opts.MergeFactor
+	levels := map[int][]int{}
+	for i, ss := range t.segs {
+		live := ss.seg.numDocs - ss.delCount
+		if ss.delCount > 0 && (live == 0 || ss.delCount*3 >= ss.seg.numDocs) {
+			return []int{i}
+		}
+		lv := int(math.Floor(math.Log(float64(live)) / math.Log(float64(mf))))
+		levels[lv] = append(levels[lv], i)
+	}
+	best := -1
+	for lv, idx := range levels {
+		if len(idx) >= mf && (best < 0 || lv < best) {
+			best = lv
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return levels[best][:mf]
+}
+
+// mergeSegments writes the live docs of srcs as one segment; nil if none.
+func mergeSegments(srcs []*snapSeg) ([]byte, error) {
+	var (
+		metas     []docMeta
+		analyzers []string
+		anIdx     = map[string]int{}
+		fields    []string
+		fIdx      = map[string]int{}
+		remap     = make([][]int32, len(srcs))
+	)
+	for si, ss := range srcs {
+		seg := ss.seg
+		for _, f := range seg.fields {
+			if _, ok := fIdx[f.name]; !ok {
+				fIdx[f.name] = len(fields)
+				fields = append(fields, f.name)
+			}
+		}
+		remap[si] = make([]int32, seg.numDocs)
+		for d := 0; d < seg.numDocs; d++ {
+			if ss.deleted(uint32(d)) {
+				remap[si][d] = -1
+				continue
+			}
+			an := seg.analyzers[seg.docAn[d]]
+			ai, ok := anIdx[an]
+			if !ok {
+				ai = len(analyzers)
+				anIdx[an] = ai
+				analyzers = append(analyzers, an)
+			}
+			remap[si][d] = int32(len(metas))
+			metas = append(metas, docMeta{id: seg.ids[d], group: seg.groups[d], analyzer: ai, attrs: seg.attrs[d]})
+		}
+	}
+	if len(metas) == 0 {
+		return nil, nil
+	}
+	n := len(metas)
+	lengths := make([][]uint32, len(fields))
+	norms := make([][]byte, len(fields))
+	for f := range fields {
+		lengths[f] = make([]uint32, n)
+		norms[f] = make([]byte, n)
+	}
+	for si, ss := range srcs {
+		for _, sf := range ss.seg.fields {
+			f := fIdx[sf.name]
+			for d, nd := range remap[si] {
+				if nd >= 0 {
+					lengths[f][nd] = sf.length(uint32(d))
+					norms[f][nd] = sf.norms[d]
+				}
+			}
+		}
+	}
+	type src struct {
+		si   int
+		part *segPart
+		next int
+	}
+	keys := map[partKey]bool{}
+	for _, ss := range srcs {
+		for _, p := range ss.seg.parts {
+			keys[partKey{ss.seg.fields[p.field].name, p.analyzer}] = true
+		}
+	}
+	sorted := make([]partKey, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if a, b := fIdx[sorted[i].field], fIdx[sorted[j].field]; a != b {
+			return a < b
+		}
+		return sorted[i].analyzer < sorted[j].analyzer
+	})
+	enc := newSegEncoder()
+	var docs, tfs []uint32
+	var it postings
+	for _, k := range sorted {
+		f, ai := fIdx[k.field], anIdx[k.analyzer]
+		var docCount, sumTTF int64
+		for d := range n {
+			if metas[d].analyzer == ai && lengths[f][d] > 0 {
+				docCount++
+				sumTTF += int64(lengths[f][d])
+			}
+		}
+		if docCount == 0 {
+			continue
+		}
+		enc.beginPart(f, k.analyzer, docCount, sumTTF)
+		var cur []src
+		for si, ss := range srcs {
+			if pi := ss.seg.findPart(k.field, k.analyzer); pi >= 0 {
+				cur = append(cur, src{si: si, part: &ss.seg.parts[pi]})
+			}
+		}
+		for {
+			term, found := "", false
+			for _, c := range cur {
+				if c.next < c.part.numTerms {
+					if t := c.part.term(c.next); !found || t < term {
+						term, found = t, true
+					}
+				}
+			}
+			if !found {
+				break
+			}
+			docs, tfs = docs[:0], tfs[:0]
+			for i := range cur {
+				c := &cur[i]
+				if c.next >= c.part.numTerms || c.part.term(c.next) != term {
+					continue
+				}
+				it.reset(srcs[c.si].seg.entry(c.part, c.next))
+				c.next++
+				for it.next() {
+					if nd := remap[c.si][it.doc]; nd >= 0 {
+						docs = append(docs, uint32(nd))
+						tfs = append(tfs, it.tf)
+					}
+				}
+			}
+			if len(docs) > 0 {
+				if err := enc.addTerm(term, docs, tfs, norms[f]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return enc.finish(analyzers, fields, lengths, norms, metas), nil
+}

@@ -1,0 +1,461 @@
+package bm25
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+	"sync"
+)
+
+// clause is one term of the query in one partition, across all segments.
+type clause struct {
+	term   string
+	weight float32 // boost * idf
+	cache  *[256]float32
+	ub     float64 // upper bound of the clause's score for any doc
+	lists  []segList
+}
+
+type segList struct {
+	seg   int // index into snapshot.segs
+	norms []byte
+	entry termEntry
+}
+
+// Search runs a disjunctive BM25 query. Per partition (field × analyzer) the
+// query is analysed with that partition's analyzer; each term present
+// becomes a clause with boost = its count in the query × the field weight,
+// scored like Lucene's BM25Similarity, and a doc's score is the sum of its
+// clauses (no coordination factor). Results are ordered by score, then ID.
+//
+// Evaluation is term-at-a-time with MaxScore-style pruning: clauses are
+// taken in decreasing order of their score bound; once no unseen doc can
+// reach the current k-th score, the remaining clauses only update the
+// surviving candidates, skipping postings block by block. The pruning is
+// exact: results equal those of exhaustive evaluation.
+func (ix *Index) Search(q Query) ([]Result, error) {
+	s := ix.snap.Load()
+	if s == nil {
+		return nil, ErrClosed
+	}
+	k := q.K
+	if k < 0 {
+		return nil, fmt.Errorf("bm25 search: K: must be >= 0, got %d", k)
+	}
+	if k == 0 {
+		k = DefaultK
+	}
+	weights := map[string]float32{}
+	if q.Fields != nil {
+		for name, w := range q.Fields {
+			if _, ok := ix.fieldIdx[name]; !ok {
+				return nil, fmt.Errorf("bm25 search: Fields: unknown field %q", name)
+			}
+			if err := checkWeight(w); err != nil {
+				return nil, fmt.Errorf("bm25 search: Fields[%q]: %w", name, err)
+			}
+			weights[name] = weight32(w)
+		}
+	} else {
+		for _, f := range ix.opts.Fields {
+			weights[f.Name] = weight32(f.Weight)
+		}
+	}
+	onlyAnalyzer := ""
+	if q.Lang != "" && ix.opts.Analyzer == "" {
+		onlyAnalyzer = ix.langAnalyzer(q.Lang).Name()
+	}
+	clauses, err := ix.clauses(s, q.Text, weights, onlyAnalyzer)
+	if err != nil {
+		return nil, err
+	}
+	if len(clauses) == 0 {
+		return []Result{}, nil
+	}
+	return s.run(clauses, k, q.Filter), nil
+}
+
+// clauses analyses the query per partition and looks its terms up.
+func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, onlyAnalyzer string) ([]clause, error) {
+	keys := make([]partKey, 0, len(s.parts))
+	for k := range s.parts {
+		if weights[k.field] > 0 && (onlyAnalyzer == "" || k.analyzer == onlyAnalyzer) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].field != keys[j].field {
+			return ix.fieldIdx[keys[i].field] < ix.fieldIdx[keys[j].field]
+		}
+		return keys[i].analyzer < keys[j].analyzer
+	})
+	type analysed struct {
+		terms  []string
+		counts []int
+	}
+	byAnalyzer := map[string]*analysed{}
+	var out []clause
+	for _, k := range keys {
+		qa := byAnalyzer[k.analyzer]
+		if qa == nil {
+			a, err := ix.analyzer(k.analyzer)
+			if err != nil {
+				return nil, fmt.Errorf("bm25 search: %w", err)
+			}
+			qa = &analysed{}
+			qa.terms, qa.counts = analyzeQuery(a, text)
+			if len(qa.terms) > MaxQueryTerms {
+				return nil, fmt.Errorf("bm25 search: query has %d unique terms, more than %d", len(qa.terms), MaxQueryTerms)
+			}
+			byAnalyzer[k.analyzer] = qa
+		}
+		ps := s.parts[k]
+		fw := weights[k.field]
+		parts := make([]int, len(s.segs))
+		for i := range s.segs {
+			parts[i] = s.segs[i].seg.findPart(k.field, k.analyzer)
+		}
+		for ti, term := range qa.terms {
+			var lists []segList
+			df := int64(0)
+			for i := range s.segs {
+				if parts[i] < 0 {
+					continue
+				}
+				ss := &s.segs[i]
+				sp := &ss.seg.parts[parts[i]]
+				e := sp.find(term)
+				if e < 0 {
+					continue
+				}
+				ent := ss.seg.entry(sp, e)
+				n := liveDF(ss, ent)
+				if n == 0 {
+					continue
+				}
+				df += int64(n)
+				lists = append(lists, segList{seg: i, norms: ss.seg.fields[sp.field].norms, entry: ent})
+			}
+			if df == 0 {
+				continue
+			}
+			// BoostQuery(BoostQuery(TermQuery, count), fieldWeight): boosts
+			// multiply as floats.
+			boost := float32(fw * float32(qa.counts[ti]))
+			c := clause{term: term, weight: float32(boost * idf(df, ps.docCount)), cache: ps.cache, lists: lists}
+			for _, l := range lists {
+				b := termScore(c.weight, float32(l.entry.maxTf), c.cache[l.entry.minNorm])
+				c.ub = math.Max(c.ub, float64(b))
+			}
+			if c.weight > 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// liveDF is the number of postings of a term in a segment whose doc is not
+// deleted: Lucene counts deleted docs until a merge, this index does not.
+func liveDF(ss *snapSeg, e termEntry) int {
+	df := int(e.df)
+	if ss.delCount == 0 {
+		return df
+	}
+	var p postings
+	p.reset(e)
+	if ss.delCount*16 < df {
+		// Few deletions: probe each deleted doc through the skip table.
+		for w, word := range ss.del {
+			for word != 0 {
+				d := uint32(w*64 + bits.TrailingZeros64(word))
+				word &= word - 1
+				if !p.advance(d) {
+					return df
+				}
+				if p.doc == d {
+					df--
+				}
+			}
+		}
+		return df
+	}
+	n := 0
+	for p.next() {
+		if !ss.deleted(p.doc) {
+			n++
+		}
+	}
+	return n
+}
+
+type scratch struct {
+	acc     []float64
+	seen    []uint64
+	touched []int32
+	fstate  []uint8
+	fdone   []int32
+	vals    []float32
+}
+
+var scratchPool sync.Pool
+
+func getScratch(n int) *scratch {
+	sc, _ := scratchPool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	if len(sc.acc) < n {
+		sc.acc = make([]float64, n)
+		sc.seen = make([]uint64, (n+63)/64)
+		sc.fstate = make([]uint8, n)
+	}
+	return sc
+}
+
+func putScratch(sc *scratch) {
+	for _, d := range sc.touched {
+		sc.acc[d] = 0
+		sc.seen[d>>6] = 0
+	}
+	for _, d := range sc.fdone {
+		sc.fstate[d] = 0
+	}
+	sc.touched, sc.fdone, sc.vals = sc.touched[:0], sc.fdone[:0], sc.vals[:0]
+	scratchPool.Put(sc)
+}
+
+// allowed evaluates the filter once per doc per query.
+func (s *snapshot) allowed(sc *scratch, f *Filter, ss *snapSeg, d uint32) bool {
+	g := int32(ss.base) + int32(d)
+	switch sc.fstate[g] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := true
+	seg := ss.seg
+	if f.Groups != nil && !f.Groups[seg.groups[d]] {
+		ok = false
+	}
+	if ok && f.Accept != nil {
+		ok = f.Accept(seg.ids[d], seg.groups[d], seg.attrs[d])
+	}
+	sc.fdone = append(sc.fdone, g)
+	if ok {
+		sc.fstate[g] = 1
+	} else {
+		sc.fstate[g] = 2
+	}
+	return ok
+}
+
+// slack widens score bounds against float64 summation order effects.
+const slack = 1 + 1e-9
+
+func (s *snapshot) run(clauses []clause, k int, filter *Filter) []Result {
+	sort.SliceStable(clauses, func(i, j int) bool { return clauses[i].ub > clauses[j].ub })
+	rest := make([]float64, len(clauses)+1) // rest[i] = bound of clauses[i:]
+	for i := len(clauses) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + clauses[i].ub
+	}
+	if filter != nil && filter.Groups == nil && filter.Accept == nil {
+		filter = nil
+	}
+	sc := getScratch(s.maxDoc)
+	defer putScratch(sc)
+
+	var p postings
+	maxAcc := 0.0
+	theta := float32(0)
+	ci := 0
+	phase2 := false
+	for ; ci < len(clauses); ci++ {
+		c := &clauses[ci]
+		for _, l := range c.lists {
+			ss := &s.segs[l.seg]
+			base := int32(ss.base)
+			p.reset(l.entry)
+			for p.next() {
+				d := p.doc
+				if ss.deleted(d) || (filter != nil && !s.allowed(sc, filter, ss, d)) {
+					continue
+				}
+				g := base + int32(d)
+				v := sc.acc[g] + float64(termScore(c.weight, float32(p.tf), c.cache[l.norms[d]]))
+				sc.acc[g] = v
+				if sc.seen[g>>6]&(1<<(g&63)) == 0 {
+					sc.seen[g>>6] |= 1 << (g & 63)
+					sc.touched = append(sc.touched, g)
+				}
+				if v > maxAcc {
+					maxAcc = v
+				}
+			}
+		}
+		if ci+1 < len(clauses) && len(sc.touched) >= k {
+			bound := float32(rest[ci+1] * slack)
+			if float32(maxAcc) > bound {
+				theta = s.kth(sc, sc.touched, k)
+				if theta > bound {
+					ci++
+					phase2 = true
+					break
+				}
+			}
+		}
+	}
+	cands := sc.touched
+	if phase2 {
+		cands = s.refine(sc, clauses[ci:], rest[ci:], theta, k)
+	}
+	return s.topK(sc, cands, k)
+}
+
+// refine finishes evaluation for candidates only: no other doc can enter the
+// top k. It returns the surviving candidates.
+func (s *snapshot) refine(sc *scratch, clauses []clause, rest []float64, theta float32, k int) []int32 {
+	cands := make([]int32, 0, len(sc.touched))
+	for _, g := range sc.touched {
+		if float32((sc.acc[g]+rest[0])*slack) >= theta {
+			cands = append(cands, g)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i] < cands[j] })
+	var p postings
+	for ci := range clauses {
+		c := &clauses[ci]
+		for _, l := range c.lists {
+			ss := &s.segs[l.seg]
+			lo, hi := int32(ss.base), int32(ss.base+ss.seg.numDocs)
+			i := sort.Search(len(cands), func(i int) bool { return cands[i] >= lo })
+			p.reset(l.entry)
+			for ; i < len(cands) && cands[i] < hi; i++ {
+				d := uint32(cands[i] - lo)
+				if !p.advance(d) {
+					break
+				}
+				if p.doc == d {
+					sc.acc[cands[i]] += float64(termScore(c.weight, float32(p.tf), c.cache[l.norms[d]]))
+				}
+			}
+		}
+		if ci+1 < len(clauses) {
+			theta = max(theta, s.kth(sc, cands, k))
+			kept := cands[:0]
+			for _, g := range cands {
+				if float32((sc.acc[g]+rest[ci+1])*slack) >= theta {
+					kept = append(kept, g)
+				}
+			}
+			cands = kept
+		}
+	}
+	return cands
+}
+
+// kth returns the k-th largest float32 score among docs (0 if fewer).
+func (s *snapshot) kth(sc *scratch, docs []int32, k int) float32 {
+	if len(docs) < k {
+		return 0
+	}
+	v := sc.vals[:0]
+	for _, g := range docs {
+		v = append(v, float32(sc.acc[g]))
+	}
+	sc.vals = v
+	return quickselect(v, k-1)
+}
+
+// quickselect returns the element that would be at index n if v were sorted
+// in descending order. It reorders v.
+func quickselect(v []float32, n int) float32 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		pivot := v[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] > pivot {
+				i++
+			}
+			for v[j] < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case n <= j:
+			hi = j
+		case n >= i:
+			lo = i
+		default:
+			return v[n]
+		}
+	}
+	return v[n]
+}
+
+type hit struct {
+	score float32
+	id    string
+	g     int32
+}
+
+// hitHeap is a min-heap by (score, then reverse ID): its root is the worst
+// of the best k.
+type hitHeap []hit
+
+func worse(a, b hit) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.id > b.id
+}
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (s *snapshot) locate(g int32) (*snapSeg, uint32) {
+	i := sort.Search(len(s.segs), func(i int) bool { return s.segs[i].base > int(g) }) - 1
+	return &s.segs[i], uint32(int(g) - s.segs[i].base)
+}
+
+func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
+	h := make(hitHeap, 0, min(k, len(cands)))
+	for _, g := range cands {
+		score := float32(sc.acc[g])
+		if len(h) == k && score < h[0].score {
+			continue
+		}
+		ss, d := s.locate(g)
+		x := hit{score: score, id: ss.seg.ids[d], g: g}
+		if len(h) < k {
+			heap.Push(&h, x)
+		} else if worse(h[0], x) {
+			h[0] = x
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Result, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		x := heap.Pop(&h).(hit)
+		ss, d := s.locate(x.g)
+		out[i] = Result{ID: x.id, Group: ss.seg.groups[d], Score: float64(x.score)}
+	}
+	return out
+}
