@@ -38,6 +38,13 @@ func decodeText(data []byte) (string, error) {
 			return "", fmt.Errorf("%w: UTF-16: %w", ErrEncoding, err)
 		}
 		text = s
+	case bytes.IndexByte(data, 0) >= 0:
+		// NULs are valid UTF-8 but mean UTF-16 without a BOM or binary.
+		s, ok := utf16NoBOM(data)
+		if !ok {
+			return "", fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, bytes.IndexByte(data, 0))
+		}
+		text = s
 	case utf8.Valid(data):
 		text = string(data)
 	default:
@@ -132,12 +139,6 @@ func normalizeNewlines(s string) string {
 
 // decodeLegacy handles bytes that are not valid UTF-8.
 func decodeLegacy(data []byte) (string, error) {
-	if s, ok := utf16NoBOM(data); ok {
-		return s, nil
-	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return "", fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, i)
-	}
 	at := invalidAt(data)
 	// High bytes in Latin text sit alone between ASCII letters (Grüße,
 	// café); Cyrillic and Chinese legacy encodings put them in runs.
