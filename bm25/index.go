@@ -337,8 +337,8 @@ func newSnapshot(ix *Index, segs []snapSeg, gen uint64) *snapshot {
 type tx struct {
 	ix      *Index
 	segs    []snapSeg
-	added   []*segment // new segments (files to remove on abort)
-	dropped []*segment // segments merged away or emptied
+	added   []*segment        // new segments (files to remove on abort)
+	dropped []*segment        // segments merged away or emptied
 	owned   map[*segment]bool // deletion bitmaps already copied by this tx
 	done    bool
 }
