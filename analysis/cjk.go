@@ -76,6 +76,10 @@ func appendWidthFold(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		r, sz := decode(s, i)
 		i += sz
+		if r >= 0x2E80 && r < 0xA640 || r >= 0xAC00 && r < 0xD800 || r >= 0x20000 {
+			dst = append(dst, s[i-sz:i]...) // CJK, Hangul: caseless
+			continue
+		}
 		if r >= 0xFF01 && r <= 0xFF5E {
 			r -= 0xFF01 - 0x21
 		}

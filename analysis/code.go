@@ -105,7 +105,7 @@ func (a *codeAnalyzer) Analyze(text string) []Token {
 		bg.flush(text)
 		// Scan the identifier.
 		end := i + sz
-		for end < n {
+		for end < n && end-i < MaxTokenLength { // longer identifiers are cut
 			r2, sz2 := decode(text, end)
 			c2 := codeClassOf(r2)
 			if isIdentClass(c2) {
@@ -127,29 +127,17 @@ func (a *codeAnalyzer) Analyze(text string) []Token {
 	return tb.finish()
 }
 
-// identifier emits the sub-words of text[start:end] and the whole
-// identifier, starting at position pos; it returns the next position.
+// identifier emits the whole identifier text[start:end] (when it differs
+// from its only sub-word) and its sub-words, starting at position pos; it
+// returns the next position. The whole identifier shares the first sub-word's
+// position.
 func (a *codeAnalyzer) identifier(tb *termBuilder, text string, start, end, pos int) int {
-	first := pos
-	parts := 0
-	var firstTerm []byte
-	var scratch [64]byte
-	emit := func(ps, pe int) {
-		if ps >= pe {
-			return
+	var partsBuf [32]int // pairs of sub-word start, end
+	parts := partsBuf[:0]
+	add := func(ps, pe int) {
+		if ps < pe {
+			parts = append(parts, ps, pe)
 		}
-		t := appendLower(scratch[:0], text[ps:pe])
-		parts++
-		if parts == 1 {
-			firstTerm = append(firstTerm[:0], t...)
-		}
-		if !a.stop.has(t) {
-			if a.stem {
-				t = porterBytes(t)
-			}
-			tb.add(t, ps, pe, pos)
-		}
-		pos++
 	}
 	partStart := start
 	var prev, prev2 uint8 = ccOther, ccOther
@@ -158,31 +146,43 @@ func (a *codeAnalyzer) identifier(tb *termBuilder, text string, start, end, pos 
 		c := codeClassOf(r)
 		switch {
 		case c == ccUnderscore || c == ccHyphen:
-			emit(partStart, p)
+			add(partStart, p)
 			partStart = p + sz
 			c = ccOther
 		case p == partStart:
 		case c == ccUpper && (prev == ccLower || prev == ccDigit || prev == ccLetter):
-			emit(partStart, p) // getUser
+			add(partStart, p) // getUser
 			partStart = p
 		case c == ccLower && prev == ccUpper && prev2 == ccUpper:
 			// HTTPServer: the acronym ends before the last capital.
 			_, psz := utf8.DecodeLastRuneInString(text[:p])
-			emit(partStart, p-psz)
+			add(partStart, p-psz)
 			partStart = p - psz
 		case (c == ccDigit) != (prev == ccDigit) && prev != ccOther:
-			emit(partStart, p) // v2, 2d
+			add(partStart, p) // v2, 2d
 			partStart = p
 		}
 		prev2, prev = prev, c
 		p += sz
 	}
-	emit(partStart, end)
+	add(partStart, end)
+
+	var scratch [64]byte
 	whole := appendLower(scratch[:0], text[start:end])
-	if parts > 1 || parts == 1 && string(whole) != string(firstTerm) {
-		tb.add(whole, start, end, first)
+	if len(parts) != 2 || parts[0] != start || parts[1] != end {
+		tb.add(whole, start, end, pos)
 	}
-	if pos == first {
+	for i := 0; i < len(parts); i += 2 {
+		t := appendLower(scratch[:0], text[parts[i]:parts[i+1]])
+		if !a.stop.has(t) {
+			if a.stem {
+				t = porterBytes(t)
+			}
+			tb.add(t, parts[i], parts[i+1], pos)
+		}
+		pos++
+	}
+	if len(parts) == 0 {
 		pos++
 	}
 	return pos

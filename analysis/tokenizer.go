@@ -237,9 +237,38 @@ func utf16Limit(text string, start, max int) int {
 	return p
 }
 
+// maxTokenBytes bounds the bytes of MaxTokenLength UTF-16 code units (a
+// 3-byte rune is one unit): scanning never looks further than this ahead of a
+// token's start, which keeps tokenization linear on a huge unbroken word.
+const maxTokenBytes = 3*MaxTokenLength + 4
+
+// window returns the end of the region a token starting at i may span: past
+// the end of the longest possible token, within text.
+func window(n, i int) int {
+	if i+maxTokenBytes < n {
+		return i + maxTokenBytes
+	}
+	return n
+}
+
+// capSpan returns the exact end of the MaxTokenLength window from start if a
+// token [start, end) may exceed it (end-start > MaxTokenLength bytes), else
+// end.
+func capSpan(text string, start, end int) int {
+	if end-start <= MaxTokenLength { // bytes >= UTF-16 units
+		return end
+	}
+	if limit := utf16Limit(text, start, MaxTokenLength); limit < end {
+		return limit
+	}
+	return end
+}
+
 // standardSpans appends the tokens of Lucene 8's StandardTokenizer
 // (StandardTokenizerImpl.jflex: UAX#29 word boundaries, Unicode 15 tables)
-// to dst.
+// to dst. Like Lucene's scanner, whose buffer holds MaxTokenLength chars, a
+// token is the longest match within MaxTokenLength UTF-16 code units of its
+// start; the rest of a longer word starts the next token.
 func standardSpans(text string, dst []span) []span {
 	n := len(text)
 	i := 0
@@ -252,25 +281,25 @@ func standardSpans(text string, dst []span) []span {
 		}
 		r, sz := decode(text, i)
 		c := classOf(r)
+		w := window(n, i)
 		switch c {
 		case classALetter, classHangul, classHebrew, classNumeric, classKatakana, classExtendNumLet:
-			end, typ := scanWord(text, i, n)
+			end, typ := scanWord(text, i, w)
 			if end == i {
 				i += sz
 				continue
 			}
-			if end-i > MaxTokenLength { // bytes >= UTF-16 units
-				if limit := utf16Limit(text, i, MaxTokenLength); limit < end {
-					end, typ = scanWord(text, i, limit)
-					if end == i { // cannot happen for a valid match; stay safe
-						end = limit
-					}
+			if limit := capSpan(text, i, end); limit < end {
+				end, typ = scanWord(text, i, limit)
+				if end == i { // the first unit alone is longer than the window
+					end = limit
 				}
 			}
 			dst = append(dst, span{i, end, typ})
 			i = end
 		case classHan, classHiragana:
-			_, end := unit(text, i, n)
+			_, end := unit(text, i, w)
+			end = capSpan(text, i, end)
 			typ := uint8(typeIdeographic)
 			if c == classHiragana {
 				typ = typeHiragana
@@ -279,34 +308,46 @@ func standardSpans(text string, dst []span) []span {
 			i = end
 		case classComplex:
 			end := i
-			for end < n {
-				c2, q := unit(text, end, n)
+			for end < w {
+				c2, q := unit(text, end, w)
 				if c2 != classComplex {
 					break
 				}
 				end = q
 			}
+			end = capRunes(text, i, end)
 			dst = append(dst, span{i, end, typeSoutheastAsian})
 			i = end
 		case classPict:
-			_, end := unit(text, i, n)
-			for end < n {
+			// Extended_Pictographic (Extend)* (ZWJ Extended_Pictographic (Extend)*)*
+			end := i + sz
+			for end < w {
 				r2, sz2 := decode(text, end)
-				if classOf(r2) != classZWJ || end+sz2 >= n {
+				c2 := classOf(r2)
+				if c2 == classExtend {
+					end += sz2
+					continue
+				}
+				if c2 != classZWJ {
 					break
 				}
-				r3, _ := decode(text, end+sz2)
-				if classOf(r3) != classPict {
-					break
+				end += sz2 // a ZWJ joins the next pictograph or ends the token
+				if end < w {
+					if r3, sz3 := decode(text, end); classOf(r3) == classPict {
+						end += sz3
+						continue
+					}
 				}
-				_, end = unit(text, end+sz2, n)
+				break
 			}
+			end = capRunes(text, i, end)
 			dst = append(dst, span{i, end, typeEmoji})
 			i = end
 		case classRegional:
-			_, q := unit(text, i, n)
-			if q < n {
-				if c2, q2 := unit(text, q, n); c2 == classRegional {
+			_, q := unit(text, i, w)
+			if q < w {
+				if c2, q2 := unit(text, q, w); c2 == classRegional {
+					q2 = capRunes(text, i, q2)
 					dst = append(dst, span{i, q2, typeEmoji})
 					i = q2
 					continue
@@ -318,6 +359,17 @@ func standardSpans(text string, dst []span) []span {
 		}
 	}
 	return dst
+}
+
+// capRunes cuts a run [start, end) to the MaxTokenLength window, on a rune
+// boundary, never below one rune.
+func capRunes(text string, start, end int) int {
+	limit := capSpan(text, start, end)
+	if limit == start {
+		_, sz := decode(text, start)
+		limit = start + sz
+	}
+	return limit
 }
 
 // asciiSkip marks ASCII bytes that never start a standard token.
