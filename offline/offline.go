@@ -1,0 +1,379 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/situate/situate"
+)
+
+// Name is the contextualizer's name and the Source of its contexts.
+const Name = "offline"
+
+// DefaultMaxWords is the default word budget of one context.
+const DefaultMaxWords = 60
+
+// Options configures the offline contextualizer.
+type Options struct {
+	// MaxWords bounds a context's length in words (a CJK character counts
+	// half a word). Contexts are also capped at MaxTokens estimated tokens.
+	MaxWords int
+}
+
+// DefaultOptions returns the options New uses for zero fields.
+func DefaultOptions() Options {
+	return Options{MaxWords: DefaultMaxWords}
+}
+
+// Validate reports the first invalid field.
+func (o Options) Validate() error {
+	if o.MaxWords < 0 {
+		return fmt.Errorf("offline options: MaxWords %d: must be >= 0 (0 means %d): %w", o.MaxWords, DefaultMaxWords, situate.ErrInvalid)
+	}
+	return nil
+}
+
+// Contextualizer writes extractive contexts. It is stateless and safe for
+// concurrent use.
+type Contextualizer struct {
+	maxWords int
+}
+
+var _ situate.Contextualizer = (*Contextualizer)(nil)
+
+// New returns an offline contextualizer. Zero or negative fields take their
+// defaults.
+func New(opts Options) *Contextualizer {
+	if opts.MaxWords <= 0 {
+		opts.MaxWords = DefaultMaxWords
+	}
+	return &Contextualizer{maxWords: opts.MaxWords}
+}
+
+// Name returns "offline".
+func (c *Contextualizer) Name() string { return Name }
+
+// Contextualize returns one context per chunk, in order, each with Source
+// "offline". For a document with any text or name, no context is empty.
+func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document, chunks []situate.Chunk) ([]situate.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("offline contextualize %q: %w", doc.ID, err)
+	}
+	t := templateFor(doc.Lang)
+	out := make([]situate.Context, len(chunks))
+	if doc.Format == situate.FormatCode {
+		names := []string{doc.Path, doc.ID, doc.Title}
+		o := parseCode(doc.Text, detectLang(names, doc.Text))
+		file := fileName(doc)
+		for i, ch := range chunks {
+			out[i] = situate.Context{Text: c.codeContext(t, file, o, doc, ch), Source: Name}
+		}
+	}
+	title := docTitle(doc)
+	if title == "" {
+		title = truncateWords(oneLine(doc.Text), 8)
+	}
+	var summary string
+	for i, ch := range chunks {
+		if out[i].Text != "" {
+			continue
+		}
+		if summary == "" {
+			summary = proseSummary(doc.Text)
+		}
+		out[i] = situate.Context{Text: c.proseContext(t, title, summary, ch), Source: Name}
+	}
+	return out, nil
+}
+
+// docTitle is the title, else the file name, else the id.
+func docTitle(doc situate.Document) string {
+	for _, s := range []string{doc.Title, doc.Path, doc.ID} {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if s != doc.Title {
+			s = path.Base(strings.ReplaceAll(s, "\\", "/"))
+		}
+		return oneLine(s)
+	}
+	return ""
+}
+
+// fileName is the path a code document was read from, if it has one: its
+// Path, or an ID that looks like a path (has an extension or a slash).
+func fileName(doc situate.Document) string {
+	if doc.Path != "" {
+		return strings.ReplaceAll(doc.Path, "\\", "/")
+	}
+	if strings.ContainsAny(doc.ID, "/.") {
+		return doc.ID
+	}
+	if strings.ContainsAny(doc.Title, "/.") && !strings.Contains(doc.Title, " ") {
+		return doc.Title
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func chunkText(doc situate.Document, ch situate.Chunk) string {
+	if ch.Text != "" || ch.Start < 0 || ch.End > len(doc.Text) || ch.Start >= ch.End {
+		return ch.Text
+	}
+	return doc.Text[ch.Start:ch.End]
+}
+
+// fits reports whether s is within the word and token budgets.
+func (c *Contextualizer) fits(s string) bool {
+	return wordCount(s) <= c.maxWords && tokenEstimate(s) <= MaxTokens
+}
+
+// proseContext renders "From {title}, section {heading}: {summary}", dropping
+// the summary when the chunk already holds it and shortening the parts, least
+// important first, until the budget holds.
+func (c *Contextualizer) proseContext(t template, title, summary string, ch situate.Chunk) string {
+	heading := headingPath(ch.Heading, title)
+	if summary != "" && strings.Contains(oneLine(ch.Text), summary) {
+		summary = ""
+	}
+	sumWords, headWords, titleWords := wordCount(summary), wordCount(heading), wordCount(title)
+	for {
+		s := renderProse(t, truncateWords(title, titleWords), truncateWords(heading, headWords), truncateWords(summary, sumWords))
+		if c.fits(s) || sumWords+headWords+titleWords == 0 {
+			return s
+		}
+		switch {
+		case sumWords > 0:
+			sumWords--
+		case headWords > 2:
+			headWords--
+		case titleWords > 2:
+			titleWords--
+		case headWords > 0:
+			headWords--
+		default:
+			titleWords--
+		}
+	}
+}
+
+func renderProse(t template, title, heading, summary string) string {
+	var b strings.Builder
+	if title != "" {
+		fmt.Fprintf(&b, t.from, title)
+		if heading != "" {
+			fmt.Fprintf(&b, t.section, heading)
+		}
+	} else if heading != "" {
+		b.WriteString(heading)
+	}
+	if summary != "" {
+		if b.Len() > 0 {
+			b.WriteString(t.colon)
+		}
+		b.WriteString(summary)
+		if !endsSentence(summary) && !strings.HasSuffix(summary, "…") {
+			b.WriteString(t.stop)
+		}
+	} else if b.Len() > 0 {
+		b.WriteString(t.stop)
+	}
+	return b.String()
+}
+
+// headingPath drops a leading heading that repeats the title.
+func headingPath(h, title string) string {
+	h = oneLine(h)
+	parts := strings.Split(h, " > ")
+	if len(parts) > 0 && strings.EqualFold(strings.TrimSpace(parts[0]), title) {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, " > ")
+}
+
+// codeBudget is how many items of each list a code context shows, shrunk
+// until the context fits.
+type codeBudget struct {
+	summary, fileDefs, chunkDefs, path int
+	pkg, file                          bool
+}
+
+const (
+	maxFileDefs  = 12
+	maxChunkDefs = 8
+)
+
+// codeContext renders, e.g., "Rust code: Executor for differential fuzzing.
+// Defines DiffExecutor, ProxyObserversTuple. This chunk is in impl
+// DiffExecutor > fn run_target and defines into_inner."
+func (c *Contextualizer) codeContext(t template, file string, o outline, doc situate.Document, ch situate.Chunk) string {
+	text := chunkText(doc, ch)
+	start, end := ch.Start, ch.End
+	if start < 0 || end > len(doc.Text) || start > end || doc.Text[start:end] != text {
+		// Spans do not index the text: locate the chunk by content.
+		if i := strings.Index(doc.Text, text); i >= 0 && text != "" {
+			start, end = i, i+len(text)
+		} else {
+			start, end = 0, 0
+		}
+	}
+	// Skip leading blank space and comments: a chunk starting with the doc
+	// comment of a function is not inside the previous one.
+	first := start + leadingSpace(doc.Text[start:end])
+
+	var enclosing, defined []string
+	for _, d := range o.decls {
+		switch {
+		case d.start < first && d.end > first:
+			enclosing = append(enclosing, d.label())
+		case d.start >= first && d.start < end && !slices.ContainsFunc(defined, func(l string) bool { return strings.HasSuffix(l, " "+d.name) || l == d.name }):
+			defined = append(defined, d.label())
+		}
+	}
+	fileDefs := fileDefinitions(o.decls)
+	summary := o.summary
+	if summary != "" && strings.Contains(oneLine(text), summary) {
+		summary = ""
+	}
+
+	b := codeBudget{
+		summary: wordCount(summary), fileDefs: min(len(fileDefs), maxFileDefs),
+		chunkDefs: min(len(defined), maxChunkDefs), path: len(enclosing),
+		pkg: o.pkg != "", file: file != "",
+	}
+	for {
+		s := renderCode(t, file, o, summary, fileDefs, enclosing, defined, b)
+		if c.fits(s) {
+			return s
+		}
+		switch {
+		case b.summary > 6:
+			b.summary--
+		case b.fileDefs > 4:
+			b.fileDefs--
+		case b.chunkDefs > 4:
+			b.chunkDefs--
+		case b.summary > 0:
+			b.summary = 0
+		case b.path > 2:
+			// keep the innermost declarations
+			enclosing = enclosing[1:]
+			b.path--
+		case b.fileDefs > 1:
+			b.fileDefs--
+		case b.chunkDefs > 1:
+			b.chunkDefs--
+		case b.pkg:
+			b.pkg = false
+		case b.fileDefs > 0:
+			b.fileDefs--
+		case b.chunkDefs > 0:
+			b.chunkDefs--
+		case b.path > 0:
+			enclosing = enclosing[1:]
+			b.path--
+		case b.file:
+			file = path.Base(file)
+			b.file = false
+		default:
+			return truncateWords(s, c.maxWords)
+		}
+	}
+}
+
+func renderCode(t template, file string, o outline, summary string, fileDefs, enclosing, defined []string, b codeBudget) string {
+	var parts []string
+	var head strings.Builder
+	switch {
+	case file != "":
+		fmt.Fprintf(&head, t.file, file)
+	case o.lang != "":
+		fmt.Fprintf(&head, t.code, o.lang)
+	}
+	if b.pkg && o.pkg != "" {
+		fmt.Fprintf(&head, t.pkg, o.pkg)
+	}
+	if head.Len() > 0 {
+		if summary != "" && b.summary > 0 {
+			head.WriteString(t.colon)
+			head.WriteString(sentence(t, truncateWords(summary, b.summary)))
+		} else {
+			head.WriteString(t.stop)
+		}
+		parts = append(parts, head.String())
+	} else if summary != "" && b.summary > 0 {
+		parts = append(parts, sentence(t, truncateWords(summary, b.summary)))
+	}
+	if b.fileDefs > 0 {
+		parts = append(parts, sentence(t, fmt.Sprintf(t.defines, strings.Join(fileDefs[:b.fileDefs], t.list))))
+	}
+	switch {
+	case b.path > 0:
+		s := fmt.Sprintf(t.in, strings.Join(enclosing, t.path))
+		if b.chunkDefs > 0 {
+			s += fmt.Sprintf(t.andDef, strings.Join(defined[:b.chunkDefs], t.list))
+		}
+		parts = append(parts, sentence(t, s))
+	case b.chunkDefs > 0:
+		parts = append(parts, sentence(t, fmt.Sprintf(t.chunk, strings.Join(defined[:b.chunkDefs], t.list))))
+	}
+	sep := " "
+	if t.stop == "。" {
+		sep = ""
+	}
+	return strings.Join(parts, sep)
+}
+
+func sentence(t template, s string) string {
+	if endsSentence(s) || strings.HasSuffix(s, "…") {
+		return s
+	}
+	return s + t.stop
+}
+
+// fileDefinitions lists the file's main names: types first, then top-level
+// functions, then the rest, each name once, in order of appearance.
+func fileDefinitions(decls []decl) []string {
+	var types, top, rest []string
+	for i, d := range decls {
+		nested := false
+		for _, p := range decls[:i] {
+			if p.start < d.start && p.end > d.start && p.kind != "namespace" && p.kind != "mod" {
+				nested = true
+				break
+			}
+		}
+		name := d.name
+		switch {
+		case d.kind == "impl":
+			// an impl names a type defined elsewhere or above; skip
+		case d.typ && !nested:
+			types = appendUnique(types, name)
+		case !nested:
+			top = appendUnique(top, name)
+		default:
+			rest = appendUnique(rest, name)
+		}
+	}
+	out := types
+	for _, n := range append(top, rest...) {
+		out = appendUnique(out, n)
+	}
+	return out
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
