@@ -20,7 +20,11 @@
 // Loaders fail with "file:line: ..." errors when a file cannot be parsed at
 // all, and otherwise skip bad records, listing each in Dataset.Skipped with
 // its file, line and reason, so that one broken line never aborts a run and
-// never goes unnoticed.
+// never goes unnoticed. One exception keeps parity with trec_eval: a qrels
+// line naming a document absent from the collection is listed but kept, so
+// that it counts as relevant and unretrieved (CACM's qrels name 55 documents
+// without zero padding; dropping them would turn Lucene's MAP 0.3123 into
+// 0.3298).
 //
 // # Metrics
 //
@@ -50,7 +54,8 @@
 // Pass@10 | Pass@20 | failure@20 | reduction against the first row);
 // [WriteJSON]/[ReadJSON] use {"configs":[{"name","settings","metrics"}]};
 // [WriteReport] writes a Markdown report with an SVG bar chart of failure
-// rates into a directory.
+// rates into a directory; [WritePerQuery] and [WritePerQueryJSONL] print
+// per-query outcomes.
 //
 // Package eval is a leaf: it imports only the standard library and no other
 // situate package. The caller (cmd/situate) converts Dataset documents into

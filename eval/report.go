@@ -320,3 +320,39 @@ func FailureChart(rs []Result, k int) []byte {
 	b.WriteString("</svg>\n")
 	return b.Bytes()
 }
+
+// WritePerQuery writes one block per query: id, headline metrics and text,
+// then golden, found/missed and retrieved ids. With onlyMissed, queries
+// whose golden items were all found in the top DefaultShown are left out.
+func WritePerQuery(w io.Writer, qs []QueryResult, onlyMissed bool) error {
+	var b strings.Builder
+	for _, q := range qs {
+		if onlyMissed && len(q.Missed) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s [%s]", q.ID, q.Mode)
+		for _, k := range []string{KeyPass20, KeyRecall20, KeyMRR10, KeyMAP} {
+			if _, ok := q.Metrics[k]; ok {
+				fmt.Fprintf(&b, "  %s %s", k, fmtMetric(q.Metrics, k))
+			}
+		}
+		fmt.Fprintf(&b, "  %q\n", q.Text)
+		fmt.Fprintf(&b, "  golden:    %s\n", strings.Join(q.Golden, " "))
+		fmt.Fprintf(&b, "  found:     %s\n", strings.Join(q.Found, " "))
+		fmt.Fprintf(&b, "  missed:    %s\n", strings.Join(q.Missed, " "))
+		fmt.Fprintf(&b, "  retrieved: %s\n", strings.Join(q.Retrieved, " "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WritePerQueryJSONL writes one JSON object per query and line.
+func WritePerQueryJSONL(w io.Writer, qs []QueryResult) error {
+	enc := json.NewEncoder(w)
+	for _, q := range qs {
+		if err := enc.Encode(q); err != nil {
+			return fmt.Errorf("write per-query results: %s: %w", q.ID, err)
+		}
+	}
+	return nil
+}

@@ -155,3 +155,31 @@ func TestWriteReport(t *testing.T) {
 		t.Error("report under a file: no error")
 	}
 }
+
+func TestWritePerQuery(t *testing.T) {
+	_, per := Evaluate(handDataset(), Run{"c": {{DocID: "d1", Chunk: 0}}})
+	var b bytes.Buffer
+	if err := WritePerQuery(&b, per, true); err != nil {
+		t.Fatal(err)
+	}
+	want := `c [chunk]  pass@20 50.00  recall@20 0.5000  mrr@10 1.0000  map 0.5000  "chunk query"
+  golden:    d1#0 d1#1
+  found:     d1#0
+  missed:    d1#1
+  retrieved: d1#0
+`
+	if !strings.HasPrefix(b.String(), want) {
+		t.Errorf("per-query:\n%s\nwant prefix:\n%s", b.String(), want)
+	}
+	if strings.Count(b.String(), "golden:") != 3 {
+		t.Errorf("want 3 queries with misses:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WritePerQueryJSONL(&b, per); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"id":"c","text":"chunk query","mode":"chunk","golden":["d1#0","d1#1"]`) {
+		t.Errorf("jsonl:\n%s", b.String())
+	}
+}
