@@ -291,7 +291,7 @@ func TestCacheWriteThenRead(t *testing.T) {
 // TestCacheReadableOnlyAfterStart: a request sent while the first is still
 // prefilling misses; one sent after Started fired hits.
 func TestCacheReadableOnlyAfterStart(t *testing.T) {
-	s := newServer(t, anthropictest.Config{FirstTokenDelay: 150 * time.Millisecond, StreamDelay: 300 * time.Millisecond})
+	s := newServer(t, anthropictest.Config{FirstTokenDelay: 400 * time.Millisecond, StreamDelay: 200 * time.Millisecond})
 	c := newClient(t, s, anthropic.Options{Model: "claude-sonnet-4-5"})
 	text := doc(8000)
 	ctx := context.Background()
@@ -312,6 +312,9 @@ func TestCacheReadableOnlyAfterStart(t *testing.T) {
 		parallel, errs[1] = c.Complete(ctx, prompt("d", text, "parallel"))
 	}()
 	<-startedCh
+	if n := s.Stats().Messages; n != 2 {
+		t.Fatalf("%d requests arrived before the first started, want 2 (machine too slow for a 400ms prefill?)", n)
+	}
 	after, errs[2] = c.Complete(ctx, prompt("d", text, "after start"))
 	wg.Wait()
 	for _, err := range errs {
@@ -454,7 +457,11 @@ func TestFaults(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, anthropictest.Config{})
-			c := newClient(t, s, anthropic.Options{Model: "claude-sonnet-4-5", Timeout: 300 * time.Millisecond})
+			timeout := 5 * time.Second
+			if tc.fault.Kind == anthropictest.FaultHang {
+				timeout = 300 * time.Millisecond
+			}
+			c := newClient(t, s, anthropic.Options{Model: "claude-sonnet-4-5", Timeout: timeout})
 			s.Inject(tc.fault)
 			started := false
 			p := prompt("d", doc(8000), "x")

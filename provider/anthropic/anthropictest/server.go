@@ -810,10 +810,12 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, f *Fault
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]int{"input_tokens": u.InputTokens, "cache_creation_input_tokens": u.CacheCreationInputTokens,
 			"cache_read_input_tokens": u.CacheReadInputTokens, "output_tokens": out}})
-	send("message_stop", map[string]string{"type": "message_stop"})
+	// Counted before the last event so a client that returns on
+	// message_stop sees it in Stats.
 	s.mu.Lock()
 	s.stats.Completed++
 	s.mu.Unlock()
+	send("message_stop", map[string]string{"type": "message_stop"})
 }
 
 // splitText cuts text into up to n pieces at spaces.
