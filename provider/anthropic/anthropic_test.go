@@ -27,6 +27,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 var _ interface {
 	Retryable() bool
 	RetryAfter() time.Duration
+	RateLimited() bool
 } = (*anthropic.Error)(nil)
 
 const testKey = "sk-ant-test-0123456789"
@@ -444,15 +445,16 @@ func TestFaults(t *testing.T) {
 		retryable  bool
 		retryAfter time.Duration
 		started    bool
+		limited    bool
 	}{
-		{"rate limit", anthropictest.Fault{Kind: anthropictest.FaultRateLimit, RetryAfter: 7 * time.Second}, 429, "rate_limit_error", true, 7 * time.Second, false},
-		{"spend limit", anthropictest.Fault{Kind: anthropictest.FaultSpendLimit}, 429, "rate_limit_error", false, 0, false},
-		{"overloaded", anthropictest.Fault{Kind: anthropictest.FaultOverloaded, RetryAfter: 2 * time.Second}, 529, "overloaded_error", true, 2 * time.Second, false},
-		{"server error", anthropictest.Fault{Kind: anthropictest.FaultServerError}, 500, "api_error", true, 0, false},
-		{"reset", anthropictest.Fault{Kind: anthropictest.FaultReset}, 0, anthropic.TypeConnection, true, 0, false},
-		{"hang", anthropictest.Fault{Kind: anthropictest.FaultHang}, 0, anthropic.TypeTimeout, true, 0, false},
-		{"truncated", anthropictest.Fault{Kind: anthropictest.FaultTruncated}, 0, anthropic.TypeStream, true, 0, true},
-		{"error event", anthropictest.Fault{Kind: anthropictest.FaultStreamError}, 0, "overloaded_error", true, 0, true},
+		{"rate limit", anthropictest.Fault{Kind: anthropictest.FaultRateLimit, RetryAfter: 7 * time.Second}, 429, "rate_limit_error", true, 7 * time.Second, false, true},
+		{"spend limit", anthropictest.Fault{Kind: anthropictest.FaultSpendLimit}, 429, "rate_limit_error", false, 0, false, false},
+		{"overloaded", anthropictest.Fault{Kind: anthropictest.FaultOverloaded, RetryAfter: 2 * time.Second}, 529, "overloaded_error", true, 2 * time.Second, false, true},
+		{"server error", anthropictest.Fault{Kind: anthropictest.FaultServerError}, 500, "api_error", true, 0, false, false},
+		{"reset", anthropictest.Fault{Kind: anthropictest.FaultReset}, 0, anthropic.TypeConnection, true, 0, false, false},
+		{"hang", anthropictest.Fault{Kind: anthropictest.FaultHang}, 0, anthropic.TypeTimeout, true, 0, false, false},
+		{"truncated", anthropictest.Fault{Kind: anthropictest.FaultTruncated}, 0, anthropic.TypeStream, true, 0, true, false},
+		{"error event", anthropictest.Fault{Kind: anthropictest.FaultStreamError}, 0, "overloaded_error", true, 0, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -481,6 +483,9 @@ func TestFaults(t *testing.T) {
 			}
 			if tc.status != 0 && !strings.Contains(msg, "status ") {
 				t.Errorf("message %q lacks the status", msg)
+			}
+			if e.RateLimited() != tc.limited {
+				t.Errorf("RateLimited = %v, want %v", e.RateLimited(), tc.limited)
 			}
 			if started != tc.started {
 				t.Errorf("Started called = %v, want %v", started, tc.started)
@@ -684,5 +689,21 @@ func TestConcurrentDocumentFanOut(t *testing.T) {
 	}
 	if int64(st.CacheReadTokens) != reads.Load() || int64(st.CacheWriteTokens) != writes.Load() {
 		t.Errorf("client-side usage (write %d read %d) disagrees with server (%d, %d)", writes.Load(), reads.Load(), st.CacheWriteTokens, st.CacheReadTokens)
+	}
+}
+
+// TestNonStreamingFallback: a proxy that ignores "stream" and answers with
+// a whole Message still works, and Started still fires.
+func TestNonStreamingFallback(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"Whole answer."}],"stop_reason":"end_turn","usage":{"input_tokens":5,"cache_read_input_tokens":4100,"cache_creation_input_tokens":0,"output_tokens":3}}`))
+	}))
+	defer srv.Close()
+	c, _ := anthropic.New(anthropic.Options{APIKey: testKey, BaseURL: srv.URL})
+	started := false
+	comp, err := c.Complete(context.Background(), situate.Prompt{Prefix: "p", Suffix: "s", Started: func() { started = true }})
+	if err != nil || comp.Text != "Whole answer." || comp.Usage.CacheReadTokens != 4100 || !started {
+		t.Errorf("got %q %+v started=%v err=%v", comp.Text, comp.Usage, started, err)
 	}
 }

@@ -98,6 +98,17 @@ func (e *Error) Retryable() bool { return e.retryable }
 // retry-after header), 0 if it gave none.
 func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
+// RateLimited reports a rate limit or overload (429 rate_limit_error, 529 or
+// an overloaded_error event): the caller should lower its concurrency, not
+// only wait. A reached spend limit is not one (it is not retryable at all).
+func (e *Error) RateLimited() bool {
+	if !e.retryable {
+		return false
+	}
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == 529 ||
+		e.Type == "rate_limit_error" || e.Type == "overloaded_error"
+}
+
 // errorEnvelope is Anthropic's error body:
 // {"type":"error","error":{"type":"...","message":"..."},"request_id":"..."}.
 type errorEnvelope struct {
