@@ -213,6 +213,7 @@ func (ds *Dataset) loadAnthropicQueries(path string, byUUID map[string]int) erro
 	if err != nil {
 		return fmt.Errorf("load anthropic queries: %w", err)
 	}
+	texts := ds.chunkTexts()
 	eachLine(data, func(line int, text []byte) {
 		var q anthropicQuery
 		if err := json.Unmarshal(text, &q); err != nil {
@@ -237,7 +238,7 @@ func (ds *Dataset) loadAnthropicQueries(path string, byUUID map[string]int) erro
 				continue
 			}
 			ref := ChunkRef{ds.Docs[di-1].ID, idx}
-			if _, ok := ds.ChunkText(ref); !ok {
+			if _, ok := texts[ref]; !ok {
 				ds.skip(path, line, "query %s: golden chunk %s (%s#%d): unknown chunk", out.ID, ref, uuid, idx)
 				continue
 			}

@@ -19,8 +19,6 @@ type Dataset struct {
 	Queries []Query
 	// Skipped lists every input record that was left out, and why.
 	Skipped []Skip
-
-	chunkText map[ChunkRef]string // built lazily by ChunkText
 }
 
 // Doc is one document of a dataset.
@@ -138,18 +136,39 @@ func (d *Dataset) NumGolden() int {
 	return n
 }
 
-// ChunkText returns the text of a pre-chunked dataset's chunk.
+// ChunkText returns the text of a pre-chunked dataset's chunk. It scans the
+// documents; Evaluate builds an index once per call instead.
 func (d *Dataset) ChunkText(ref ChunkRef) (string, bool) {
-	if d.chunkText == nil {
-		d.chunkText = make(map[ChunkRef]string, d.NumChunks())
-		for i := range d.Docs {
-			for _, c := range d.Docs[i].Chunks {
-				d.chunkText[ChunkRef{d.Docs[i].ID, c.Index}] = c.Text
+	for i := range d.Docs {
+		if d.Docs[i].ID != ref.DocID {
+			continue
+		}
+		for _, c := range d.Docs[i].Chunks {
+			if c.Index == ref.Index {
+				return c.Text, true
 			}
 		}
 	}
-	t, ok := d.chunkText[ref]
-	return t, ok
+	return "", false
+}
+
+// WithQueries returns a shallow copy of d that evaluates only qs (for
+// example one half from Split).
+func (d *Dataset) WithQueries(qs []Query) *Dataset {
+	c := *d
+	c.Queries = qs
+	return &c
+}
+
+// chunkTexts indexes every chunk's text by reference.
+func (d *Dataset) chunkTexts() map[ChunkRef]string {
+	m := make(map[ChunkRef]string, d.NumChunks())
+	for i := range d.Docs {
+		for _, c := range d.Docs[i].Chunks {
+			m[ChunkRef{d.Docs[i].ID, c.Index}] = c.Text
+		}
+	}
+	return m
 }
 
 func (d *Dataset) skip(file string, line int, format string, args ...any) {

@@ -73,19 +73,21 @@ type QueryResult struct {
 // relevance information are not evaluated. Each metric is averaged over the
 // queries that define it: Pass@k over chunk- and answer-judged queries, the
 // others over all evaluated queries (MAP over judged topics, as trec_eval).
+// Evaluate only reads ds and run; concurrent calls are safe.
 func Evaluate(ds *Dataset, run Run) (Result, []QueryResult) {
 	sums := map[string]float64{}
 	counts := map[string]int{}
 	var out []QueryResult
+	texts := ds.chunkTexts()
 	for _, q := range ds.Queries {
 		var qr QueryResult
 		switch q.Mode() {
 		case ModeChunk:
-			qr = evalChunk(ds, q, run[q.ID])
+			qr = evalChunk(texts, q, run[q.ID])
 		case ModeDoc:
 			qr = evalDoc(q, run[q.ID])
 		case ModeAnswer:
-			qr = evalAnswer(ds, q, run[q.ID])
+			qr = evalAnswer(texts, q, run[q.ID])
 		default:
 			continue
 		}
@@ -114,7 +116,7 @@ func idMetrics(m map[string]float64, rel Judgments, ids []string) {
 	m[KeyHit20] = Hit(rel, ids, 20)
 }
 
-func evalChunk(ds *Dataset, q Query, ranked []Ranked) QueryResult {
+func evalChunk(chunkText map[ChunkRef]string, q Query, ranked []Ranked) QueryResult {
 	rel := Judgments{}
 	golden := make([]string, len(q.Golden))
 	for i, g := range q.Golden {
@@ -127,7 +129,7 @@ func evalChunk(ds *Dataset, q Query, ranked []Ranked) QueryResult {
 		ids[i] = r.Ref().String()
 		texts[i] = r.Text
 		if texts[i] == "" {
-			texts[i], _ = ds.ChunkText(r.Ref())
+			texts[i] = chunkText[r.Ref()]
 		}
 	}
 	m := map[string]float64{
@@ -194,13 +196,13 @@ func evalDoc(q Query, ranked []Ranked) QueryResult {
 // answerID is the item id under which answer-mode hits are judged.
 const answerID = "answer"
 
-func evalAnswer(ds *Dataset, q Query, ranked []Ranked) QueryResult {
+func evalAnswer(chunkText map[ChunkRef]string, q Query, ranked []Ranked) QueryResult {
 	ids := make([]string, len(ranked))
 	shown := make([]string, len(ranked))
 	for i, r := range ranked {
 		text := r.Text
 		if text == "" {
-			text, _ = ds.ChunkText(r.Ref())
+			text = chunkText[r.Ref()]
 		}
 		ids[i] = r.Ref().String()
 		shown[i] = ids[i]

@@ -228,3 +228,28 @@ func TestSplitCodebaseHalves(t *testing.T) {
 		t.Errorf("codebase split %d/%d, want 124/124", len(tune), len(report))
 	}
 }
+
+func TestEvaluateHalvesConcurrently(t *testing.T) {
+	ds := loadCodebase(t)
+	tune, report := Split(ds.Queries, "situate")
+	oracle := Run{}
+	for _, q := range ds.Queries {
+		oracle[q.ID] = []Ranked{{DocID: q.Golden[0].DocID, Chunk: q.Golden[0].Index}}
+	}
+	results := make(chan Result, 2)
+	for _, half := range [][]Query{tune, report} {
+		go func() {
+			res, _ := Evaluate(ds.WithQueries(half), oracle)
+			results <- res
+		}()
+	}
+	a, b := <-results, <-results
+	if a.Queries != 124 || b.Queries != 124 {
+		t.Fatalf("halves evaluated %d and %d queries, want 124 each", a.Queries, b.Queries)
+	}
+	full, _ := Evaluate(ds, oracle)
+	near(t, "mean of halves = whole", (a.Metrics[KeyRecall20]+b.Metrics[KeyRecall20])/2, full.Metrics[KeyRecall20])
+	if len(ds.Queries) != 248 {
+		t.Error("WithQueries changed the original dataset")
+	}
+}
