@@ -52,7 +52,11 @@ type anthropicQuery struct {
 // file by document uuid, are resolved to ChunkRef{doc_id, original_index}.
 // As in the cookbook's evaluate_retrieval, a golden chunk's text is taken from
 // the query's own golden_documents and stripped; a golden pair that cannot be
-// resolved is skipped, and a query left without golden chunks is skipped.
+// resolved is skipped, and a query left without golden chunks is skipped
+// (the cookbook would still count it, as 0, in its average; the real set has
+// none). Every comparison Pass@k makes is on these stripped texts, so
+// duplicated chunks (the licence headers) count as found whichever copy is
+// retrieved, exactly as in the cookbook.
 // Query ids are "q" plus the line number in queriesPath.
 func LoadAnthropic(chunksPath, queriesPath, contextsPath string) (*Dataset, error) {
 	ds := &Dataset{Name: "anthropic-codebase"}

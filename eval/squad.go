@@ -28,7 +28,8 @@ type squadArticle struct {
 // underscores as spaces, Text = paragraphs joined by a blank line), each
 // paragraph is a chunk, each question a query whose golden chunk is its
 // paragraph. lang is recorded on documents and queries. Query ids are the
-// question ids; Answer holds the first answer text (informational).
+// question ids; Answer holds the first answer text (informational). Skips
+// inside an article (empty paragraph, bad question) name the article's line.
 func LoadSQuAD(path, lang string) (*Dataset, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
