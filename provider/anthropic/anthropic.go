@@ -21,6 +21,9 @@ const (
 	DefaultCacheTTL      = "5m"
 	DefaultTimeout       = 5 * time.Minute
 	DefaultContextWindow = 200000
+	// DefaultMaxIdleConns is the idle connections per host kept by the
+	// client New makes when Options.HTTPClient is nil.
+	DefaultMaxIdleConns = 64
 	// APIVersion is sent as the anthropic-version header.
 	APIVersion = "2023-06-01"
 	// ProviderName is Usage.Provider and the prefix of Name().
@@ -42,7 +45,8 @@ type Options struct {
 	// CacheTTL of the document prefix: "5m" (default) or "1h". Batches
 	// always use "1h".
 	CacheTTL string
-	// HTTPClient defaults to a client without its own timeout.
+	// HTTPClient defaults to a client without its own timeout that keeps
+	// DefaultMaxIdleConns idle connections.
 	HTTPClient *http.Client
 	// Timeout bounds one call from request to the end of the stream;
 	// defaults to DefaultTimeout. Its expiry is a retryable error.
@@ -134,7 +138,11 @@ func New(opts Options) (*Client, error) {
 		c.window = ModelContextWindow(c.model, c.headers)
 	}
 	if c.http == nil {
-		c.http = &http.Client{}
+		// The default transport keeps 2 idle connections per host; a
+		// contextualizer runs dozens of calls at once.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = DefaultMaxIdleConns
+		c.http = &http.Client{Transport: tr}
 	}
 	if opts.Price != nil {
 		c.price, c.hasPrice = *opts.Price, true

@@ -204,13 +204,11 @@ func (c *Client) BatchResults(ctx context.Context, id string, fn func(customID s
 			Message: fmt.Sprintf("batch %s is %s (%d processing)", id, st.ProcessingStatus, st.RequestCounts.Processing),
 			Err:     ErrBatchInProgress, retryable: true, retryAfter: 30 * time.Second}
 	}
+	// The API key goes only to the configured host: a results_url elsewhere
+	// (as seen through a proxy BaseURL) is replaced by the documented path
+	// on BaseURL.
 	u := c.base.JoinPath("/v1/messages/batches", id, "results")
-	if st.ResultsURL != "" {
-		ru, err := url.Parse(st.ResultsURL)
-		if err != nil || ru.Scheme != c.base.Scheme || ru.Host != c.base.Host {
-			// The API key goes only to the configured host.
-			return fmt.Errorf("anthropic: %s: results_url %q is not on %s: %w", op, st.ResultsURL, c.base.Host, situate.ErrInvalid)
-		}
+	if ru, err := url.Parse(st.ResultsURL); st.ResultsURL != "" && err == nil && ru.Scheme == c.base.Scheme && ru.Host == c.base.Host {
 		u = ru
 	}
 	// Results can be large: no overall timeout, only the caller's context.

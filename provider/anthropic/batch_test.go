@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -280,5 +283,37 @@ func TestBatchCancel(t *testing.T) {
 	got := collect(t, c, id)
 	if e := asError(t, got["a"].err); e.Type != "canceled" || !e.Retryable() {
 		t.Errorf("canceled result: %v", e)
+	}
+}
+
+// TestBatchResultsURLOtherHost: a results_url on another host never gets
+// the API key; the documented path on BaseURL is used instead.
+func TestBatchResultsURLOtherHost(t *testing.T) {
+	var foreign atomic.Int32
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { foreign.Add(1) }))
+	defer evil.Close()
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		if strings.HasSuffix(r.URL.Path, "/results") {
+			w.Header().Set("content-type", "application/x-jsonl")
+			_, _ = w.Write([]byte(`{"custom_id":"a","result":{"type":"succeeded","message":{"id":"m","type":"message","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}}}` + "\n"))
+			return
+		}
+		w.Header().Set("content-type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"msgbatch_1","type":"message_batch","processing_status":"ended","request_counts":{"processing":0,"succeeded":1,"errored":0,"canceled":0,"expired":0},"created_at":"2026-01-01T00:00:00Z","ended_at":"2026-01-01T00:10:00Z","expires_at":"2026-01-02T00:00:00Z","results_url":"` + evil.URL + `/v1/messages/batches/msgbatch_1/results"}`))
+	}))
+	defer srv.Close()
+	c, _ := anthropic.New(anthropic.Options{APIKey: testKey, BaseURL: srv.URL + "/proxy"})
+	var texts []string
+	err := c.BatchResults(context.Background(), "msgbatch_1", func(id string, comp situate.Completion, err error) error {
+		texts = append(texts, comp.Text)
+		return err
+	})
+	if err != nil || len(texts) != 1 || texts[0] != "ok" || foreign.Load() != 0 {
+		t.Fatalf("err %v texts %v foreign calls %d", err, texts, foreign.Load())
+	}
+	if paths[1] != "/proxy/v1/messages/batches/msgbatch_1/results" {
+		t.Errorf("paths %v", paths)
 	}
 }

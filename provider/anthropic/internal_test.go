@@ -2,9 +2,12 @@ package anthropic
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +93,20 @@ func TestDefaultPrice(t *testing.T) {
 	got := p.cost(tokens{input: 1e6, write5m: 1e6, write1h: 1e6, cacheRead: 1e6, output: 1e6}, true)
 	if want := (1 + 1.25 + 2 + 0.1 + 5) / 2; got != want {
 		t.Errorf("batch cost %v, want %v", got, want)
+	}
+}
+
+func BenchmarkReadStream(b *testing.B) {
+	data, err := os.ReadFile("testdata/stream_documented.sse")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := New(Options{APIKey: "k"})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, _, err := c.readStream(context.Background(), bytes.NewReader(data), "", nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -310,7 +310,7 @@ type streamEvent struct {
 
 func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, started func()) (string, *wireUsage, error) {
 	const op = "messages"
-	sr := &sseReader{r: bufio.NewReaderSize(body, 64<<10)}
+	sr := &sseReader{r: bufio.NewReader(body)}
 	var text strings.Builder
 	var usage *wireUsage
 	n := 0
