@@ -1,0 +1,45 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDetect(t *testing.T) {
+	for _, c := range []struct{ want, text string }{
+		{"en", "The committee will review the proposal and publish its findings in the spring."},
+		{"en", "How does the scheduler decide which chunks to contextualize first?"},
+		{"de", "Die Häuser am Marktplatz wurden im letzten Jahr vollständig renoviert."},
+		{"de", "Wie funktioniert die Suche nach Dokumenten mit dem neuen System?"},
+		{"de", "Straße"},
+		{"es", "La información de los niños está en el análisis del informe anual."},
+		{"es", "¿Cómo funciona la búsqueda de documentos con el nuevo sistema?"},
+		{"ru", "Я читал книгу о новой библиотеке, и она мне очень понравилась."},
+		{"uk", "Це речення написане українською мовою, і воно має літери ї та є."},
+		{"zh", "我们开发了一个信息检索系统，使用BM25和向量搜索。"},
+		{"ja", "これは日本語の文章です。検索システムを開発しました。"},
+		{"ko", "이것은 한국어 문장입니다. 검색 시스템을 개발했습니다."},
+		// Mostly one language with words of another.
+		{"zh", "我们在 BM25 index 中使用了 Contextual Retrieval 方法来提高检索的准确率和召回率。"},
+		{"en", "The Chinese word 检索 means retrieval, and the system indexes it with bigrams for the search."},
+		{"de", "Das Retrieval-Augmented-Generation-System nutzt einen BM25-Index und die Embeddings der Chunks."},
+		// Unsure: no letters, or no evidence among en/de/es.
+		{"", ""},
+		{"", "12345 67.89 -- +++"},
+		{"", "BM25 TF-IDF"},
+		{"", "Καλημέρα κόσμε, αυτό είναι ελληνικό κείμενο."},
+	} {
+		if got := Detect(c.text); got != c.want {
+			t.Errorf("Detect(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestDetectLongTextSampled(t *testing.T) {
+	// Only the first DetectSampleBytes count; the cut lands inside a rune.
+	text := strings.Repeat("Я читал книгу о новой библиотеке. ", DetectSampleBytes/30) +
+		strings.Repeat("The committee will review the proposal. ", 20000)
+	if got := Detect(text); got != "ru" {
+		t.Errorf("Detect(long) = %q, want ru", got)
+	}
+}
