@@ -36,7 +36,7 @@ var (
 	openTagRe  = regexp.MustCompile(`^\s*<(?:context|answer|response|succinct_context)>\s*`)
 	closeTagRe = regexp.MustCompile(`\s*</(?:context|answer|response|succinct_context)>\s*$`)
 	boldRe     = regexp.MustCompile(`\*\*([^*\n]+?)\*\*`)
-	boldUndRe  = regexp.MustCompile(`(^|[\s(])__([^_\s][^_\n]*?)__`)
+	boldUndRe  = regexp.MustCompile(`(^|[\s(])__([^_\s][^_\n]*?\s[^_\n]*?)__`)
 	headingRe  = regexp.MustCompile(`(?m)^\s*#{1,6}\s+`)
 	numberRe   = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	identRe    = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*`)
@@ -157,18 +157,17 @@ func joinSentences(ss []string) string {
 
 // checkFacts flags numbers and code-like identifiers that the context names
 // but the document text does not contain.
-func checkFacts(context, docText string) []string {
+func checkFacts(context string, doc *docFacts) []string {
 	var flags []string
 	seen := map[string]bool{}
+	docNums, docText := doc.nums, doc.text
 	nNum := 0
 	for _, num := range numberRe.FindAllString(context, -1) {
-		num = strings.TrimRight(num, ".,")
 		if seen[num] || nNum >= maxUnknownFlags {
 			continue
 		}
 		seen[num] = true
-		plain := strings.NewReplacer(",", "", ".", "").Replace(num)
-		if strings.Contains(docText, num) || strings.Contains(docText, plain) || strings.Contains(docText, strings.ReplaceAll(num, ",", ".")) || strings.Contains(docText, strings.ReplaceAll(num, ".", ",")) {
+		if docNums[num] || docNums[stripSep(num)] {
 			continue
 		}
 		flags = append(flags, FlagUnknownNumber+num)
@@ -209,6 +208,28 @@ func checkFacts(context, docText string) []string {
 	return flags
 }
 
+var sepReplacer = strings.NewReplacer(",", "", ".", "")
+
+func stripSep(n string) string { return sepReplacer.Replace(n) }
+
+// docFacts is what the fact checks need of a document, computed once.
+type docFacts struct {
+	text string
+	nums map[string]bool
+}
+
+func newDocFacts(text string) *docFacts {
+	f := &docFacts{text: text, nums: map[string]bool{}}
+	for _, n := range numberRe.FindAllString(text, -1) {
+		f.nums[n] = true
+		f.nums[stripSep(n)] = true
+		for _, part := range strings.FieldsFunc(n, func(r rune) bool { return r == '.' || r == ',' }) {
+			f.nums[part] = true
+		}
+	}
+	return f
+}
+
 // codeLike reports camelCase, snake_case and dotted (or ::) names.
 func codeLike(id string) bool {
 	if strings.Contains(id, ".") || strings.Contains(id, "::") {
@@ -230,7 +251,7 @@ type checked struct {
 }
 
 // check cleans an answer and runs every check against the document.
-func check(answer, docText, lang string, maxTokens int) checked {
+func check(answer string, doc *docFacts, lang string, maxTokens int) checked {
 	s := cleanContext(answer)
 	var flags []string
 	if s == "" {
@@ -243,6 +264,6 @@ func check(answer, docText, lang string, maxTokens int) checked {
 	if lang != "" && wrongLanguage(s, lang) {
 		flags = append(flags, FlagWrongLanguage)
 	}
-	flags = append(flags, checkFacts(s, docText)...)
+	flags = append(flags, checkFacts(s, doc)...)
 	return checked{text: s, flags: flags}
 }

@@ -149,6 +149,14 @@ type docPlan struct {
 	want    string
 	plan    plan
 	replica int
+
+	factsOnce sync.Once
+	facts     *docFacts
+}
+
+func (dp *docPlan) docFacts() *docFacts {
+	dp.factsOnce.Do(func() { dp.facts = newDocFacts(dp.doc.Text + "\n" + dp.doc.Title) })
+	return dp.facts
 }
 
 // planDoc plans one document; with a token-counting model, a document that
@@ -163,7 +171,9 @@ func (c *Contextualizer) planDoc(ctx context.Context, idx int, d DocChunks, wind
 		window: window, maxTokens: c.opts.MaxTokens, factor: 1 + c.opts.EstimateMargin}
 	in.rawDoc = rawTokens(d.Doc.Text)
 	p := makePlan(in)
-	if tc, ok := c.model.(situate.TokenCounter); ok && window > 0 && !allFull(p) {
+	// Count exactly when the estimate says the document does not fit, or
+	// when it would not fit with a tokenizer needing twice the estimate.
+	if tc, ok := c.model.(situate.TokenCounter); ok && window > 0 && (!allFull(p) || 2*largestPrompt(p) > window-c.opts.MaxTokens) {
 		full := in.fullPrefix()
 		start := time.Now()
 		exact, err := tc.CountTokens(ctx, full)
@@ -186,6 +196,17 @@ func (c *Contextualizer) planDoc(ctx context.Context, idx int, d DocChunks, wind
 	h.Write([]byte(d.Doc.ID))
 	return &docPlan{idx: idx, doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, want: want, plan: p,
 		replica: int(h.Sum32() % uint32(len(c.pool)))}, nil
+}
+
+// largestPrompt is the estimated size of a plan's largest prompt.
+func largestPrompt(p plan) int {
+	n := 0
+	for _, g := range p.groups {
+		for _, i := range g.chunks {
+			n = max(n, g.prefixTokens+p.suffixTokens[i])
+		}
+	}
+	return n
 }
 
 func allFull(p plan) bool {

@@ -339,7 +339,7 @@ func (r *run) exec(j *job, replica, epoch int) error {
 		}
 		return r.emit(dp.idx, j.chunk, x)
 	}
-	chk := check(comp.Text, dp.doc.Text+"\n"+dp.doc.Title, dp.want, c.opts.MaxContextTokens)
+	chk := check(comp.Text, dp.docFacts(), dp.want, c.opts.MaxContextTokens)
 	if chk.text == "" {
 		if x, err = c.fallback(r.ctx, dp.doc, ch, FlagEmpty); err != nil {
 			return err
