@@ -98,8 +98,8 @@ func TestWrongLanguage(t *testing.T) {
 		{en, "en", false}, {de, "de", false}, {es, "es", false}, {ru, "ru", false}, {zh, "zh", false}, {zhWithCode, "zh", false},
 		{de, "en", true}, {en, "de", true}, {en, "es", true}, {es, "en", true},
 		{en, "ru", true}, {en, "zh", true}, {ru, "en", true}, {zh, "de", true},
-		{"Short text.", "de", false},     // too little evidence
-		{en, "", false},                  // unknown document language
+		{"Short text.", "de", false}, // too little evidence
+		{en, "", false},              // unknown document language
 		{"parse_config reads config.yaml and returns Config.", "de", false}, // no stop words either way
 	}
 	for _, tc := range cases {
