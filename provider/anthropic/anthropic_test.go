@@ -707,3 +707,18 @@ func TestNonStreamingFallback(t *testing.T) {
 		t.Errorf("got %q %+v started=%v err=%v", comp.Text, comp.Usage, started, err)
 	}
 }
+
+// TestConnectionReuse: sequential calls share one keep-alive connection
+// (the stream is read to its end), parallel ones a small pool.
+func TestConnectionReuse(t *testing.T) {
+	s := newServer(t, anthropictest.Config{})
+	c := newClient(t, s, anthropic.Options{})
+	for i := range 10 {
+		if _, err := c.Complete(context.Background(), prompt("d", "doc", string(rune('a'+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.Stats().Connections; n != 1 {
+		t.Errorf("10 sequential calls used %d connections, want 1", n)
+	}
+}

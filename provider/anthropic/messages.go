@@ -234,7 +234,12 @@ func (c *Client) stream(ctx context.Context, body []byte, started func()) (strin
 		}
 		return m.text(), m.Usage, nil
 	}
-	return c.readStream(ctx, resp.Body, reqID, started)
+	text, usage, err := c.readStream(ctx, resp.Body, reqID, started)
+	if err == nil {
+		// Read the end of the chunked body so the connection is reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	}
+	return text, usage, err
 }
 
 // sseEvent is one server-sent event.

@@ -132,6 +132,8 @@ type Stats struct {
 	CountTokens               int // count_tokens calls
 	BatchesCreated            int
 	BatchRequests             int // batch requests processed
+	// Connections counts TCP connections accepted (reuse keeps it low).
+	Connections int
 }
 
 // Request is one request the server received.
@@ -191,7 +193,15 @@ func NewServer(cfg Config) *Server {
 	mux.HandleFunc("/", s.wrap(func(w http.ResponseWriter, r *http.Request, _ *Fault, _ []byte) {
 		writeError(w, http.StatusNotFound, "not_found_error", "Not found: "+r.Method+" "+r.URL.Path)
 	}))
-	s.srv = httptest.NewServer(mux)
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.mu.Lock()
+			s.stats.Connections++
+			s.mu.Unlock()
+		}
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL
 	return s
 }
