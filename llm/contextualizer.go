@@ -322,7 +322,9 @@ func (c *Contextualizer) complete(ctx context.Context, m situate.LLM, lim *limit
 // document, or one excerpt window of a large one) the first uncached call
 // goes alone; when the provider starts answering (Prompt.Started; or when
 // the call returns, for providers that never call it) the prefix is cached
-// and the group's other chunks fan out. Fan-out calls of warm documents come
+// and the group's other chunks fan out. When the price table knows the
+// model and the prefix is shorter than its minimum cacheable length, the
+// group fans out at once. Fan-out calls of warm documents come
 // first, and up to two documents warm at a time while there is not enough
 // fan-out work to fill the slots, so the provider stays saturated. Every
 // document goes to one replica (stable hash of its ID), each replica with

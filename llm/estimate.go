@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -66,6 +68,9 @@ type CostEstimate struct {
 	// Duration is the expected wall time at Concurrency, Latency and the
 	// rate limits.
 	Duration time.Duration
+	// Err is set when the estimate could not be made (an unreadable
+	// TemplateFile); the other fields are then zero.
+	Err error
 }
 
 // Estimate projects calls, tokens, cost and time of contextualizing docs
@@ -95,14 +100,15 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		lat = DefaultEstimateLatency
 	}
 	c := &Contextualizer{name: model, opts: o}
-	var custom *Template
-	if o.TemplateFile != "" {
-		if t, err := LoadTemplate(o.TemplateFile); err == nil {
-			custom = &t
-		}
-	}
-	c.custom = custom
 	e := CostEstimate{Model: model, Docs: len(docs)}
+	if o.TemplateFile != "" {
+		t, err := LoadTemplate(o.TemplateFile)
+		if err != nil {
+			e.Err = fmt.Errorf("llm: estimate: TemplateFile: %w", err)
+			return e
+		}
+		c.custom = &t
+	}
 	e.Price, e.PriceKnown = prices.Lookup(model)
 	minCache := e.Price.MinCacheTokens
 	for _, d := range docs {
@@ -116,7 +122,7 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 			window: o.ContextWindow, maxTokens: o.MaxTokens, factor: 1 + o.EstimateMargin})
 		e.TooLarge += len(p.tooLarge)
 		for _, g := range p.groups {
-			excerpt := g.desc[:4] != "full"
+			excerpt := !strings.HasPrefix(g.desc, "full")
 			for k, i := range g.chunks {
 				e.Calls++
 				if excerpt {

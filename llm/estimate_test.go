@@ -107,3 +107,12 @@ func TestEstimateCodebase(t *testing.T) {
 		}
 	}
 }
+
+func TestEstimateBadTemplate(t *testing.T) {
+	o := DefaultOptions()
+	o.TemplateFile = "/nonexistent/prompt.txt"
+	e := Estimate(synthDocs(31, []int{2}), "claude-3-haiku", nil, EstimateOptions{Options: o})
+	if e.Err == nil || e.Calls != 0 {
+		t.Errorf("estimate with a missing template: %+v", e)
+	}
+}

@@ -44,13 +44,20 @@ func newQueue(lim *limiter) *queue {
 	return q
 }
 
-func (q *queue) addGroup(jobs []*job) {
+// addGroup queues a group's jobs: the first as a warm call whose start
+// releases the others, or, when warm is false (a prefix too short for the
+// provider to cache), all of them for immediate fan-out.
+func (q *queue) addGroup(jobs []*job, warm bool) {
 	q.mu.Lock()
-	first := jobs[0]
-	first.first = true
-	first.rest = jobs[1:]
-	q.warm = append(q.warm, first)
-	q.waiting++
+	if warm {
+		first := jobs[0]
+		first.first = true
+		first.rest = jobs[1:]
+		q.warm = append(q.warm, first)
+		q.waiting++
+	} else {
+		q.fan = append(q.fan, jobs...)
+	}
 	q.mu.Unlock()
 	q.cond.Broadcast()
 }
@@ -241,10 +248,13 @@ func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 		if len(jobs) == 0 {
 			continue
 		}
+		// A prefix shorter than the provider's minimum cacheable length
+		// (known from the price table) gains nothing from warming first.
+		warm := !c.hasPrice || g.prefixTokens >= c.price.MinCacheTokens
 		for k, j := range jobs {
-			j.proj = c.projectedCost(g.prefixTokens, dp.plan.suffixTokens[j.chunk], k == 0)
+			j.proj = c.projectedCost(g.prefixTokens, dp.plan.suffixTokens[j.chunk], k == 0 && warm)
 		}
-		q.addGroup(jobs)
+		q.addGroup(jobs, warm)
 	}
 	return nil
 }

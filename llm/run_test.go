@@ -358,10 +358,7 @@ func TestRateLimitHalvesConcurrency(t *testing.T) {
 	o := testOptions()
 	o.Concurrency = 8
 	c := mustNew(t, f, o)
-	ctx := context.Background()
-	window, _ := c.window(ctx)
-	_ = window
-	got, err := collect(t, ctx, c, docs)
+	got, err := collect(t, context.Background(), c, docs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,8 +377,7 @@ func TestRateLimitHalvesConcurrency(t *testing.T) {
 	if l.current() != 4 {
 		t.Errorf("limit after one rate-limit round = %d, want 4", l.current())
 	}
-	e2 := l.rateLimited(l.epoch)
-	_ = e2
+	l.rateLimited(l.epoch)
 	if l.current() != 2 {
 		t.Errorf("limit after second round = %d, want 2", l.current())
 	}
@@ -641,5 +637,32 @@ func TestEmitErrorStops(t *testing.T) {
 	})
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want the emit error", err)
+	}
+}
+
+func TestShortPrefixFansOutAtOnce(t *testing.T) {
+	docs := synthDocs(13, []int{6})
+	f := newFake()
+	f.name = "fake:claude-haiku-4-5" // caches prefixes of 4096 tokens or more
+	f.ttft, f.latency = 20*time.Millisecond, 30*time.Millisecond
+	o := testOptions()
+	if _, err := collect(t, context.Background(), mustNew(t, f, o), docs); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.snapshot()
+	firstStarted := 0
+	for _, c := range calls {
+		if firstStarted == 0 || c.StartedSeq < firstStarted {
+			firstStarted = c.StartedSeq
+		}
+	}
+	before := 0
+	for _, c := range calls {
+		if c.StartSeq < firstStarted {
+			before++
+		}
+	}
+	if before != 6 {
+		t.Errorf("%d of 6 calls started before any answered; a prefix below the cacheable minimum should fan out at once", before)
 	}
 }

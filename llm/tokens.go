@@ -11,9 +11,11 @@ import (
 // github.com/tiktoken-go/tokenizer, no download). It is exact for GPT-4o,
 // GPT-4.1 and GPT-5; for Claude and local models it is an estimate, so
 // budgets add Options.EstimateMargin (25% by default) and one token per
-// joined part. When the model implements situate.TokenCounter and a document
-// looks too large by the estimate, the document is counted exactly once and
-// the estimate is recalibrated for that document.
+// joined part. When the model implements situate.TokenCounter and a window
+// is known, a document whose largest prompt would not fit by the estimate,
+// or would not fit with twice the estimate, is counted exactly once (one
+// CountTokens call, recorded as a "count" usage) and the estimate is
+// rescaled for that document (exact/o200k ratio + 5%).
 
 var (
 	o200kOnce sync.Once
