@@ -55,6 +55,9 @@ type outline struct {
 	decls   []decl // ordered by start
 }
 
+// detectBytes is how much of a file's start detectLang looks at.
+const detectBytes = 8 << 10
+
 // detectLang picks the source language from a file name, then from the text.
 func detectLang(names []string, text string) string {
 	for _, n := range names {
@@ -64,6 +67,9 @@ func detectLang(names []string, text string) string {
 			}
 			return l
 		}
+	}
+	if len(text) > detectBytes {
+		text = text[:detectBytes]
 	}
 	score := map[string]int{}
 	for l, re := range langHints {
@@ -108,7 +114,8 @@ func parseCode(text, lang string) outline {
 	for _, r := range rules {
 		for _, m := range r.re.FindAllStringSubmatchIndex(masked, -1) {
 			d, ok := r.make(masked, m)
-			if !ok || skipName[d.name] || badPrefix(masked[m[0]:m[1]], d.name) || includeGuard.MatchString(d.name) {
+			if !ok || skipName[d.name] || badPrefix(masked[m[0]:m[1]], d.name) || includeGuard.MatchString(d.name) ||
+				(d.kind == "" && macroName.MatchString(d.name)) {
 				continue
 			}
 			d.start = m[0] + leadingSpace(masked[m[0]:m[1]])
@@ -139,6 +146,8 @@ func leadingSpace(s string) int {
 }
 
 var (
+	// macroName is an all-caps name used like a function: a macro call.
+	macroName    = regexp.MustCompile(`^[A-Z][A-Z0-9]*_[A-Z0-9_]+$`)
 	includeGuard = regexp.MustCompile(`_(H|HPP|HH|H_|HPP_|INCLUDED|INCLUDED_)$`)
 	// notType lists words that cannot precede a declared name: a match
 	// like "return foo(x) {" or "else if (x) {" is a statement.
@@ -209,7 +218,7 @@ var (
 		{regexp.MustCompile(`(?m)^[ \t]*` + annots + javaMods + `(?:<[^>{};]*>\s+)?[\w.$]+(?:<[^(){};]*>)?(?:\[\])*\??\s+([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:throws\s+[\w.,\s]+)?\{`), named("", 1, false)},
 		{regexp.MustCompile(`(?m)^[ \t]*` + annots + `(?:(?:public|protected|private)\s+)?([A-Z]\w*)\s*\([^;{}]*\)\s*(?:throws\s+[\w.,\s]+)?\{`), named("", 1, false)},
 		{regexp.MustCompile(`(?m)^[ \t]*` + annots + javaMods + `(?:suspend\s+)?fun\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?([A-Za-z_]\w*)`), named("fun", 1, false)},
-		{regexp.MustCompile(`(?m)^[ \t]*` + annots + javaMods + `(?:static\s+final|final\s+static)\s+[\w<>\[\], ]+\s+([A-Z][A-Z0-9_]+)\s*=`), named("", 1, false)},
+		{regexp.MustCompile(`(?m)^[ \t]*` + annots + javaMods + `(?:static\s+final|final\s+static)\s+[\w<>\[\], ]+\s+([A-Z][A-Z0-9_]+)\s*=`), named("const", 1, false)},
 	}
 	cRules = []rule{
 		{regexp.MustCompile(`(?m)^[ \t]*(?:inline\s+)?(namespace)\s+([A-Za-z_][\w:]*)\s*\{`), keyed(1, 2, false)},
@@ -217,6 +226,8 @@ var (
 		{regexp.MustCompile(`(?m)^[ \t]*(?:template\s*<[^;{]*>\s*)?(?:[A-Za-z_][\w:<>,*&]*[ \t*&]+)+\**&?(~?[A-Za-z_][\w]*(?:::~?[A-Za-z_]\w*)*)\s*\([^;{}]*\)\s*(?:const\s*)?(?:noexcept(?:\([^)]*\))?\s*)?(?:override\s*)?(?:final\s*)?(?:->\s*[^{;]+)?(?::[^;{]*)?\{`), named("", 1, false)},
 		{regexp.MustCompile(`(?m)^(~?[A-Za-z_][\w]*(?:::~?[A-Za-z_]\w*)*)\s*\([^;{}]*\)\s*(?:const\s*)?(?::[^;{]*)?\{`), named("", 1, false)},
 		{regexp.MustCompile(`(?m)^[ \t]*((?:TYPED_)?TEST(?:_F|_P)?)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)`), gtest},
+		// A class declared through a macro: LOGUNIT_CLASS(MinimumTestCase) {
+		{regexp.MustCompile(`(?m)^[ \t]*[A-Z][A-Z0-9]*_CLASS\s*\(\s*([A-Za-z_]\w*)\s*\)\s*(?::[^;{]*)?\{`), named("class", 1, true)},
 		{regexp.MustCompile(`(?m)^[ \t]*#\s*define\s+([A-Z][A-Z0-9_]{2,})\b`), named("#define", 1, false)},
 	}
 	pyRules = []rule{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -201,14 +202,85 @@ func headingPath(h, title string) string {
 // codeBudget is how many items of each list a code context shows, shrunk
 // until the context fits.
 type codeBudget struct {
-	summary, fileDefs, chunkDefs, path int
-	pkg, file                          bool
+	summary, fileDefs, chunkDefs, path, words int
+	pkg, file                                 bool
 }
 
 const (
 	maxFileDefs  = 12
 	maxChunkDefs = 8
+	maxSubwords  = 10
 )
+
+// subwords splits identifiers into their lowercase words (getUserName ->
+// get user name, AVChapterSetTimebase -> av chapter set timebase) so that a
+// word-based index matches a query that spells them out. Keywords, one-letter
+// words and words seen before are left out; at most max words.
+func subwords(names []string, max int) string {
+	seen := map[string]bool{}
+	for _, k := range []string{"fn", "impl", "def", "class", "struct", "enum", "trait", "type", "mod", "namespace", "func", "for", "interface", "const", "test", "self",
+		"as", "is", "to", "of", "in", "on", "at", "by", "or", "and", "the", "it"} {
+		seen[k] = true
+	}
+	var out []string
+	for _, n := range names {
+		for _, id := range identRe.FindAllString(n, -1) {
+			parts := splitIdent(id)
+			if len(parts) < 2 {
+				continue
+			}
+			for _, p := range parts {
+				if len(p) < 2 || seen[p] || len(out) == max {
+					continue
+				}
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+var identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// splitIdent splits at underscores, lower-to-upper changes, the end of an
+// acronym and letter/digit changes, lowercasing the parts.
+func splitIdent(id string) []string {
+	var parts []string
+	rs := []rune(id)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, strings.ToLower(string(rs[start:end])))
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		p := rs[i-1]
+		switch {
+		case isLower(p) && isUpper(r),
+			isDigit(p) != isDigit(r) && p != '_':
+			flush(i)
+		case isUpper(p) && isUpper(r) && i+1 < len(rs) && isLower(rs[i+1]):
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return parts
+}
+
+func isLower(r rune) bool { return r >= 'a' && r <= 'z' }
+func isUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 // codeContext renders, e.g., "Rust code: Executor for differential fuzzing.
 // Defines DiffExecutor, ProxyObserversTuple. This chunk is in impl
@@ -229,8 +301,11 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, doc sit
 	first := start + leadingSpace(doc.Text[start:end])
 
 	var enclosing, defined []string
+	pkgParts := strings.Split(o.pkg, "::")
 	for _, d := range o.decls {
 		switch {
+		case d.kind == "namespace" && slices.Contains(pkgParts, d.name) && d.start < first:
+			// already named as the package
 		case d.start < first && d.end > first:
 			enclosing = append(enclosing, d.label())
 		case d.start >= first && d.start < end && !slices.ContainsFunc(defined, func(l string) bool { return strings.HasSuffix(l, " "+d.name) || l == d.name }):
@@ -246,7 +321,7 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, doc sit
 	b := codeBudget{
 		summary: wordCount(summary), fileDefs: min(len(fileDefs), maxFileDefs),
 		chunkDefs: min(len(defined), maxChunkDefs), path: len(enclosing),
-		pkg: o.pkg != "", file: file != "",
+		pkg: o.pkg != "", file: file != "", words: maxSubwords,
 	}
 	for {
 		s := renderCode(t, file, o, summary, fileDefs, enclosing, defined, b)
@@ -254,6 +329,8 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, doc sit
 			return s
 		}
 		switch {
+		case b.words > 4:
+			b.words--
 		case b.summary > 6:
 			b.summary--
 		case b.fileDefs > 4:
@@ -270,6 +347,8 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, doc sit
 			b.fileDefs--
 		case b.chunkDefs > 1:
 			b.chunkDefs--
+		case b.words > 0:
+			b.words = 0
 		case b.pkg:
 			b.pkg = false
 		case b.fileDefs > 0:
@@ -324,6 +403,19 @@ func renderCode(t template, file string, o outline, summary string, fileDefs, en
 	case b.chunkDefs > 0:
 		parts = append(parts, sentence(t, fmt.Sprintf(t.chunk, strings.Join(defined[:b.chunkDefs], t.list))))
 	}
+	if b.words > 0 {
+		// Innermost first; namespaces and modules say little about a chunk.
+		var names []string
+		for i := len(enclosing) - 1; i >= 0; i-- {
+			if !strings.HasPrefix(enclosing[i], "namespace ") && !strings.HasPrefix(enclosing[i], "mod ") {
+				names = append(names, enclosing[i])
+			}
+		}
+		names = append(names, defined[:b.chunkDefs]...)
+		if w := subwords(names, b.words); w != "" {
+			parts[len(parts)-1] = strings.TrimSuffix(parts[len(parts)-1], t.stop) + " (" + w + ")" + t.stop
+		}
+	}
 	sep := " "
 	if t.stop == "。" {
 		sep = ""
@@ -356,6 +448,9 @@ func fileDefinitions(decls []decl) []string {
 			// an impl names a type defined elsewhere or above; skip
 		case d.typ && !nested:
 			types = appendUnique(types, name)
+			if subject := testSubject(name); subject != "" {
+				types = appendUnique(types, subject)
+			}
 		case !nested:
 			top = appendUnique(top, name)
 		default:
@@ -376,4 +471,17 @@ func appendUnique(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// testSuffix matches the name of a test class: PepperGeneratorTest,
+// SMTPAppenderTestCase, TestRegistry, BuildDockerMojoIntegrationTest.
+var testSuffix = regexp.MustCompile(`^(?:Test_?)?([A-Z]\w*?)_?(?:Integration)?(?:Tests?|TestCase|Spec|IT)?$`)
+
+// testSubject returns the class a test class tests, or "".
+func testSubject(name string) string {
+	m := testSuffix.FindStringSubmatch(name)
+	if m == nil || m[1] == name || len(m[1]) < 3 {
+		return ""
+	}
+	return m[1]
 }

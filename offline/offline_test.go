@@ -213,9 +213,9 @@ def main():
     print(Morse_code().decode("..."))
 `}, []string{"\"\"\"Decoders", "        for ch in ctext", "    def priority", "def main"},
 			[]string{
-				"Python code. Defines Morse_code, main, decode, priority. This chunk defines class Morse_code, def decode.",
-				"Python code: Decoders for the Morse code cipher. Defines Morse_code, main, decode, priority. This chunk is in class Morse_code > def decode.",
-				"This chunk is in class Morse_code and defines def priority.",
+				"Python code. Defines Morse_code, main, decode, priority. This chunk defines class Morse_code, def decode (morse code).",
+				"Python code: Decoders for the Morse code cipher. Defines Morse_code, main, decode, priority. This chunk is in class Morse_code > def decode (morse code).",
+				"This chunk is in class Morse_code and defines def priority (morse code).",
 				"This chunk defines def main.",
 			}},
 		{"rust", situate.Document{ID: "src/executors/differential.rs", Format: situate.FormatCode, Lang: "de", Text: `//! Executor for differential fuzzing.
@@ -239,8 +239,8 @@ where
 }
 `}, []string{"//! Executor", "        let ret1"},
 			[]string{
-				"Datei src/executors/differential.rs. Definiert DiffExecutor, run_target. Dieser Abschnitt definiert struct DiffExecutor, impl Executor for DiffExecutor, fn run_target.",
-				"Datei src/executors/differential.rs: Executor for differential fuzzing. Definiert DiffExecutor, run_target. Dieser Abschnitt liegt in impl Executor for DiffExecutor > fn run_target.",
+				"Datei src/executors/differential.rs. Definiert DiffExecutor, run_target. Dieser Abschnitt definiert struct DiffExecutor, impl Executor for DiffExecutor, fn run_target (diff executor run target).",
+				"Datei src/executors/differential.rs: Executor for differential fuzzing. Definiert DiffExecutor, run_target. Dieser Abschnitt liegt in impl Executor for DiffExecutor > fn run_target (run target diff executor).",
 			}},
 		{"java", situate.Document{ID: "doc_41", Format: situate.FormatCode, Lang: "en", Text: `/*
  * Copyright 2020 Example LLC. Licensed under the Apache License, Version 2.0.
@@ -269,9 +269,9 @@ public class PepperGeneratorTest {
 }
 `}, []string{"/*", "        String pepper = PepperGenerator.generate(23)", "    @Test\n    public void testSaltNoLength"},
 			[]string{
-				"This chunk defines class PepperGeneratorTest, DEFAULT_LENGTH, testSaltLength.",
-				"Java code, package com.password4j: Tests for PepperGenerator, which makes random peppers. Defines PepperGeneratorTest, DEFAULT_LENGTH, testSaltLength, testSaltNoLength. This chunk is in class PepperGeneratorTest > testSaltLength.",
-				"This chunk is in class PepperGeneratorTest and defines testSaltNoLength.",
+				"This chunk defines class PepperGeneratorTest, const DEFAULT_LENGTH, testSaltLength (pepper generator default length salt).",
+				"Java code, package com.password4j: Tests for PepperGenerator, which makes random peppers. Defines PepperGeneratorTest, PepperGenerator, DEFAULT_LENGTH, testSaltLength, testSaltNoLength. This chunk is in class PepperGeneratorTest > testSaltLength (salt length pepper generator).",
+				"This chunk is in class PepperGeneratorTest and defines testSaltNoLength (pepper generator salt no length).",
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
