@@ -13,8 +13,8 @@ import (
 // Token is one indexable term and where it came from.
 type Token struct {
 	// Term is the analysed form (lowercased, folded, stemmed...). It is valid,
-	// non-empty UTF-8. Terms of one Analyze call share one backing array, not
-	// the input's.
+	// non-empty UTF-8. Terms of one Analyze call share a few backing arrays
+	// (never the input's): keeping one term keeps that call's term bytes.
 	Term string
 	// Start and End are byte offsets into the analysed text, on rune
 	// boundaries: text[Start:End] is the surface form Term came from (for a
@@ -98,35 +98,33 @@ func ForLanguage(lang string) Analyzer {
 // spanPool recycles tokenizer output between calls.
 var spanPool = sync.Pool{New: func() any { s := make([]span, 0, 256); return &s }}
 
-// termBuilder collects terms into one byte arena; finish turns them into
-// strings that share one allocation.
+// termBuilder collects tokens; their terms live in append-only byte blocks
+// that are never written again once a term is in them, so a term can be a
+// string over its block without a copy.
 type termBuilder struct {
 	arena  []byte
 	tokens []Token
-	offs   []int // arena offset of each token's term end
+}
+
+func newTermBuilder(arenaCap, tokenCap int) termBuilder {
+	return termBuilder{arena: make([]byte, 0, arenaCap), tokens: make([]Token, 0, tokenCap)}
 }
 
 func (tb *termBuilder) add(term []byte, start, end, pos int) {
 	if len(term) == 0 {
 		return
 	}
+	if cap(tb.arena)-len(tb.arena) < len(term) {
+		// A new block; earlier terms keep the old one alive.
+		tb.arena = make([]byte, 0, max(2*cap(tb.arena), 4*len(term), 256))
+	}
+	off := len(tb.arena)
 	tb.arena = append(tb.arena, term...)
-	tb.tokens = append(tb.tokens, Token{Start: start, End: end, Position: pos})
-	tb.offs = append(tb.offs, len(tb.arena))
+	t := unsafe.String(&tb.arena[off], len(term))
+	tb.tokens = append(tb.tokens, Token{Term: t, Start: start, End: end, Position: pos})
 }
 
-func (tb *termBuilder) finish() []Token {
-	if len(tb.arena) == 0 {
-		return tb.tokens
-	}
-	all := unsafe.String(unsafe.SliceData(tb.arena), len(tb.arena))
-	prev := 0
-	for i := range tb.tokens {
-		tb.tokens[i].Term = all[prev:tb.offs[i]]
-		prev = tb.offs[i]
-	}
-	return tb.tokens
-}
+func (tb *termBuilder) finish() []Token { return tb.tokens }
 
 // appendLower appends the lowercase form of s (Java's Character.toLowerCase
 // per code point, as Lucene's LowerCaseFilter) to dst.
@@ -213,12 +211,8 @@ func (c *wordChain) Name() string { return c.name }
 func (c *wordChain) Analyze(text string) []Token {
 	sp := spanPool.Get().(*[]span)
 	spans := standardSpans(text, (*sp)[:0])
-	tb := termBuilder{
-		arena:  make([]byte, 0, len(text)),
-		tokens: make([]Token, 0, len(spans)),
-		offs:   make([]int, 0, len(spans)),
-	}
-	var scratch [64]byte
+	tb := newTermBuilder(len(text), len(spans))
+	var scratch [256]byte
 	for pos, s := range spans {
 		t := appendLower(scratch[:0], text[s.start:s.end])
 		if c.possessive {

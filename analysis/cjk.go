@@ -98,14 +98,10 @@ func appendWidthFold(dst []byte, s string) []byte {
 func (a *cjkAnalyzer) Analyze(text string) []Token {
 	sp := spanPool.Get().(*[]span)
 	spans := standardSpans(text, (*sp)[:0])
-	tb := termBuilder{
-		arena:  make([]byte, 0, len(text)+len(text)/2),
-		tokens: make([]Token, 0, len(spans)*2),
-		offs:   make([]int, 0, len(spans)*2),
-	}
+	tb := newTermBuilder(len(text)+len(text)/2, len(spans)+len(spans)/2)
 	pos := 0
 	bg := bigrammer{tb: &tb, pos: &pos}
-	var scratch [64]byte
+	var scratch [256]byte
 	for _, s := range spans {
 		if isCJKType(s.typ) {
 			bg.addSpan(text, s.start, s.end)

@@ -81,11 +81,7 @@ func isIdentClass(c uint8) bool {
 }
 
 func (a *codeAnalyzer) Analyze(text string) []Token {
-	tb := termBuilder{
-		arena:  make([]byte, 0, len(text)+len(text)/2),
-		tokens: make([]Token, 0, len(text)/4),
-		offs:   make([]int, 0, len(text)/4),
-	}
+	tb := newTermBuilder(len(text)+len(text)/4, len(text)/8+8)
 	pos := 0
 	bg := bigrammer{tb: &tb, pos: &pos}
 	n := len(text)
@@ -167,7 +163,7 @@ func (a *codeAnalyzer) identifier(tb *termBuilder, text string, start, end, pos 
 	}
 	add(partStart, end)
 
-	var scratch [64]byte
+	var scratch [256]byte
 	whole := appendLower(scratch[:0], text[start:end])
 	if len(parts) != 2 || parts[0] != start || parts[1] != end {
 		tb.add(whole, start, end, pos)
