@@ -110,3 +110,30 @@ func BenchmarkReadStream(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReadStream: any byte stream gives text and an error or success,
+// never a panic or a hang; success needs a message_stop.
+func FuzzReadStream(f *testing.F) {
+	for _, name := range []string{"testdata/stream_documented.sse", "testdata/stream_crlf.sse"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	f.Add([]byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n\n"))
+	c, _ := New(Options{APIKey: "k"})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _, err := c.readStream(context.Background(), bytes.NewReader(data), "", nil)
+		if err == nil && !bytes.Contains(data, []byte("message_stop")) {
+			t.Fatalf("success without message_stop: %q", data)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not *Error", err)
+			}
+		}
+	})
+}
