@@ -2,9 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
-	"math"
 	"os"
-	"sort"
 	"testing"
 )
 
@@ -22,9 +20,8 @@ type xquadFile struct {
 
 type retrievalScores struct{ hit1, hit5, hit20, mrr10 float64 }
 
-// xquadRetrieval ranks XQuAD paragraphs for every question with a plain
-// BM25 (k1=1.2, b=0.75, Lucene's idf; one clause per unique query term
-// weighted by its count; ties by paragraph order) over the analyzer's terms.
+// xquadRetrieval ranks XQuAD paragraphs (the chunks) for every question
+// with testIndex over the analyzer's terms.
 func xquadRetrieval(tb testing.TB, path string, a Analyzer) retrievalScores {
 	tb.Helper()
 	raw, err := os.ReadFile(path)
@@ -35,64 +32,23 @@ func xquadRetrieval(tb testing.TB, path string, a Analyzer) retrievalScores {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		tb.Fatalf("parse %s: %v", path, err)
 	}
-	type query struct {
-		text string
-		gold int
-	}
-	var docs []map[string]int
-	var lens []float64
-	var queries []query
-	df := map[string]int{}
-	total := 0.0
+	var texts, questions []string
+	var gold []int
 	for _, art := range f.Data {
 		for _, p := range art.Paragraphs {
-			tf := map[string]int{}
-			toks := a.Analyze(p.Context)
-			for _, t := range toks {
-				tf[t.Term]++
-			}
-			for t := range tf {
-				df[t]++
-			}
 			for _, qa := range p.QAs {
-				queries = append(queries, query{qa.Question, len(docs)})
+				questions = append(questions, qa.Question)
+				gold = append(gold, len(texts))
 			}
-			docs = append(docs, tf)
-			lens = append(lens, float64(len(toks)))
-			total += float64(len(toks))
+			texts = append(texts, p.Context)
 		}
 	}
-	const k1, b = 1.2, 0.75
-	n := float64(len(docs))
-	avg := total / n
+	ix := newTestIndex(a, texts)
 	var s retrievalScores
-	scores := make([]float64, len(docs))
-	order := make([]int, len(docs))
-	for _, q := range queries {
-		qtf := map[string]int{}
-		for _, t := range a.Analyze(q.text) {
-			qtf[t.Term]++
-		}
-		for d := range scores {
-			scores[d] = 0
-			order[d] = d
-		}
-		for term, boost := range qtf {
-			dft := float64(df[term])
-			if dft == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-dft+0.5)/(dft+0.5))
-			for d, tf := range docs {
-				if c := float64(tf[term]); c > 0 {
-					scores[d] += float64(boost) * idf * c / (c + k1*(1-b+b*lens[d]/avg))
-				}
-			}
-		}
-		sort.SliceStable(order, func(i, j int) bool { return scores[order[i]] > scores[order[j]] })
-		rank := 0
-		for r, d := range order {
-			if d == q.gold {
+	for i, q := range questions {
+		rank := len(texts) + 1
+		for r, d := range ix.rank(q) {
+			if d == gold[i] {
 				rank = r + 1
 				break
 			}
@@ -110,7 +66,7 @@ func xquadRetrieval(tb testing.TB, path string, a Analyzer) retrievalScores {
 			s.mrr10 += 1 / float64(rank)
 		}
 	}
-	nq := float64(len(queries))
+	nq := float64(len(questions))
 	return retrievalScores{100 * s.hit1 / nq, 100 * s.hit5 / nq, 100 * s.hit20 / nq, s.mrr10 / nq}
 }
 
