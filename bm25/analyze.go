@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -70,10 +71,25 @@ func prefix(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i]
+		}
 	}
-	return s[:n]
+	return s[:n] // not UTF-8 here: any cut will do
+}
+
+// pieceSize is the largest text handed to one Analyze call.
+const pieceSize = 1 << 20
+
+// cutPiece returns a prefix of s of at most n bytes ending after whitespace,
+// or, when the window has none, on a rune boundary.
+func cutPiece(s string, n int) string {
+	w := s[:n]
+	if i := strings.LastIndexAny(w, " \t\n\r\f\v"); i > n/2 {
+		return s[:i+1]
+	}
+	return prefix(s, n)
 }
 
 // analyzedDoc is one document after analysis, ready to be inverted.
@@ -137,24 +153,37 @@ func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32) (analyzedDoc, erro
 		if text == "" {
 			continue
 		}
-		toks := a.Analyze(text)
 		ft := &ad.fields[fi]
 		clear(counts)
-		for i, t := range toks {
-			if t.Term == "" {
-				continue
+		for len(text) > 0 {
+			// Very long texts are analysed in pieces cut at whitespace, so
+			// the token slice of one Analyze call stays small.
+			piece := text
+			if len(piece) > pieceSize {
+				piece = cutPiece(text, pieceSize)
 			}
-			counts[t.Term]++
-			ft.tokens++
-			if i == 0 || t.Position != toks[i-1].Position {
-				ft.normLen++
+			text = text[len(piece):]
+			toks := a.Analyze(piece)
+			for i, t := range toks {
+				if t.Term == "" {
+					continue
+				}
+				if _, ok := counts[t.Term]; !ok && len(toks) > 1024 {
+					// The term shares its backing array with all the
+					// piece's terms; keep only its own bytes.
+					t.Term = strings.Clone(t.Term)
+				}
+				counts[t.Term]++
+				ft.tokens++
+				if i == 0 || t.Position != toks[i-1].Position {
+					ft.normLen++
+				}
 			}
 		}
 		ft.terms = make([]string, 0, len(counts))
 		for t := range counts {
 			ft.terms = append(ft.terms, t)
 		}
-		sort.Strings(ft.terms)
 		ft.tfs = make([]uint32, len(ft.terms))
 		for i, t := range ft.terms {
 			ft.tfs[i] = counts[t]
