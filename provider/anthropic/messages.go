@@ -374,7 +374,6 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, s
 				we = *se.Error
 			}
 			e := c.fromWire(op, 0, we, reqID)
-			e.StatusCode = 0
 			return text.String(), usage, e
 		}
 		// ping, content_block_stop and future event types need nothing.

@@ -50,7 +50,8 @@ func (p Price) cost(t tokens, batch bool) float64 {
 	usd := float64(t.input)*in + float64(t.write5m)*in*CacheWrite5mFactor +
 		float64(t.write1h)*in*CacheWrite1hFactor + float64(t.cacheRead)*in*CacheReadFactor +
 		float64(t.output)*p.OutputPerMTok
-	// cache_creation_input_tokens without a breakdown is counted by write5m/1h.
+	// tokens() assigns a write without a cache_creation breakdown to the
+	// configured TTL, so write5m+write1h always equals the cache write.
 	usd /= 1e6
 	if batch {
 		usd *= BatchFactor
