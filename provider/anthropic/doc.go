@@ -17,8 +17,9 @@
 // status, with Anthropic's error.type and request-id. Retryable reports
 // 408/409/429/5xx/529, connection failures, timeouts and broken streams
 // (not a 429 for a reached spend limit); RetryAfter reads retry-after-ms or
-// retry-after. The client itself never retries: the caller (package llm)
-// owns the policy.
+// retry-after; RateLimited marks 429s and overloads (529 or an
+// overloaded_error event) so the caller can also lower its concurrency. The
+// client itself never retries: the caller (package llm) owns the policy.
 //
 // The client is plain net/http and encoding/json: the API surface used is
 // three endpoints, and the official SDK (anthropic-sdk-go) costs about
