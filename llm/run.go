@@ -317,13 +317,18 @@ func (r *run) exec(j *job, replica, epoch int) error {
 	}
 	start := time.Now()
 	comp, retries, err := c.complete(r.ctx, c.pool[replica], r.lims[replica], epoch, p)
-	if err != nil && r.ctx.Err() != nil {
-		r.budget.commit(j.proj, 0)
-		return nil // cancelled: nothing emitted, nothing cached
-	}
 	// A call that succeeded is recorded and cached even if the run was
 	// cancelled meanwhile, so that a resumed run does not repeat it.
 	ctx := context.WithoutCancel(r.ctx)
+	if err != nil && r.ctx.Err() != nil {
+		// Cancelled: recorded (it may have been billed), nothing emitted
+		// or cached.
+		r.budget.commit(j.proj, 0)
+		u := comp.Usage
+		u.Time, u.Operation, u.DocID, u.Latency, u.Retries, u.Error = start, "context", dp.doc.ID, time.Since(start), retries, err.Error()
+		u.Provider, u.Model = "", ""
+		return c.record(ctx, u)
+	}
 	u := comp.Usage
 	u.Time, u.Operation, u.DocID, u.Latency, u.Retries = start, "context", dp.doc.ID, time.Since(start), retries
 	u.Provider, u.Model = "", ""
