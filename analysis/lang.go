@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"sync"
 	"unicode/utf8"
 
 	snowball "github.com/blevesearch/snowballstem"
@@ -16,13 +17,42 @@ import (
 // without umlauts or accents ("Hauser", "informacion") meets the same terms
 // as the correctly written document ("Häuser", "información").
 
-// snowballStem runs a Snowball stemmer on t.
-func snowballStem(stem func(*snowball.Env) bool) func(t []byte) []byte {
-	return func(t []byte) []byte {
-		env := snowball.NewEnv(string(t))
-		stem(env)
-		return append(t[:0], env.Current()...)
+// StemCacheSize bounds the words each Snowball analyzer remembers the stem
+// of. Word frequencies are Zipfian, so a bounded cache that stops growing
+// when full still serves most lookups; it spares the Snowball runtime's
+// allocations.
+const StemCacheSize = 1 << 16
+
+// stemCache memoizes a stemmer; it is safe for concurrent use.
+type stemCache struct {
+	mu   sync.RWMutex
+	m    map[string]string
+	stem func(string) string
+}
+
+func (c *stemCache) get(t []byte) []byte {
+	c.mu.RLock()
+	s, ok := c.m[string(t)]
+	c.mu.RUnlock()
+	if !ok {
+		s = c.stem(string(t))
+		c.mu.Lock()
+		if len(c.m) < StemCacheSize {
+			c.m[string(t)] = s
+		}
+		c.mu.Unlock()
 	}
+	return append(t[:0], s...)
+}
+
+// snowballStem runs a Snowball stemmer on t, through a stemCache.
+func snowballStem(stem func(*snowball.Env) bool) func(t []byte) []byte {
+	c := &stemCache{m: map[string]string{}, stem: func(w string) string {
+		env := snowball.NewEnv(w)
+		stem(env)
+		return env.Current()
+	}}
+	return c.get
 }
 
 // germanNormalize folds German spelling variants as Lucene's
@@ -33,7 +63,7 @@ func germanNormalize(t []byte) []byte {
 	if isASCII(t) && !bytes.Contains(t, []byte("ae")) && !bytes.Contains(t, []byte("oe")) && !bytes.Contains(t, []byte("ue")) {
 		return t
 	}
-	out := make([]byte, 0, len(t)+2)
+	out := t[:0] // in place: the output never outruns the input (ß -> ss is 2 bytes for 2)
 	// Lucene's state machine.
 	const (
 		stN = iota // ordinary
@@ -111,6 +141,8 @@ func spanishNormalize(t []byte) []byte {
 	return t
 }
 
+var spanishSnowball = snowballStem(spanish.Stem)
+
 // spanishStem restores the accents that the Snowball Spanish stemmer's
 // noun suffixes spell (-ción, -logía/-logías) and stems.
 func spanishStem(t []byte) []byte {
@@ -122,8 +154,7 @@ func spanishStem(t []byte) []byte {
 	case bytes.HasSuffix(t, []byte("logias")) && len(t) > 7:
 		t = append(t[:len(t)-3], "ías"...)
 	}
-	t = snowballStem(spanish.Stem)(t)
-	return spanishNormalize(t)
+	return spanishNormalize(spanishSnowball(t))
 }
 
 // russianNormalize maps ё to е.
