@@ -95,8 +95,8 @@ func unit(text string, p, limit int) (uint8, int) {
 	c := classOf(r)
 	q := p + sz
 	for q < limit {
-		b := text[q]
-		if b < 0xCC { // ASCII and U+0000..U+02FF are never Extend/Format/ZWJ
+		// Below U+0300 only U+00AD SOFT HYPHEN (C2 AD) is Extend/Format/ZWJ.
+		if b := text[q]; b < 0xCC && (b != 0xC2 || q+1 >= limit || text[q+1] != 0xAD) {
 			break
 		}
 		r, sz = decode(text, q)
