@@ -69,3 +69,22 @@ func BenchmarkHugeLine(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCACM analyses the whole CACM collection (3,204 documents) with
+// the English analyzer: the realistic English indexing cost.
+func BenchmarkCACM(b *testing.B) {
+	docs := readCACM(b)
+	a := mustNew(b, English)
+	size := 0
+	for _, d := range docs {
+		size += len(d.text)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, d := range docs {
+			a.Analyze(d.text)
+		}
+	}
+	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
