@@ -50,10 +50,15 @@ type Usage struct {
 	// CacheReadTokens are reported separately as the providers do.
 	InputTokens      int
 	CacheWriteTokens int
-	CacheReadTokens  int
-	OutputTokens     int
-	Latency          time.Duration
-	Retries          int
+	// CacheWrite1hTokens is the part of CacheWriteTokens written with the
+	// 1-hour TTL (priced higher than the 5-minute default).
+	CacheWrite1hTokens int
+	CacheReadTokens    int
+	OutputTokens       int
+	// Batch marks calls billed at the batch discount.
+	Batch   bool
+	Latency time.Duration
+	Retries int
 	// Error is the final error of a failed call, empty on success.
 	Error string
 	// CostUSD is the call's cost from the configured price table, 0 if unknown.

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/ingest/pdf"
+)
+
+func runIndex(ctx context.Context, e *env, args []string) error {
+	c := newConfig()
+	fs := newFlagSet("index", "PATH... | - | FILE.jsonl",
+		"Index files and directories (recursively, honouring .gitignore and .situateignore), JSONL files\n"+
+			"({\"id\",\"text\",\"title\",\"metadata\"} per line) or stdin ('-'). Unchanged documents are skipped;\n"+
+			"a changed document is re-chunked and re-contextualized as a whole.")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
+		"bm25-k1", "bm25-b", "context-weight", "parallel", "include", "exclude", "max-file-size")
+	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
+	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped")
+	stdinID := fs.String("id", "stdin", "document id for text read from stdin")
+	quiet := fs.Bool("quiet", false, "no progress and no summary")
+	paths, err := c.parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usagef("no PATH given")
+	}
+	maxSize, err := c.int("max-file-size")
+	if err != nil {
+		return err
+	}
+	ingestOpts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude"),
+		MaxFileSize: int64(maxSize), PDF: pdf.New(pdf.Options{})}
+	if err := ingestOpts.Validate(); err != nil {
+		return usageError{err}
+	}
+
+	eng, store, err := openEngine(ctx, e, c, true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	defer eng.Close()
+
+	start := time.Now()
+	var (
+		docs    []situate.Document
+		skipped int
+	)
+	report := func(err error) {
+		skipped++
+		fmt.Fprintf(e.stderr, "skip %v\n", err)
+	}
+	collect := func(doc situate.Document, err error) error {
+		if err != nil {
+			var fe *ingest.FileError
+			if errors.As(err, &fe) {
+				report(err)
+				return nil
+			}
+			return err
+		}
+		docs = append(docs, doc)
+		return nil
+	}
+	storeDir := c.storeDir(e)
+	for _, p := range paths {
+		switch {
+		case p == "-":
+			doc, err := ingest.ParseReader(ctx, e.stdin, *stdinID, *stdinID, ingestOpts)
+			if err := collect(doc, err); err != nil {
+				return err
+			}
+		case strings.HasSuffix(strings.ToLower(p), ".jsonl"):
+			f, err := os.Open(p)
+			if err != nil {
+				report(&ingest.FileError{Op: "open", Path: p, Err: err})
+				continue
+			}
+			err = ingest.JSONL(ctx, f, p, collect)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		default:
+			abs, _ := filepath.Abs(p)
+			if abs == storeDir {
+				continue
+			}
+			if err := ingest.Walk(ctx, []string{p}, ingestOpts, collect); err != nil {
+				return err
+			}
+		}
+	}
+
+	parallel := eng.Options().ParallelDocuments
+	prog := newProgress(e.stderr, len(docs), "situating", *quiet)
+	var (
+		mu       sync.Mutex
+		counts   = map[situate.Change]int{}
+		failures int
+		chunks   int
+	)
+	work := make(chan situate.Document)
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for doc := range work {
+				change, err := eng.Put(ctx, doc)
+				mu.Lock()
+				if err != nil {
+					failures++
+					fmt.Fprintf(e.stderr, "fail %s: %v\n", doc.ID, err)
+				} else {
+					counts[change]++
+					if change != situate.Unchanged {
+						if r, err := eng.Document(doc.ID); err == nil {
+							chunks += r.Chunks
+						}
+					}
+				}
+				prog.add(1)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, d := range docs {
+		select {
+		case work <- d:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	prog.done()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted: %w", err)
+	}
+
+	removed := 0
+	if *prune {
+		seen := make(map[string]bool, len(docs))
+		for _, d := range docs {
+			seen[d.ID] = true
+		}
+		for _, r := range eng.Documents() {
+			if !seen[r.ID] {
+				if err := eng.Delete(ctx, r.ID); err != nil {
+					return err
+				}
+				removed++
+			}
+		}
+	}
+	if !*quiet {
+		fmt.Fprintf(e.stderr, "indexed %d documents in %s: %d added, %d updated, %d unchanged, %d removed, %d skipped, %d failed; %d new chunks; store %s\n",
+			len(docs), time.Since(start).Round(time.Millisecond), counts[situate.Added], counts[situate.Updated],
+			counts[situate.Unchanged], removed, skipped, failures, chunks, storeDir)
+	}
+	if failures > 0 || (*strict && skipped > 0) {
+		return errAlreadyReported
+	}
+	return nil
+}

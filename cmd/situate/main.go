@@ -1,0 +1,118 @@
+// Command situate indexes documents with contextual retrieval and searches
+// them. Run "situate help" for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks errors in how the command was called (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"index", "index files, directories, JSONL or stdin", runIndex},
+		{"search", "search the index", runSearch},
+		{"status", "show documents, chunks, languages, store size and what is stale", runStatus},
+		{"show", "show a document's chunks with their contexts", runShow},
+		{"rm", "remove documents from the index", runRemove},
+		{"config", "print the effective configuration and where each value comes from", runConfig},
+		{"eval", "measure retrieval on reference questions", runEval},
+	}
+}
+
+// env is what a command runs with; tests swap its streams.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	workDir        string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	wd, _ := os.Getwd()
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, workDir: wd}
+	os.Exit(Main(ctx, e, os.Args[1:]))
+}
+
+// Main runs situate with args and returns the exit code.
+func Main(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			return Main(ctx, e, []string{args[1], "--help"})
+		}
+		printUsage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		var ue usageError
+		switch {
+		case err == nil:
+			return exitOK
+		case errors.Is(err, errHelpShown):
+			return exitOK
+		case errors.As(err, &ue):
+			fmt.Fprintf(e.stderr, "situate %s: %v\nRun 'situate %s --help' for usage.\n", c.name, err, c.name)
+			return exitUsage
+		case errors.Is(err, errAlreadyReported):
+			return exitFailure
+		default:
+			fmt.Fprintf(e.stderr, "situate %s: %v\n", c.name, err)
+			return exitFailure
+		}
+	}
+	fmt.Fprintf(e.stderr, "situate: unknown command %q\n", args[0])
+	printUsage(e.stderr)
+	return exitUsage
+}
+
+var (
+	errHelpShown       = errors.New("help shown")
+	errAlreadyReported = errors.New("failure already reported")
+)
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "situate — contextual retrieval: situate every chunk in its document, then search with BM25.")
+	fmt.Fprintln(w, "\nUsage: situate <command> [flags] [arguments]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'situate <command> --help' for a command's flags. Exit codes: 0 ok, 1 failure, 2 usage.")
+}

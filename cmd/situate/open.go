@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/offline"
+	"github.com/situate/situate/sqlite"
+)
+
+// storeFile is the SQLite database inside the store directory.
+const storeFile = "situate.db"
+
+// engineOptions turns the configuration into engine options.
+func engineOptions(c *config, log *slog.Logger) (situate.Options, error) {
+	o := situate.DefaultOptions()
+	o.Logger = log
+	var err error
+	if o.ChunkSize, err = c.int("chunk-size"); err != nil {
+		return o, err
+	}
+	if o.ChunkOverlap, err = c.int("chunk-overlap"); err != nil {
+		return o, err
+	}
+	if o.BM25K1, err = c.float("bm25-k1"); err != nil {
+		return o, err
+	}
+	if o.BM25B, err = c.float("bm25-b"); err != nil {
+		return o, err
+	}
+	if o.ContextWeight, err = c.float("context-weight"); err != nil {
+		return o, err
+	}
+	if o.ParallelDocuments, err = c.int("parallel"); err != nil {
+		return o, err
+	}
+	o.Analyzer = c.str("analyzer")
+	switch name := c.str("contextualizer"); name {
+	case "offline":
+		o.Contextualizer = offline.New(offline.DefaultOptions())
+	case "none":
+		o.Contextualizer = nil
+	default:
+		return o, usagef("--contextualizer %q (from %s): must be offline or none", name, c.settings["contextualizer"].origin)
+	}
+	if err := o.Validate(); err != nil {
+		return o, usageError{err}
+	}
+	return o, nil
+}
+
+// openEngine opens (creating when asked) the store and the engine over it.
+func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.Engine, *sqlite.Store, error) {
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts, err := engineOptions(c, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := c.storeDir(e)
+	dbPath := filepath.Join(dir, storeFile)
+	if _, err := os.Stat(dbPath); err != nil {
+		if !create {
+			return nil, nil, fmt.Errorf("no store at %s (run 'situate index PATH' first, or pass --store): %w", dir, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("create store %s: %w", dir, err)
+		}
+	}
+	store, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := situate.Open(ctx, dir, store, opts)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return eng, store, nil
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/situate/situate"
+)
+
+// searchResult is one element of "situate search --json"; scripts depend on
+// its field names.
+type searchResult struct {
+	Rank           int      `json:"rank"`
+	Doc            string   `json:"doc"`
+	Chunk          int      `json:"chunk"`
+	Text           string   `json:"text"`
+	Context        string   `json:"context"`
+	Contextualizer string   `json:"contextualizer"`
+	Flags          []string `json:"flags,omitempty"`
+	Score          float64  `json:"score"`
+	Heading        string   `json:"heading"`
+	Title          string   `json:"title,omitempty"`
+	Explain        any      `json:"explain,omitempty"`
+}
+
+func runSearch(ctx context.Context, e *env, args []string) error {
+	c := newConfig()
+	fs := newFlagSet("search", "QUERY", "Search the index. Every result shows the original chunk text with the generated context marked apart.")
+	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "contextualizer")
+	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
+	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")
+	docs := fs.String("doc", "", "restrict to these document ids (comma-separated)")
+	principals := fs.String("as", "", "search as these principals (comma-separated): only documents they may see")
+	words, err := c.parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(words, " "))
+	if query == "" {
+		return usagef("no QUERY given")
+	}
+	k, err := c.int("k")
+	if err != nil {
+		return err
+	}
+	if k <= 0 {
+		return usagef("-k: must be > 0, got %d", k)
+	}
+	eng, store, err := openEngine(ctx, e, c, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	defer eng.Close()
+
+	q := situate.Query{Text: query, K: k, Mode: c.str("mode"), Explain: *explain}
+	if *docs != "" {
+		q.Filter.Docs = splitList(*docs)
+	}
+	if *principals != "" {
+		q.Filter.Principals = splitList(*principals)
+	}
+	hits, err := eng.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := struct {
+			Query   string         `json:"query"`
+			Results []searchResult `json:"results"`
+		}{Query: query, Results: make([]searchResult, 0, len(hits))}
+		for _, h := range hits {
+			r := searchResult{Rank: h.Rank, Doc: h.DocID, Chunk: h.Chunk, Text: h.Text, Context: h.Context.Text,
+				Contextualizer: h.Context.Source, Flags: h.Context.Flags, Score: h.Score, Heading: h.Heading, Title: h.Title}
+			if h.Explain != nil {
+				r.Explain = h.Explain
+			}
+			out.Results = append(out.Results, r)
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printHits(e.stdout, query, hits)
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// printHits writes a readable listing: document and heading, the context
+// dimmed (on a terminal) and labelled with what made it, then the text.
+func printHits(w io.Writer, query string, hits []situate.Hit) {
+	dim, bold, reset := "", "", ""
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		dim, bold, reset = "\x1b[2m", "\x1b[1m", "\x1b[0m"
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(w, "no results for %q\n", query)
+		return
+	}
+	for _, h := range hits {
+		where := h.DocID
+		if h.Heading != "" {
+			where += " § " + h.Heading
+		}
+		fmt.Fprintf(w, "%s%d. %s%s  (chunk %d, score %.3f)\n", bold, h.Rank, where, reset, h.Chunk, h.Score)
+		if h.Context.Text != "" {
+			src := h.Context.Source
+			if len(h.Context.Flags) > 0 {
+				src += ", flagged: " + strings.Join(h.Context.Flags, " ")
+			}
+			fmt.Fprintf(w, "   %s[context by %s] %s%s\n", dim, src, oneLine(h.Context.Text, 400), reset)
+		}
+		for _, line := range strings.Split(excerpt(h.Text, 600), "\n") {
+			fmt.Fprintf(w, "   │ %s\n", line)
+		}
+		if h.Explain != nil {
+			x := h.Explain
+			fmt.Fprintf(w, "   %sbm25 rank %d score %.4f; dense rank %d score %.4f; fused %.4f", dim, x.BM25Rank, x.BM25Score, x.DenseRank, x.DenseScore, x.FusedScore)
+			if x.Reranked {
+				fmt.Fprintf(w, "; rerank %.4f", x.RerankScore)
+			}
+			fmt.Fprintf(w, "%s\n", reset)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return truncateRunes(s, max)
+}
+
+func excerpt(s string, max int) string {
+	return truncateRunes(strings.TrimSpace(s), max)
+}
+
+func truncateRunes(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + " …"
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+func runStatus(ctx context.Context, e *env, args []string) error {
+	c := newConfig()
+	fs := newFlagSet("status", "", "Show documents, chunks, languages, contexts by source, store size, and what is stale\n(documents indexed with other chunking or contextualizer settings than the current ones).")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight")
+	if _, err := c.parse(e, fs, args); err != nil {
+		return err
+	}
+	eng, store, err := openEngine(ctx, e, c, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	defer eng.Close()
+	docs := eng.Documents()
+	langs := map[string]int{}
+	formats := map[string]int{}
+	chunks := 0
+	stale := 0
+	current := eng.ProcessingFingerprint()
+	for _, d := range docs {
+		langs[d.Lang]++
+		formats[d.Format]++
+		chunks += d.Chunks
+		if !strings.HasSuffix(d.Hash, "/"+current) && !strings.Contains(d.Hash, "/prechunked-") {
+			stale++
+		}
+	}
+	st, err := store.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	dir := c.storeDir(e)
+	fmt.Fprintf(e.stdout, "store       %s (%s)\n", dir, humanBytes(dirSize(dir)))
+	fmt.Fprintf(e.stdout, "documents   %d\n", len(docs))
+	fmt.Fprintf(e.stdout, "chunks      %d\n", chunks)
+	fmt.Fprintf(e.stdout, "languages   %s\n", countList(langs))
+	fmt.Fprintf(e.stdout, "formats     %s\n", countList(formats))
+	fmt.Fprintf(e.stdout, "contexts    %s\n", countList(st.ContextsBySource))
+	fmt.Fprintf(e.stdout, "flagged     %d contexts\n", st.FlaggedContexts)
+	ix := eng.IndexStats()
+	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Docs, ix.Terms, ix.Tokens)
+	if stale > 0 {
+		fmt.Fprintf(e.stdout, "stale       %d documents were indexed with other chunking/contextualizer settings; 'situate index' re-processes them\n", stale)
+	} else {
+		fmt.Fprintf(e.stdout, "stale       none\n")
+	}
+	return nil
+}
+
+func countList(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		name := k
+		if name == "" {
+			name = "(none)"
+		}
+		parts[i] = fmt.Sprintf("%s %d", name, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

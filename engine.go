@@ -1,0 +1,506 @@
+package situate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/situate/situate/analysis"
+	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/chunk"
+)
+
+// MetaStore is implemented by stores that keep small engine state. The Engine
+// uses it to journal documents whose index update is in flight, so a crash
+// between the store commit and the index commit is repaired on the next Open.
+type MetaStore interface {
+	SetMeta(ctx context.Context, key, value string) error
+	Meta(ctx context.Context, key string) (string, bool, error)
+}
+
+const (
+	metaPending      = "engine.pending"
+	metaIndexLayout  = "engine.index-layout"
+	lexicalDirName   = "bm25"
+	chunkKeySep      = "#"
+	fieldText        = "text"
+	fieldChunk       = "chunk"
+	fieldContext     = "context"
+	attrAccess       = "access"
+	attrMetaPrefix   = "meta."
+	accessSeparator  = "\x1f"
+	hashSeparator    = "/"
+	codeAnalyzerLang = "code"
+)
+
+// Change says what Put did with a document.
+type Change int
+
+const (
+	Unchanged Change = iota
+	Added
+	Updated
+)
+
+func (c Change) String() string {
+	switch c {
+	case Added:
+		return "added"
+	case Updated:
+		return "updated"
+	default:
+		return "unchanged"
+	}
+}
+
+// Engine indexes documents into a store and a BM25 index and searches them.
+// It is safe for concurrent use: documents are chunked and contextualized in
+// parallel, while store and index commits are serialized.
+type Engine struct {
+	opts   Options
+	store  Store
+	lex    *bm25.Index
+	log    *slog.Logger
+	layout string
+	// processing fingerprints what turns a document into chunks and
+	// contexts; a change re-processes every document on its next Put.
+	processing string
+
+	writeMu sync.Mutex // serializes store+index commits and the pending journal
+	mu      sync.RWMutex
+	docs    map[string]DocumentRecord
+}
+
+// Open opens the engine over store with its BM25 index in dir/bm25. An empty
+// dir keeps the index in memory (rebuilt from the store on every Open).
+func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{}}
+	e.layout = e.indexLayout()
+	e.processing = e.processingFingerprint()
+
+	records, err := store.Documents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	for _, r := range records {
+		e.docs[r.ID] = r
+	}
+
+	lexOpts := e.bm25Options()
+	rebuild := dir == ""
+	if dir == "" {
+		e.lex, err = bm25.New(lexOpts)
+	} else {
+		lexDir := filepath.Join(dir, lexicalDirName)
+		if ms, ok := store.(MetaStore); ok {
+			prev, found, merr := ms.Meta(ctx, metaIndexLayout)
+			if merr != nil {
+				return nil, fmt.Errorf("open engine: %w", merr)
+			}
+			if found && prev != e.layout {
+				// The analyzer or field layout changed: the index is rebuilt
+				// from the store, which keeps chunks and contexts.
+				e.log.Info("index layout changed, rebuilding", "from", prev, "to", e.layout)
+				if err := os.RemoveAll(lexDir); err != nil {
+					return nil, fmt.Errorf("open engine: remove %s: %w", lexDir, err)
+				}
+				rebuild = true
+			} else if !found && len(records) > 0 {
+				rebuild = true
+			}
+		}
+		e.lex, err = bm25.Open(lexDir, lexOpts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open engine: bm25 index: %w", err)
+	}
+	if rebuild {
+		if err := e.reindexFromStore(ctx, records); err != nil {
+			e.lex.Close()
+			return nil, err
+		}
+	} else if err := e.repairPending(ctx); err != nil {
+		e.lex.Close()
+		return nil, err
+	}
+	if ms, ok := store.(MetaStore); ok && dir != "" {
+		if err := ms.SetMeta(ctx, metaIndexLayout, e.layout); err != nil {
+			e.lex.Close()
+			return nil, fmt.Errorf("open engine: %w", err)
+		}
+	}
+	return e, nil
+}
+
+// Close closes the index; the store belongs to the caller.
+func (e *Engine) Close() error {
+	return e.lex.Close()
+}
+
+// Options returns the options the engine was opened with.
+func (e *Engine) Options() Options { return e.opts }
+
+func (e *Engine) indexLayout() string {
+	if e.opts.ContextWeight > 0 {
+		return fmt.Sprintf("fields=chunk,context analyzer=%q", e.opts.Analyzer)
+	}
+	return fmt.Sprintf("fields=text analyzer=%q", e.opts.Analyzer)
+}
+
+func (e *Engine) processingFingerprint() string {
+	name := "none"
+	if e.opts.Contextualizer != nil {
+		name = e.opts.Contextualizer.Name()
+	}
+	h := sha256.Sum256([]byte(fmt.Sprintf("chunk=%d/%d contextualizer=%s", e.opts.ChunkSize, e.opts.ChunkOverlap, name)))
+	return hex.EncodeToString(h[:8])
+}
+
+func (e *Engine) bm25Options() bm25.Options {
+	o := bm25.Options{K1: e.opts.BM25K1, B: e.opts.BM25B, Analyzer: e.opts.Analyzer}
+	if e.opts.ContextWeight > 0 {
+		o.Fields = []bm25.Field{{Name: fieldChunk, Weight: 1}, {Name: fieldContext, Weight: e.opts.ContextWeight}}
+	} else {
+		o.Fields = []bm25.Field{{Name: fieldText, Weight: 1}}
+	}
+	return o
+}
+
+// ResolveLanguage returns the document's language: the declared one, or the
+// detected one when the document does not say.
+func ResolveLanguage(doc Document) string {
+	if doc.Lang != "" {
+		return strings.ToLower(doc.Lang)
+	}
+	return analysis.Detect(doc.Text)
+}
+
+// Split chunks a document with the engine's chunking options.
+func (e *Engine) Split(doc Document) ([]Chunk, error) {
+	spans, err := chunk.Split(doc.Text, chunk.Options{
+		Size: e.opts.ChunkSize, Overlap: e.opts.ChunkOverlap, Format: doc.Format, Path: doc.Path,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chunk %s: %w", doc.ID, err)
+	}
+	chunks := make([]Chunk, len(spans))
+	for i, s := range spans {
+		chunks[i] = Chunk{DocID: doc.ID, Index: i, Start: s.Start, End: s.End,
+			Text: doc.Text[s.Start:s.End], Heading: s.Heading, Tokens: s.Tokens}
+	}
+	return chunks, nil
+}
+
+// Put indexes one document: unchanged content does no work; changed content
+// is re-chunked and re-contextualized as a whole, and its new version
+// replaces the old one atomically in the store and the index.
+func (e *Engine) Put(ctx context.Context, doc Document) (Change, error) {
+	if doc.ID == "" {
+		return Unchanged, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
+	}
+	hash := doc.Hash() + hashSeparator + e.processing
+	e.mu.RLock()
+	prev, known := e.docs[doc.ID]
+	e.mu.RUnlock()
+	if known && prev.Hash == hash {
+		return Unchanged, nil
+	}
+	doc.Lang = ResolveLanguage(doc)
+	chunks, err := e.Split(doc)
+	if err != nil {
+		return Unchanged, err
+	}
+	contexts, err := e.contextualize(ctx, doc, chunks)
+	if err != nil {
+		return Unchanged, err
+	}
+	return e.commit(ctx, doc, hash, chunks, contexts)
+}
+
+// PutChunks indexes a document that is already chunked, with contexts given
+// (one per chunk) or, when contexts is nil, written by the contextualizer.
+// Evaluation datasets that ship their own chunks and contexts use it.
+func (e *Engine) PutChunks(ctx context.Context, doc Document, chunks []Chunk, contexts []Context) (Change, error) {
+	if doc.ID == "" {
+		return Unchanged, fmt.Errorf("put chunks: ID: must not be empty: %w", ErrInvalid)
+	}
+	if contexts != nil && len(contexts) != len(chunks) {
+		return Unchanged, fmt.Errorf("put chunks %s: %d contexts for %d chunks: %w", doc.ID, len(contexts), len(chunks), ErrInvalid)
+	}
+	doc.Lang = ResolveLanguage(doc)
+	for i := range chunks {
+		chunks[i].DocID = doc.ID
+		chunks[i].Index = i
+	}
+	if contexts == nil {
+		var err error
+		if contexts, err = e.contextualize(ctx, doc, chunks); err != nil {
+			return Unchanged, err
+		}
+	}
+	h := sha256.New()
+	for i, c := range chunks {
+		fmt.Fprintf(h, "%d:%q:%q\n", len(c.Text), c.Text, contexts[i].Text)
+	}
+	hash := doc.Hash() + hashSeparator + "prechunked-" + hex.EncodeToString(h.Sum(nil)[:8])
+	e.mu.RLock()
+	prev, known := e.docs[doc.ID]
+	e.mu.RUnlock()
+	if known && prev.Hash == hash {
+		return Unchanged, nil
+	}
+	return e.commit(ctx, doc, hash, chunks, contexts)
+}
+
+func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk) ([]Context, error) {
+	if e.opts.Contextualizer == nil || len(chunks) == 0 {
+		return make([]Context, len(chunks)), nil
+	}
+	contexts, err := e.opts.Contextualizer.Contextualize(ctx, doc, chunks)
+	if err != nil {
+		return nil, fmt.Errorf("contextualize %s: %w", doc.ID, err)
+	}
+	if len(contexts) != len(chunks) {
+		return nil, fmt.Errorf("contextualize %s: %s returned %d contexts for %d chunks", doc.ID, e.opts.Contextualizer.Name(), len(contexts), len(chunks))
+	}
+	return contexts, nil
+}
+
+func (e *Engine) commit(ctx context.Context, doc Document, hash string, chunks []Chunk, contexts []Context) (Change, error) {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+
+	e.mu.RLock()
+	prev, known := e.docs[doc.ID]
+	e.mu.RUnlock()
+	version := 1
+	change := Added
+	if known {
+		version = prev.Version + 1
+		change = Updated
+	}
+	stored := make([]StoredChunk, len(chunks))
+	for i := range chunks {
+		stored[i] = StoredChunk{Chunk: chunks[i], Context: contexts[i]}
+	}
+	if err := e.markPending(ctx, doc.ID); err != nil {
+		return Unchanged, err
+	}
+	// The record's hash covers the content and how it was processed
+	// (chunking, contextualizer), so a settings change re-processes it.
+	rec := DocumentRecord{ID: doc.ID, Title: doc.Title, Format: doc.Format, Lang: doc.Lang, Path: doc.Path,
+		Hash: hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(chunks)}
+	if err := e.store.PutDocument(ctx, rec, stored); err != nil {
+		return Unchanged, fmt.Errorf("store %s: %w", doc.ID, err)
+	}
+	if err := e.lex.Replace(doc.ID, e.lexicalDocs(rec, stored)); err != nil {
+		return Unchanged, fmt.Errorf("index %s: %w", doc.ID, err)
+	}
+	if err := e.clearPending(ctx, doc.ID); err != nil {
+		return Unchanged, err
+	}
+	if r, err := e.store.Document(ctx, doc.ID); err == nil {
+		rec = r
+	}
+	e.mu.Lock()
+	e.docs[doc.ID] = rec
+	e.mu.Unlock()
+	return change, nil
+}
+
+// Delete removes a document from the store and the index.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.markPending(ctx, id); err != nil {
+		return err
+	}
+	if err := e.store.DeleteDocument(ctx, id); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	if err := e.lex.Delete(id); err != nil {
+		return fmt.Errorf("delete %s from index: %w", id, err)
+	}
+	if err := e.clearPending(ctx, id); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	delete(e.docs, id)
+	e.mu.Unlock()
+	return nil
+}
+
+// Documents returns the records of all indexed documents, ordered by id.
+func (e *Engine) Documents() []DocumentRecord {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]DocumentRecord, 0, len(e.docs))
+	for _, r := range e.docs {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b DocumentRecord) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Document returns one document's record, or an error wrapping ErrNotFound.
+func (e *Engine) Document(id string) (DocumentRecord, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	r, ok := e.docs[id]
+	if !ok {
+		return DocumentRecord{}, fmt.Errorf("document %q: %w", id, ErrNotFound)
+	}
+	return r, nil
+}
+
+// Chunks returns a document's chunks with their contexts.
+func (e *Engine) Chunks(ctx context.Context, id string) ([]StoredChunk, error) {
+	if _, err := e.Document(id); err != nil {
+		return nil, err
+	}
+	return e.store.Chunks(ctx, id)
+}
+
+// IndexStats describes the BM25 index.
+func (e *Engine) IndexStats() bm25.Stats { return e.lex.Stats() }
+
+func (e *Engine) lexicalDocs(rec DocumentRecord, chunks []StoredChunk) []bm25.Doc {
+	attrs := map[string]string{}
+	if len(rec.Access) > 0 {
+		attrs[attrAccess] = strings.Join(rec.Access, accessSeparator)
+	}
+	for k, v := range rec.Metadata {
+		attrs[attrMetaPrefix+k] = v
+	}
+	lang := rec.Lang
+	if rec.Format == FormatCode && e.opts.Analyzer == "" {
+		lang = codeAnalyzerLang
+	}
+	docs := make([]bm25.Doc, len(chunks))
+	for i, c := range chunks {
+		var fields map[string]string
+		if e.opts.ContextWeight > 0 {
+			fields = map[string]string{fieldChunk: c.Text, fieldContext: c.Context.Text}
+		} else {
+			fields = map[string]string{fieldText: Contextualize(c.Context.Text, c.Text)}
+		}
+		docs[i] = bm25.Doc{ID: chunkKey(rec.ID, c.Index), Group: rec.ID, Lang: lang, Fields: fields, Attrs: attrs}
+	}
+	return docs
+}
+
+func chunkKey(docID string, index int) string {
+	return docID + chunkKeySep + strconv.Itoa(index)
+}
+
+func parseChunkKey(key string) (string, int, error) {
+	i := strings.LastIndex(key, chunkKeySep)
+	if i < 0 {
+		return "", 0, fmt.Errorf("chunk key %q: no %q", key, chunkKeySep)
+	}
+	n, err := strconv.Atoi(key[i+1:])
+	if err != nil {
+		return "", 0, fmt.Errorf("chunk key %q: %w", key, err)
+	}
+	return key[:i], n, nil
+}
+
+// reindexFromStore rebuilds the BM25 index from the chunks and contexts in
+// the store, without chunking or contextualizing anything again.
+func (e *Engine) reindexFromStore(ctx context.Context, records []DocumentRecord) error {
+	for _, r := range records {
+		chunks, err := e.store.Chunks(ctx, r.ID)
+		if err != nil {
+			return fmt.Errorf("rebuild index: %w", err)
+		}
+		if err := e.lex.Replace(r.ID, e.lexicalDocs(r, chunks)); err != nil {
+			return fmt.Errorf("rebuild index: %s: %w", r.ID, err)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) pending(ctx context.Context) ([]string, MetaStore, error) {
+	ms, ok := e.store.(MetaStore)
+	if !ok {
+		return nil, nil, nil
+	}
+	v, found, err := ms.Meta(ctx, metaPending)
+	if err != nil || !found || v == "" {
+		return nil, ms, err
+	}
+	var ids []string
+	if err := json.Unmarshal([]byte(v), &ids); err != nil {
+		return nil, ms, fmt.Errorf("pending journal: %w", err)
+	}
+	return ids, ms, nil
+}
+
+func (e *Engine) markPending(ctx context.Context, id string) error {
+	ids, ms, err := e.pending(ctx)
+	if err != nil || ms == nil {
+		return err
+	}
+	if !slices.Contains(ids, id) {
+		ids = append(ids, id)
+	}
+	b, _ := json.Marshal(ids)
+	return ms.SetMeta(ctx, metaPending, string(b))
+}
+
+func (e *Engine) clearPending(ctx context.Context, id string) error {
+	ids, ms, err := e.pending(ctx)
+	if err != nil || ms == nil {
+		return err
+	}
+	ids = slices.DeleteFunc(ids, func(s string) bool { return s == id })
+	b, _ := json.Marshal(ids)
+	return ms.SetMeta(ctx, metaPending, string(b))
+}
+
+// repairPending brings the index in line with the store for documents whose
+// commit was interrupted: the store is the source of truth.
+func (e *Engine) repairPending(ctx context.Context) error {
+	ids, ms, err := e.pending(ctx)
+	if err != nil || ms == nil || len(ids) == 0 {
+		return err
+	}
+	for _, id := range ids {
+		rec, err := e.store.Document(ctx, id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if err := e.lex.Delete(id); err != nil {
+				return fmt.Errorf("repair index: %s: %w", id, err)
+			}
+		case err != nil:
+			return fmt.Errorf("repair index: %w", err)
+		default:
+			chunks, err := e.store.Chunks(ctx, id)
+			if err != nil {
+				return fmt.Errorf("repair index: %w", err)
+			}
+			if err := e.lex.Replace(id, e.lexicalDocs(rec, chunks)); err != nil {
+				return fmt.Errorf("repair index: %s: %w", id, err)
+			}
+		}
+		e.log.Info("repaired interrupted commit", "doc", id)
+	}
+	return ms.SetMeta(ctx, metaPending, "[]")
+}
+
+// ProcessingFingerprint identifies the current chunking and contextualizer
+// settings; documents whose record hash ends in another one are stale.
+func (e *Engine) ProcessingFingerprint() string { return e.processing }
