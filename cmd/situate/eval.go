@@ -412,4 +412,3 @@ func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth
 	wg.Wait()
 	return run, firstErr
 }
-
