@@ -1,0 +1,263 @@
+package rank_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/eval"
+	"github.com/situate/situate/rank"
+)
+
+// splitSeed is the eval.Split seed of the tune/report halves in EVAL.md.
+const splitSeed = "situate"
+
+// sharedData returns the path of rel under ../shared/data relative to the
+// repository root (found by walking up to go.mod), or skips the test.
+func sharedData(tb testing.TB, rel string) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Skip("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, "..", "shared", "data", rel)
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("evaluation data %s not present: %v", p, err)
+	}
+	return p
+}
+
+// pipeline is one configuration of the lexical arm.
+type pipeline struct {
+	name      string
+	analyzers []string  // one bm25 index per analyzer ("" = the document's language)
+	weights   []float64 // Combine weights, one per analyzer
+	k1, b     float64
+	docWeight float64 // DocumentBlend weight; 0 = no blend
+}
+
+// chunkText is one indexed chunk.
+type chunkText struct {
+	doc   string
+	index int
+	lang  string
+	text  string // what is indexed
+}
+
+func chunkID(doc string, i int) string { return fmt.Sprintf("%s#%d", doc, i) }
+
+// searcher runs a pipeline over a set of chunks with real bm25 indexes.
+type searcher struct {
+	p   pipeline
+	ixs []*bm25.Index
+	ref map[string]eval.Ranked
+}
+
+func newSearcher(tb testing.TB, p pipeline, chunks []chunkText) *searcher {
+	tb.Helper()
+	s := &searcher{p: p, ref: map[string]eval.Ranked{}}
+	for _, c := range chunks {
+		s.ref[chunkID(c.doc, c.index)] = eval.Ranked{DocID: c.doc, Chunk: c.index}
+	}
+	for _, an := range p.analyzers {
+		ix, err := bm25.New(bm25.Options{K1: p.k1, B: p.b, Analyzer: an})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { ix.Close() })
+		var batch bm25.Batch
+		groups := map[string][]bm25.Doc{}
+		var order []string
+		for _, c := range chunks {
+			if _, ok := groups[c.doc]; !ok {
+				order = append(order, c.doc)
+			}
+			groups[c.doc] = append(groups[c.doc], bm25.Doc{ID: chunkID(c.doc, c.index), Lang: c.lang, Fields: map[string]string{bm25.DefaultField: c.text}})
+		}
+		for _, g := range order {
+			batch.Replace(g, groups[g])
+		}
+		if err := ix.Apply(&batch); err != nil {
+			tb.Fatal(err)
+		}
+		s.ixs = append(s.ixs, ix)
+	}
+	return s
+}
+
+// search returns the top k of the pipeline for one query.
+func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranked {
+	tb.Helper()
+	var lists [][]rank.Hit
+	for _, ix := range s.ixs {
+		res, err := ix.Search(bm25.Query{Text: query, K: rank.DefaultCandidates, Lang: lang})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		hits := make([]rank.Hit, len(res))
+		for i, r := range res {
+			hits[i] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+		}
+		lists = append(lists, hits)
+	}
+	hits, err := rank.Combine(lists, s.p.weights)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if s.p.docWeight > 0 {
+		if hits, err = rank.DocumentBlend(hits, s.p.docWeight); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var out []eval.Ranked
+	for _, h := range hits[:min(k, len(hits))] {
+		out = append(out, s.ref[h.ID])
+	}
+	return out
+}
+
+var (
+	lucene = pipeline{name: "english, one field (Lucene BM25 k1=1.2 b=0.75)", analyzers: []string{"english"}, weights: []float64{1}, k1: 1.2, b: 0.75}
+	recipe = pipeline{name: "recipe: english + code arms, k1=1.6 b=0.3, document blend 0.7", analyzers: []string{"english", "code"},
+		weights: []float64{1, rank.DefaultCodeWeight}, k1: rank.DefaultK1, b: rank.DefaultB, docWeight: rank.DefaultDocumentWeight}
+)
+
+func loadCodebase(tb testing.TB) *eval.Dataset {
+	tb.Helper()
+	ds, err := eval.LoadAnthropic(sharedData(tb, "codebase/codebase_chunks.json"), sharedData(tb, "codebase/evaluation_set.jsonl"), sharedData(tb, "codebase/contexts_claude3haiku.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ds
+}
+
+func passAt(ds *eval.Dataset, run eval.Run, qs []eval.Query) [3]float64 {
+	res, _ := eval.Evaluate(ds.WithQueries(qs), run)
+	return [3]float64{res.Metrics[eval.KeyPass5], res.Metrics[eval.KeyPass10], res.Metrics[eval.KeyPass20]}
+}
+
+// codebaseRun indexes the codebase set's chunks with their Claude 3 Haiku
+// contexts as Anthropic's reference does ("chunk\n\ncontext") and runs every
+// query through p.
+func codebaseRun(tb testing.TB, ds *eval.Dataset, p pipeline) eval.Run {
+	var chunks []chunkText
+	for _, d := range ds.Docs {
+		for _, c := range d.Chunks {
+			chunks = append(chunks, chunkText{doc: d.ID, index: c.Index, lang: "en", text: c.Text + "\n\n" + c.Context})
+		}
+	}
+	s := newSearcher(tb, p, chunks)
+	run := eval.Run{}
+	for _, q := range ds.Queries {
+		run[q.ID] = s.search(tb, q.Text, "", 20)
+	}
+	return run
+}
+
+// TestCodebaseRecipe reproduces EVAL.md's codebase figures with the real
+// bm25 index: every lever alone and the recipe, on the tune half, the report
+// half and all 248 queries. It fails if the recipe does not beat Lucene's
+// contextual BM25 at every k, or misses the targets it reached when it was
+// chosen (Pass@5 >= 86.5, Pass@20 >= 95.0 on all queries).
+func TestCodebaseRecipe(t *testing.T) {
+	ds := loadCodebase(t)
+	if len(ds.Queries) != 248 || ds.NumChunks() != 737 {
+		t.Fatalf("%d queries, %d chunks; want 248, 737", len(ds.Queries), ds.NumChunks())
+	}
+	tune, report := eval.Split(ds.Queries, splitSeed)
+	pipelines := []pipeline{
+		lucene,
+		{name: "english, k1=1.6 b=0.3", analyzers: []string{"english"}, weights: []float64{1}, k1: 1.6, b: 0.3},
+		{name: "english, document blend 0.7", analyzers: []string{"english"}, weights: []float64{1}, k1: 1.2, b: 0.75, docWeight: 0.7},
+		{name: "code analyzer alone", analyzers: []string{"code"}, weights: []float64{1}, k1: 1.2, b: 0.75},
+		{name: "english + code arms", analyzers: []string{"english", "code"}, weights: []float64{1, 1}, k1: 1.2, b: 0.75},
+		{name: "english + code arms, document blend 0.7", analyzers: []string{"english", "code"}, weights: []float64{1, 1}, k1: 1.2, b: 0.75, docWeight: 0.7},
+		{name: "english + code arms, k1=1.6 b=0.3", analyzers: []string{"english", "code"}, weights: []float64{1, 1}, k1: 1.6, b: 0.3},
+		recipe,
+	}
+	results := map[string][3]float64{}
+	t.Logf("%-66s | %-20s | %-20s | %-20s", "configuration (Pass@5 @10 @20)", "tune (124)", "report (124)", "all (248)")
+	for _, p := range pipelines {
+		run := codebaseRun(t, ds, p)
+		tr, rp, all := passAt(ds, run, tune), passAt(ds, run, report), passAt(ds, run, ds.Queries)
+		results[p.name] = all
+		t.Logf("%-66s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f", p.name, tr[0], tr[1], tr[2], rp[0], rp[1], rp[2], all[0], all[1], all[2])
+	}
+	base, got := results[lucene.name], results[recipe.name]
+	for i, k := range []int{5, 10, 20} {
+		if got[i] <= base[i] {
+			t.Errorf("recipe Pass@%d = %.2f, not above Lucene contextual BM25 %.2f", k, got[i], base[i])
+		}
+	}
+	if got[0] < 86.5 {
+		t.Errorf("recipe Pass@5 = %.2f, below the 86.5 target", got[0])
+	}
+	if got[2] < 95.0 {
+		t.Errorf("recipe Pass@20 = %.2f, below the 95.0 target", got[2])
+	}
+	if got[1] < 93.3 {
+		t.Logf("recipe Pass@10 = %.2f: the 93.3 target is NOT reached", got[1])
+	}
+}
+
+// TestXQuADRecipe checks that the recipe does not hurt prose: XQuAD
+// paragraph retrieval in English and German with each language's analyzer,
+// raw paragraphs (no context), against Lucene's figures in the data README.
+func TestXQuADRecipe(t *testing.T) {
+	for _, tc := range []struct {
+		lang, analyzer string
+		hit1, mrr      float64 // Lucene 8.8, language analyzer, raw
+	}{
+		{"en", "english", 92.86, 0.9546},
+		{"de", "german", 89.33, 0.9275},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			ds, err := eval.LoadSQuAD(sharedData(t, "xquad/xquad."+tc.lang+".json"), tc.lang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var chunks []chunkText
+			for _, d := range ds.Docs {
+				for _, c := range d.Chunks {
+					chunks = append(chunks, chunkText{doc: d.ID, index: c.Index, lang: tc.lang, text: c.Text})
+				}
+			}
+			// "" analyzes each chunk by its language, as the engine does.
+			lang := pipeline{name: tc.analyzer + " (Lucene k1=1.2 b=0.75)", analyzers: []string{""}, weights: []float64{1}, k1: 1.2, b: 0.75}
+			rec := recipe
+			rec.analyzers = []string{"", "code"}
+			got := map[string][2]float64{}
+			for _, p := range []pipeline{lang, rec} {
+				s := newSearcher(t, p, chunks)
+				run := eval.Run{}
+				for _, q := range ds.Queries {
+					run[q.ID] = s.search(t, q.Text, "", 20)
+				}
+				res, _ := eval.Evaluate(ds, run)
+				m := res.Metrics
+				got[p.name] = [2]float64{100 * m[eval.KeyHit1], m[eval.KeyMRR10]}
+				t.Logf("%-66s hit@1 %.2f hit@5 %.2f hit@20 %.2f MRR@10 %.4f", p.name, 100*m[eval.KeyHit1], 100*m[eval.KeyHit5], 100*m[eval.KeyHit20], m[eval.KeyMRR10])
+			}
+			r := got[rec.name]
+			if r[0] < tc.hit1-0.005 || r[1] < tc.mrr-0.00005 {
+				t.Errorf("recipe hit@1 %.2f MRR@10 %.4f, below Lucene's %s %.2f / %.4f", r[0], r[1], tc.analyzer, tc.hit1, tc.mrr)
+			}
+			if strings.TrimSpace(tc.lang) == "" {
+				t.Fatal("unreachable")
+			}
+		})
+	}
+}

@@ -1,0 +1,128 @@
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Recipe defaults, chosen on the tune half of the codebase set (EVAL.md).
+const (
+	// DefaultK1 and DefaultB are the BM25 parameters of the recipe. Lucene's
+	// defaults are 1.2 and 0.75; a lower b penalises long chunks less
+	// (a context makes every chunk longer by a similar amount).
+	DefaultK1 = 1.6
+	DefaultB  = 0.3
+	// DefaultCodeWeight weights the code-analyzer arm against the language
+	// arm (weight 1) in Combine.
+	DefaultCodeWeight = 1.0
+	// DefaultDocumentWeight is DocumentBlend's weight.
+	DefaultDocumentWeight = 0.7
+	// DefaultCandidates is how many results each arm contributes before
+	// Combine and DocumentBlend (the technique's "top 150").
+	DefaultCandidates = 150
+)
+
+// Hit is one scored result of a retrieval arm.
+type Hit struct {
+	// ID identifies the chunk; it is unique within one list.
+	ID string
+	// Doc is the id of the document the chunk belongs to.
+	Doc string
+	// Score is non-negative; higher is better.
+	Score float64
+}
+
+// ErrInvalid is wrapped by every error of this package.
+var ErrInvalid = errors.New("rank: invalid input")
+
+// Combine sums, per ID, the weighted scores of several ranked lists of the
+// same query: score = Σ weights[i] × score in lists[i], an ID missing from a
+// list contributing 0 (as a field the chunk does not match). The result holds
+// every ID of any list, ordered by score descending, then ID ascending.
+// An ID listed twice in one list, or listed with different documents, is an
+// error, as are a negative, NaN or infinite weight or score and a weights
+// slice whose length differs from the lists'.
+func Combine(lists [][]Hit, weights []float64) ([]Hit, error) {
+	if len(weights) != len(lists) {
+		return nil, fmt.Errorf("rank combine: %d weights for %d lists: %w", len(weights), len(lists), ErrInvalid)
+	}
+	pos := map[string]int{}
+	var out []Hit
+	for i, l := range lists {
+		w := weights[i]
+		if err := checkNumber(w); err != nil {
+			return nil, fmt.Errorf("rank combine: weights[%d]: %w", i, err)
+		}
+		seen := make(map[string]bool, len(l))
+		for j, h := range l {
+			if err := checkNumber(h.Score); err != nil {
+				return nil, fmt.Errorf("rank combine: lists[%d][%d] %q: Score: %w", i, j, h.ID, err)
+			}
+			if seen[h.ID] {
+				return nil, fmt.Errorf("rank combine: lists[%d][%d]: duplicate ID %q: %w", i, j, h.ID, ErrInvalid)
+			}
+			seen[h.ID] = true
+			p, ok := pos[h.ID]
+			if !ok {
+				pos[h.ID] = len(out)
+				out = append(out, Hit{ID: h.ID, Doc: h.Doc, Score: w * h.Score})
+				continue
+			}
+			if out[p].Doc != h.Doc {
+				return nil, fmt.Errorf("rank combine: lists[%d][%d]: ID %q in document %q and %q: %w", i, j, h.ID, out[p].Doc, h.Doc, ErrInvalid)
+			}
+			out[p].Score += w * h.Score
+		}
+	}
+	Sort(out)
+	return out, nil
+}
+
+// DocumentBlend adds to every hit's score weight × the best score among the
+// hits of its document, and returns the hits in the new order (score
+// descending, then ID ascending). A chunk whose document matches the query
+// strongly elsewhere thus moves up, and a lone chunk of an otherwise
+// unrelated document moves down relative to it; the order of chunks within
+// one document is unchanged, and weight 0 only re-sorts. Only the hits given
+// are seen, so pass each arm's whole candidate list, not the final top k.
+// A negative, NaN or infinite weight or score is an error.
+func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
+	if err := checkNumber(weight); err != nil {
+		return nil, fmt.Errorf("rank document blend: weight: %w", err)
+	}
+	best := map[string]float64{}
+	for i, h := range hits {
+		if err := checkNumber(h.Score); err != nil {
+			return nil, fmt.Errorf("rank document blend: hits[%d] %q: Score: %w", i, h.ID, err)
+		}
+		if s, ok := best[h.Doc]; !ok || h.Score > s {
+			best[h.Doc] = h.Score
+		}
+	}
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		h.Score += weight * best[h.Doc]
+		out[i] = h
+	}
+	Sort(out)
+	return out, nil
+}
+
+// Sort orders hits by score descending, ties by ID ascending, in place.
+func Sort(hits []Hit) {
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID < hits[j].ID
+	})
+}
+
+func checkNumber(x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return fmt.Errorf("must be a finite number >= 0, got %v: %w", x, ErrInvalid)
+	}
+	return nil
+}
