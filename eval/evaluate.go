@@ -206,7 +206,7 @@ func evalAnswer(chunkText map[ChunkRef]string, q Query, ranked []Ranked) QueryRe
 		}
 		ids[i] = r.Ref().String()
 		shown[i] = ids[i]
-		if r.DocID == q.AnswerDoc && strings.Contains(text, q.Answer) {
+		if r.DocID == q.AnswerDoc && ContainsAnswer(text, q.Answer) {
 			ids[i] = answerID
 			shown[i] += " (answer)"
 		}
@@ -225,4 +225,14 @@ func evalAnswer(chunkText map[ChunkRef]string, q Query, ranked []Ranked) QueryRe
 		qr.Missed = []string{golden}
 	}
 	return qr
+}
+
+// ContainsAnswer reports whether text contains answer, exactly or once runs
+// of whitespace are collapsed in both: layout line breaks (PDF text, wrapped
+// Markdown) must not hide an answer a reader sees in the chunk.
+func ContainsAnswer(text, answer string) bool {
+	if strings.Contains(text, answer) {
+		return true
+	}
+	return strings.Contains(strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(answer), " "))
 }

@@ -134,3 +134,19 @@ func TestRankTRECTies(t *testing.T) {
 		t.Fatalf("RankTREC = %v, want %v", got, want)
 	}
 }
+
+func TestContainsAnswerIgnoresLayoutWhitespace(t *testing.T) {
+	for _, tc := range []struct {
+		text, answer string
+		want         bool
+	}{
+		{"доставляют на вершину\nвездеходом.", "доставляют на вершину вездеходом", true},
+		{"the tower was  finished\tin 1873", "tower was finished in 1873", true},
+		{"the tower was finished in 1874", "finished in 1873", false},
+		{"towerwas finished", "tower was", false},
+	} {
+		if got := ContainsAnswer(tc.text, tc.answer); got != tc.want {
+			t.Errorf("ContainsAnswer(%q, %q) = %v, want %v", tc.text, tc.answer, got, tc.want)
+		}
+	}
+}
