@@ -10,9 +10,12 @@ import (
 const DetectSampleBytes = 64 << 10
 
 // Detect guesses the ISO 639-1 language of a text that is mostly in one
-// language. It returns "en", "de", "es", "ru", "uk", "zh", "ja" or "ko", and ""
-// when unsure (no letters, or Latin text without clear evidence for English,
-// German or Spanish); ForLanguage("") is the standard analyzer.
+// language. It returns "en", "de", "es", "fr", "it", "pt", "nl", "ru", "uk",
+// "zh", "ja" or "ko", and "" when unsure (no letters, another script, or
+// Latin text without clear evidence). ForLanguage maps "" and the languages
+// without an analyzer of their own (fr, it, pt, nl, uk) to the standard
+// analyzer; recognizing them keeps, say, French text away from the Spanish
+// stemmer.
 //
 // Heuristic, deterministic and allocation-free:
 //  1. Count letters by script over the first DetectSampleBytes. Han, kana
@@ -22,9 +25,10 @@ const DetectSampleBytes = 64 << 10
 //     text), else Hangul over Han -> "ko", else "zh".
 //  3. Cyrillic: Ukrainian-only letters (і ї є ґ) -> "uk", else "ru".
 //  4. Latin: each word that is a frequent function word of exactly one of
-//     English, German or Spanish scores one point for it; ß, ä, ö, ü score for
-//     German and ñ, ¿, ¡, á, é, í, ó, ú for Spanish. The best language must
-//     score at least 1 and strictly more than the second, else "".
+//     English, German, Spanish, French, Italian, Portuguese and Dutch scores
+//     one point for it; ß, ä, ö, ü score for German and ñ, ¿, ¡ for Spanish.
+//     The best language must score at least 1 and strictly more than the
+//     second, else "".
 //  5. Other scripts (Greek, Arabic...) -> "".
 func Detect(text string) string {
 	if len(text) > DetectSampleBytes {
@@ -35,7 +39,7 @@ func Detect(text string) string {
 		text = text[:cut]
 	}
 	var latin, cyr, han, kana, hangul, other, ukr int
-	var en, de, es int
+	var score [len(detectLangs)]int
 	wordStart := -1
 	flush := func(end int) {
 		if wordStart < 0 {
@@ -48,13 +52,8 @@ func Detect(text string) string {
 		}
 		var buf [12]byte
 		b := appendLower(buf[:0], w)
-		switch detectWords[string(b)] {
-		case 1:
-			en++
-		case 2:
-			de++
-		case 3:
-			es++
+		if l, ok := detectWords[string(b)]; ok {
+			score[l]++
 		}
 	}
 	for i := 0; i < len(text); {
@@ -71,12 +70,12 @@ func Detect(text string) string {
 			isLatin = true
 			switch unicode.ToLower(r) {
 			case 'ß', 'ä', 'ö', 'ü':
-				de++
-			case 'ñ', 'á', 'é', 'í', 'ó', 'ú':
-				es++
+				score[langDE]++
+			case 'ñ':
+				score[langES]++
 			}
 		case r == '¿' || r == '¡':
-			es++
+			score[langES]++
 		case unicode.Is(unicode.Cyrillic, r):
 			cyr++
 			switch unicode.ToLower(r) {
@@ -123,39 +122,67 @@ func Detect(text string) string {
 	case other > latin:
 		return ""
 	}
-	best, lang, second := en, "en", de
-	if de > best {
-		best, lang, second = de, "de", en
+	best, second := 0, -1
+	for l := 1; l < len(score); l++ {
+		switch {
+		case score[l] > score[best]:
+			best, second = l, best
+		case second < 0 || score[l] > score[second]:
+			second = l
+		}
 	}
-	if es > best {
-		best, lang, second = es, "es", best
-	} else if es > second {
-		second = es
-	}
-	if best < 1 || best == second {
+	if score[best] < 1 || score[best] == score[second] {
 		return ""
 	}
-	return lang
+	return detectLangs[best]
 }
 
-// detectWords maps frequent function words to the one language among
-// English (1), German (2) and Spanish (3) they belong to. Words shared by two
-// of them ("in", "an", "es", "no", "was", "also"...) are left out.
+// Latin-script languages Detect scores, indexes into its score array.
+var detectLangs = [...]string{"en", "de", "es", "fr", "it", "pt", "nl"}
+
+const (
+	langDE = 1
+	langES = 2
+)
+
+// detectWords maps frequent function words to the one language of
+// detectLangs they belong to. Words shared by two of them ("de", "la", "in",
+// "die", "was"...) are left out.
 var detectWords = func() map[string]uint8 {
-	m := map[string]uint8{}
-	for lang, words := range [...]string{
-		1: `the and of to is that it for with as on are be this by not or from have which you at
+	lists := [len(detectLangs)]string{
+		`the and of to is that it for with as on are be this by not or from have which you at
 			but they we can has will their been were would there what when how its our your
 			than these those more other into such may should could about after all any only`,
-		2: `der die das und ist nicht ein eine einen einem einer eines mit von den dem zu sich auf
+		`der die das und ist nicht ein eine einen einem einer eines mit von den dem zu sich auf
 			für auch im des wird werden sind bei nach wie oder aus aber ich wir sie dass noch kann
 			über nur vom zum zur durch wurde wurden wenn schon sehr haben hat keine kein diese dieser
 			dieses zwischen unter gegen ohne sowie`,
-		3: `el la los las de y que en un una por con para del se al lo como más su sus pero
+		`el la los las de y que en un una por con para del se al lo como más su sus pero
 			este esta estos estas son ha fue también entre cuando muy sin sobre ya donde porque qué
 			hay ser está están tiene puede desde hasta todo todos otro otra cada según`,
-	} {
+		`le la les des du un une est et en que qui dans pour pas sur au aux avec ce cette ces il
+			elle ils sont par plus ne se ont été être mais ou où nous vous leur leurs sa son ses
+			comme aussi très sans entre fait peut`,
+		`il lo la gli le di da del della dei delle che è e un una per con non sono nel nella alla
+			al anche come più ma ha questo questa sul tra essere stato molto`,
+		`o a os as um uma de do da dos das em no na nos nas que é e para com não por mais como mas
+			ao foi são pelo pela também está muito entre seu sua quando`,
+		`de het een en van is dat die in op te met voor zijn niet aan er ook als bij maar door
+			wordt worden naar dan nog wel zo deze was hij ze`,
+	}
+	owner := map[string]int{}
+	for lang, words := range lists {
 		for _, w := range splitFields(words) {
+			if o, ok := owner[w]; ok && o != lang {
+				owner[w] = -1 // shared: no evidence
+			} else if !ok {
+				owner[w] = lang
+			}
+		}
+	}
+	m := map[string]uint8{}
+	for w, lang := range owner {
+		if lang >= 0 {
 			m[w] = uint8(lang)
 		}
 	}

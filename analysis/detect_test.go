@@ -19,6 +19,10 @@ func TestDetect(t *testing.T) {
 		{"zh", "我们开发了一个信息检索系统，使用BM25和向量搜索。"},
 		{"ja", "これは日本語の文章です。検索システムを開発しました。"},
 		{"ko", "이것은 한국어 문장입니다. 검색 시스템을 개발했습니다."},
+		{"fr", "Le système de recherche est très rapide et il trouve les documents dans la base."},
+		{"it", "Il sistema di ricerca è molto veloce e trova i documenti nella base di dati."},
+		{"pt", "O sistema de busca é muito rápido e encontra os documentos na base de dados."},
+		{"nl", "Het zoeksysteem is erg snel en het vindt de documenten in de database."},
 		// Mostly one language with words of another.
 		{"zh", "我们在 BM25 index 中使用了 Contextual Retrieval 方法来提高检索的准确率和召回率。"},
 		{"en", "The Chinese word 检索 means retrieval, and the system indexes it with bigrams for the search."},
