@@ -42,8 +42,13 @@ func TestPersistRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := 0; i < len(docs); i += 7 {
-		if err := ix.Delete(docs[i].id); err != nil {
+	// Delete every 7th doc, in 10 commits.
+	for c := 0; c < 10; c++ {
+		var b Batch
+		for i := 7 * c; i < len(docs); i += 70 {
+			b.Delete(docs[i].id)
+		}
+		if err := ix.Apply(&b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +192,15 @@ func TestMain(m *testing.M) {
 		crashChild(dir)
 		return
 	}
-	os.Exit(m.Run())
+	if dir := os.Getenv(rssEnv); dir != "" {
+		rssChild(dir)
+		return
+	}
+	code := m.Run()
+	if benchIndexDir != "" {
+		os.RemoveAll(benchIndexDir)
+	}
+	os.Exit(code)
 }
 
 // TestCrashRecovery SIGKILLs a writer process at random moments, reopens
@@ -387,6 +400,9 @@ func TestSnapshotIsolation(t *testing.T) {
 			commits := 200
 			if persistent {
 				commits = 60 // each commit fsyncs
+				if testing.Short() {
+					commits = 15
+				}
 			}
 			for v := 1; v <= commits; v++ {
 				var b Batch
