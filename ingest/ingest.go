@@ -51,6 +51,11 @@ type Options struct {
 	// like git does (nested files, negation, directory-only patterns). Nil
 	// means DefaultIgnoreFiles; an empty non-nil slice disables them.
 	IgnoreFiles []string
+	// Hidden includes files and directories whose names start with "."
+	// (.env, .vscode/...). By default Walk skips them, like ripgrep and fd:
+	// dot-files are configuration and often secrets, rarely documents.
+	// DefaultSkipDirs are skipped either way; a root is always walked.
+	Hidden bool
 	// MaxFileSize is the largest file read, in bytes; 0 means
 	// DefaultMaxFileSize.
 	MaxFileSize int64

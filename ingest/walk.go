@@ -22,7 +22,8 @@ import (
 //
 // Directories are walked recursively in sorted order of the resulting ids
 // (byte order of the relative slash path); .git, .situate and the other
-// DefaultSkipDirs are never entered. Ignore files are honoured per directory
+// DefaultSkipDirs are never entered, and other names starting with "." are
+// skipped unless Options.Hidden is set. Ignore files are honoured per directory
 // like git does. Symbolic links are followed; a link leading back to one of
 // its own ancestor directories is reported once with ErrSymlinkLoop.
 func Walk(ctx context.Context, roots []string, opts Options, fn func(doc situate.Document, err error) error) error {
@@ -139,6 +140,9 @@ func (w *walker) dir(path, dirID string, ancestors []fileID, ignores ignoreStack
 			return err
 		}
 		if e.dir && slices.Contains(DefaultSkipDirs, e.name) {
+			continue
+		}
+		if !w.opts.Hidden && strings.HasPrefix(e.name, ".") {
 			continue
 		}
 		if ignores.ignored(e.id, e.dir) {

@@ -49,6 +49,8 @@ func TestWalkIgnoreFiles(t *testing.T) {
 		"sub/deeper/y.txt":   "ignored: nested rules apply below their directory\n",
 		"z.go":               "package z\n",
 		"empty.txt":          "",
+		".env":               "SECRET=1\n",
+		".vscode/notes.md":   "hidden directory\n",
 	})
 	docs, errs := collect(t, []string{dir}, Options{})
 	want := []string{"a.md", "a/b.md", "important.log", "sub/debug.log", "sub/secret.md", "z.go"}
@@ -64,10 +66,17 @@ func TestWalkIgnoreFiles(t *testing.T) {
 		}
 	}
 
-	// IgnoreFiles: an empty list disables ignore files.
-	docs, _ = collect(t, []string{dir}, Options{IgnoreFiles: []string{}})
-	if got := ids(docs); !slices.Contains(got, "debug.log") || !slices.Contains(got, "build/keep.txt") || slices.Contains(got, ".git/config") || slices.Contains(got, ".situate/store.txt") {
-		t.Errorf("without ignore files: ids = %q", got)
+	// IgnoreFiles: an empty list disables ignore files. Hidden includes
+	// dot-files but never .git or .situate.
+	docs, _ = collect(t, []string{dir}, Options{IgnoreFiles: []string{}, Hidden: true})
+	got := ids(docs)
+	for _, id := range []string{"debug.log", "build/keep.txt", ".env", ".vscode/notes.md", ".gitignore", "sub/.situateignore"} {
+		if !slices.Contains(got, id) {
+			t.Errorf("without ignore files, with hidden: %s missing from %q", id, got)
+		}
+	}
+	if slices.Contains(got, ".git/config") || slices.Contains(got, ".situate/store.txt") {
+		t.Errorf("store or VCS directory walked: %q", got)
 	}
 }
 
