@@ -2,6 +2,9 @@ package bm25
 
 import (
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +75,52 @@ func TestCACMParity(t *testing.T) {
 	t.Logf("CACM BM25 k1=0.9 b=0.4: MAP %.6f P@30 %.6f (Lucene 0.3123 / 0.1942)", m, p30)
 	if math.Abs(m-0.3123) > 0.0005 || math.Abs(p30-0.1942) > 0.0005 {
 		t.Errorf("MAP %.4f P@30 %.4f, want 0.3123 / 0.1942 (±0.0005)", m, p30)
+	}
+}
+
+// TestCACMLuceneScores compares scores bit for bit with Lucene 8.7: the
+// golden file holds the top 10 of every CACM topic as computed by
+// bench/lucene/LuceneBench.java ("cacm" mode: EnglishAnalyzer,
+// BM25Similarity(0.9, 0.4), one segment) with each score's float32 bits.
+func TestCACMLuceneScores(t *testing.T) {
+	golden, err := os.ReadFile("testdata/cacm-lucene-top10.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]Result{}
+	for _, line := range strings.Split(strings.TrimSpace(string(golden)), "\n") {
+		f := strings.Fields(line)
+		bits, err := strconv.ParseUint(f[2], 16, 32)
+		if len(f) != 4 || err != nil {
+			t.Fatalf("testdata/cacm-lucene-top10.txt: bad line %q", line)
+		}
+		want[f[0]] = append(want[f[0]], Result{ID: f[1], Group: f[1], Score: float64(math.Float32frombits(uint32(bits)))})
+	}
+	ix, _ := cacmIndex(t)
+	defer ix.Close()
+	topics := readTopics(t)
+	mismatch := 0
+	for _, tp := range topics {
+		got, err := ix.Search(Query{Text: tp.text, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want[tp.id]
+		for i := range max(len(got), len(w)) {
+			if i >= len(got) || i >= len(w) || got[i] != w[i] {
+				mismatch++
+				var g, l Result
+				if i < len(got) {
+					g = got[i]
+				}
+				if i < len(w) {
+					l = w[i]
+				}
+				t.Errorf("topic %s rank %d: got %s %.9g, Lucene %s %.9g", tp.id, i+1, g.ID, g.Score, l.ID, l.Score)
+			}
+		}
+	}
+	if mismatch == 0 {
+		t.Logf("%d topics × top 10: every doc and float32 score equals Lucene's", len(topics))
 	}
 }
