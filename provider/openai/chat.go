@@ -1,0 +1,379 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+// wireUsage is the usage object of a chat completion.
+type wireUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+type wireTimings struct {
+	CacheN      int     `json:"cache_n"`
+	PromptN     int     `json:"prompt_n"`
+	PromptMS    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
+	PredictedMS float64 `json:"predicted_ms"`
+}
+
+// wireChunk is a chat.completion.chunk (streaming) or a chat.completion
+// (whole answer); llama.cpp adds timings.
+type wireChunk struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Index        int    `json:"index"`
+		FinishReason string `json:"finish_reason"`
+		Delta        *struct {
+			Content *string `json:"content"`
+		} `json:"delta"`
+		Message *struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage   *wireUsage   `json:"usage"`
+	Timings *wireTimings `json:"timings"`
+	// Error is set when a server reports a failure inside a 200 stream
+	// (OpenAI, vLLM: data: {"error":{...}}).
+	Error *wireError `json:"error"`
+}
+
+// Body builds the JSON request body for p, as Complete sends it. The
+// document prefix and the chunk part go into ONE user message whose
+// content is the single string Prefix+Suffix, so the bytes before the
+// chunk are identical for every chunk of a document on every server: the
+// chat template puts only a fixed header ("<|im_start|>user\n", ...)
+// before it, and prefix caches (OpenAI's 128-token increments, vLLM's
+// hashed blocks, llama.cpp's per-slot longest common token prefix) reuse
+// everything up to the last token before the chunk. Two content parts are
+// not used: vLLM and llama.cpp join text parts with a newline that is not
+// in the prompt, and some servers reject part arrays.
+func (c *Client) Body(p situate.Prompt) (map[string]any, error) {
+	if p.Prefix == "" && p.Suffix == "" {
+		return nil, fmt.Errorf("openai: chat: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, situate.ErrInvalid)
+	}
+	if p.MaxTokens < 0 {
+		return nil, fmt.Errorf("openai: chat: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, situate.ErrInvalid)
+	}
+	maxTokens := p.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = c.maxTokens
+	}
+	body := map[string]any{
+		"messages":       []map[string]string{{"role": "user", "content": p.Prefix + p.Suffix}},
+		"stream":         true,
+		"stream_options": map[string]any{"include_usage": true},
+	}
+	if c.model != "" {
+		body["model"] = c.model
+	}
+	switch c.flavor {
+	case FlavorOpenAI:
+		// max_tokens is deprecated and rejected by reasoning models.
+		body["max_completion_tokens"] = maxTokens
+		if c.promptCacheKey && p.DocID != "" {
+			body["prompt_cache_key"] = cacheKey(p.DocID)
+		}
+	case FlavorVLLM:
+		body["max_tokens"] = maxTokens
+		if c.cacheSalt != "" {
+			body["cache_salt"] = c.cacheSalt
+		}
+	case FlavorLlamaCpp:
+		body["max_tokens"] = maxTokens
+		body["cache_prompt"] = true
+	default:
+		body["max_tokens"] = maxTokens
+	}
+	for k, v := range c.extra {
+		body[k] = v
+	}
+	return body, nil
+}
+
+// Complete sends p to POST /chat/completions as a stream. p.Started is
+// called when the first chunk arrives. Usage: prompt_tokens minus
+// prompt_tokens_details.cached_tokens is InputTokens, cached_tokens is
+// CacheReadTokens, completion_tokens is OutputTokens. On error the
+// Completion still carries what was seen. An empty answer is empty text,
+// not an error.
+func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+	comp, _, err := c.CompleteTimings(ctx, p)
+	return comp, err
+}
+
+// CompleteTimings is Complete that also returns llama.cpp's timings of the
+// call (zero for servers that send none): Timings.PromptN is the number
+// of prompt tokens the server actually evaluated, CacheN those it reused.
+func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate.Completion, Timings, error) {
+	const op = "chat"
+	start := time.Now()
+	out := situate.Completion{Usage: situate.Usage{Time: start, Provider: c.flavor, Model: c.Name()[len(c.flavor)+1:],
+		Operation: "context", DocID: p.DocID}}
+	body, err := c.Body(p)
+	if err != nil {
+		return out, Timings{}, err
+	}
+	if c.flavor == FlavorLlamaCpp {
+		if _, set := c.extra["id_slot"]; !set {
+			props, err := c.Props(ctx)
+			if err != nil {
+				out.Usage.Error = err.Error()
+				return out, Timings{}, err
+			}
+			body["id_slot"] = Slot(p.DocID, props.TotalSlots)
+		}
+	}
+	data, err := marshal(body)
+	if err != nil {
+		return out, Timings{}, fmt.Errorf("openai: %s: encode request: %w", op, err)
+	}
+	res, err := c.stream(ctx, data, p.Started)
+	out.Text = res.text
+	if u := res.usage; u != nil {
+		cached := 0
+		if u.PromptTokensDetails != nil {
+			cached = u.PromptTokensDetails.CachedTokens
+		}
+		out.Usage.InputTokens = max(u.PromptTokens-cached, 0)
+		out.Usage.CacheReadTokens = cached
+		out.Usage.OutputTokens = u.CompletionTokens
+	}
+	var t Timings
+	if w := res.timings; w != nil {
+		t = Timings{CacheN: w.CacheN, PromptN: w.PromptN, PredictedN: w.PredictedN, PromptMS: w.PromptMS, PredictedMS: w.PredictedMS}
+	}
+	out.Usage.Latency = time.Since(start)
+	if err != nil {
+		out.Usage.Error = err.Error()
+		return out, t, err
+	}
+	c.mu.Lock()
+	c.calls++
+	c.timings.CacheN += t.CacheN
+	c.timings.PromptN += t.PromptN
+	c.timings.PredictedN += t.PredictedN
+	c.timings.PromptMS += t.PromptMS
+	c.timings.PredictedMS += t.PredictedMS
+	c.mu.Unlock()
+	return out, t, nil
+}
+
+type streamResult struct {
+	text    string
+	usage   *wireUsage
+	timings *wireTimings
+}
+
+// stream posts a streaming request and reads the SSE answer.
+func (c *Client) stream(ctx context.Context, body []byte, started func()) (streamResult, error) {
+	const op = "chat"
+	tctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := c.newRequest(tctx, http.MethodPost, c.base.JoinPath("/chat/completions").String(), body)
+	if err != nil {
+		return streamResult{}, fmt.Errorf("openai: %s: %w", op, err)
+	}
+	req.Header.Set("accept", "text/event-stream")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return streamResult{}, c.transportError(ctx, op, err)
+	}
+	defer resp.Body.Close()
+	reqID := resp.Header.Get("x-request-id")
+	if resp.StatusCode/100 != 2 {
+		return streamResult{}, c.responseError(op, resp)
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("content-type"))
+	if mt == "application/json" {
+		// A server or proxy that ignores "stream": one chat.completion.
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		if err != nil {
+			return streamResult{}, c.transportError(ctx, op, err)
+		}
+		var ch wireChunk
+		if err := json.Unmarshal(data, &ch); err != nil {
+			return streamResult{}, c.streamError(op, reqID, "malformed or truncated chat.completion JSON (%d bytes): %v", len(data), err)
+		}
+		if w, ok := (errorBody{Error: ch.Error}).wire(); ok {
+			return streamResult{}, c.fromWire(op, resp.StatusCode, w, reqID)
+		}
+		if len(ch.Choices) == 0 {
+			return streamResult{}, c.streamError(op, reqID, "chat.completion without choices")
+		}
+		if started != nil {
+			started()
+		}
+		r := streamResult{usage: ch.Usage, timings: ch.Timings}
+		if m := ch.Choices[0].Message; m != nil && m.Content != nil {
+			r.text = *m.Content
+		}
+		return r, nil
+	}
+	res, err := c.readStream(ctx, resp.Body, reqID, started)
+	if err == nil {
+		// Read the end of the chunked body so the connection is reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	}
+	return res, err
+}
+
+// sseEvent is one server-sent event: its data, or the payload of
+// llama.cpp's non-standard "error: {...}" line.
+type sseEvent struct {
+	data    []byte
+	errData []byte
+}
+
+type sseReader struct {
+	r *bufio.Reader
+}
+
+// next returns the next event, io.EOF at a clean end, or
+// io.ErrUnexpectedEOF if the stream ends inside an event.
+func (s *sseReader) next() (sseEvent, error) {
+	var ev sseEvent
+	var data [][]byte
+	seen := false
+	for {
+		line, err := s.r.ReadBytes('\n')
+		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
+			if errors.Is(err, io.EOF) {
+				if seen {
+					return ev, io.ErrUnexpectedEOF
+				}
+				return ev, io.EOF
+			}
+			return ev, err
+		}
+		atEOF := err != nil
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if !seen {
+				if atEOF {
+					return ev, io.EOF
+				}
+				continue
+			}
+			ev.data = bytes.Join(data, []byte("\n"))
+			return ev, nil
+		}
+		if line[0] == ':' {
+			if atEOF {
+				return ev, io.EOF
+			}
+			continue // comment or keep-alive
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "data":
+			data, seen = append(data, value), true
+		case "error":
+			ev.errData, seen = append([]byte(nil), value...), true
+		}
+		if atEOF {
+			// The last line lacks its terminating blank line. A complete
+			// "[DONE]" or JSON value is still usable.
+			if len(data) == 1 && (string(data[0]) == "[DONE]" || json.Valid(data[0])) {
+				ev.data = data[0]
+				return ev, nil
+			}
+			return ev, io.ErrUnexpectedEOF
+		}
+	}
+}
+
+func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, started func()) (streamResult, error) {
+	const op = "chat"
+	sr := &sseReader{r: bufio.NewReaderSize(body, 64<<10)}
+	var text strings.Builder
+	var res streamResult
+	finished := false
+	n := 0
+	for {
+		ev, err := sr.next()
+		res.text = text.String()
+		if err != nil {
+			switch {
+			case errors.Is(err, io.EOF) && finished:
+				// Some servers omit [DONE] after the finishing chunk.
+				return res, nil
+			case errors.Is(err, io.EOF):
+				return res, c.streamError(op, reqID, "stream ended after %d events without finish_reason or [DONE]", n)
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				return res, c.streamError(op, reqID, "stream cut off inside event %d", n+1)
+			default:
+				return res, c.transportError(ctx, op, err)
+			}
+		}
+		n++
+		if ev.errData != nil {
+			var w wireError
+			if json.Unmarshal(ev.errData, &w) != nil || (w.Message == "" && w.Type == "") {
+				var env errorBody
+				_ = json.Unmarshal(ev.errData, &env)
+				if ww, ok := env.wire(); ok {
+					w = ww
+				} else {
+					w = wireError{Type: "server_error", Message: string(ev.errData)}
+				}
+			}
+			return res, c.fromWire(op, 0, w, reqID)
+		}
+		if string(ev.data) == "[DONE]" {
+			return res, nil
+		}
+		var ch wireChunk
+		if err := json.Unmarshal(ev.data, &ch); err != nil {
+			return res, c.streamError(op, reqID, "event %d: malformed or truncated JSON: %v", n, err)
+		}
+		var env errorBody
+		if ch.Error != nil || ch.Object == "error" {
+			_ = json.Unmarshal(ev.data, &env)
+			if w, ok := env.wire(); ok {
+				return res, c.fromWire(op, 0, w, reqID)
+			}
+		}
+		if started != nil {
+			started()
+			started = nil
+		}
+		for _, choice := range ch.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			if choice.Delta != nil && choice.Delta.Content != nil {
+				text.WriteString(*choice.Delta.Content)
+			}
+			if choice.FinishReason != "" {
+				finished = true
+			}
+		}
+		if ch.Usage != nil {
+			res.usage = ch.Usage
+		}
+		if ch.Timings != nil {
+			res.timings = ch.Timings
+		}
+	}
+}
