@@ -3,8 +3,8 @@ package openai
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/http"
