@@ -71,13 +71,15 @@ func collect(lists []List, add func(e *entry, li, pos int)) []*entry {
 	}
 	byID := make(map[string]*entry, n)
 	out := make([]*entry, 0, n)
+	pool := make([]entry, 0, n) // cap n: pointers into it stay valid
 	ranks := make([]int, 0, n*len(lists)) // one backing array for all Ranks
 	for li, l := range lists {
 		for pos, id := range l.IDs {
 			e, ok := byID[id]
 			if !ok {
 				ranks = ranks[:len(ranks)+len(lists)]
-				e = &entry{id: id, ranks: ranks[len(ranks)-len(lists) : len(ranks) : len(ranks)]}
+				pool = append(pool, entry{id: id, ranks: ranks[len(ranks)-len(lists) : len(ranks) : len(ranks)]})
+				e = &pool[len(pool)-1]
 				byID[id] = e
 				out = append(out, e)
 			}
