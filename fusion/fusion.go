@@ -71,7 +71,7 @@ func collect(lists []List, add func(e *entry, li, pos int)) []*entry {
 	}
 	byID := make(map[string]*entry, n)
 	out := make([]*entry, 0, n)
-	pool := make([]entry, 0, n) // cap n: pointers into it stay valid
+	pool := make([]entry, 0, n)           // cap n: pointers into it stay valid
 	ranks := make([]int, 0, n*len(lists)) // one backing array for all Ranks
 	for li, l := range lists {
 		for pos, id := range l.IDs {
