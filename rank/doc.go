@@ -8,10 +8,11 @@
 // and on CACM; EVAL.md at the repository root has every configuration tried.
 // With the Claude 3 Haiku contexts and no embedding model, the recipe is:
 //
-//  1. Index the contextualized text ("chunk\n\ncontext") twice with BM25
-//     k1 = DefaultK1, b = DefaultB: once with the analyzer of the
-//     document's language and once with the "code" analyzer (identifiers
-//     split into sub-words, whole words kept unstemmed).
+//  1. Index the contextualized text ("chunk\n\ncontext") twice: with the
+//     analyzer of the document's language and BM25 k1 = DefaultK1,
+//     b = DefaultB (Lucene's defaults), and with the "code" analyzer
+//     (identifiers split into sub-words, whole words kept unstemmed) and
+//     k1 = DefaultCodeK1, b = DefaultCodeB.
 //  2. Search both with the query, DefaultCandidates results each, and
 //     Combine them with weights 1 and DefaultCodeWeight (summed scores).
 //  3. DocumentBlend the sum with DefaultDocumentWeight: each chunk gains

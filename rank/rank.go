@@ -9,11 +9,14 @@ import (
 
 // Recipe defaults, chosen on the tune half of the codebase set (EVAL.md).
 const (
-	// DefaultK1 and DefaultB are the BM25 parameters of the recipe. Lucene's
-	// defaults are 1.2 and 0.75; a lower b penalises long chunks less
-	// (a context makes every chunk longer by a similar amount).
-	DefaultK1 = 1.6
-	DefaultB  = 0.3
+	// DefaultK1 and DefaultB are the BM25 parameters of the language arm
+	// (Lucene's defaults).
+	DefaultK1 = 1.2
+	DefaultB  = 0.75
+	// DefaultCodeK1 and DefaultCodeB are the BM25 parameters of the code
+	// arm: a low b penalises long chunks less.
+	DefaultCodeK1 = 1.6
+	DefaultCodeB  = 0.3
 	// DefaultCodeWeight weights the code-analyzer arm against the language
 	// arm (weight 1) in Combine.
 	DefaultCodeWeight = 1.0

@@ -1,0 +1,41 @@
+package rank_test
+
+import (
+	"fmt"
+
+	"github.com/situate/situate/rank"
+)
+
+// The recipe after the BM25 arms: sum the language and code arms, then lift
+// the chunks of documents that match well as a whole.
+func Example() {
+	language := []rank.Hit{ // BM25 with the document's language analyzer
+		{ID: "auth.go#0", Doc: "auth.go", Score: 6.0},
+		{ID: "readme.md#2", Doc: "readme.md", Score: 4.0},
+		{ID: "auth.go#3", Doc: "auth.go", Score: 2.5},
+	}
+	code := []rank.Hit{ // BM25 with the "code" analyzer (identifiers split)
+		{ID: "auth.go#3", Doc: "auth.go", Score: 2.0},
+		{ID: "readme.md#2", Doc: "readme.md", Score: 1.0},
+	}
+	hits, err := rank.Combine([][]rank.Hit{language, code}, []float64{1, rank.DefaultCodeWeight})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hits, err = rank.DocumentBlend(hits, rank.DefaultDocumentWeight)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, h := range hits {
+		fmt.Printf("%-12s %.2f\n", h.ID, h.Score)
+	}
+	// Combined, readme.md#2 (4+1 = 5) is above auth.go#3 (2.5+2 = 4.5); the
+	// blend adds 0.7 × each document's best (6 for auth.go, 5 for readme.md).
+
+	// Output:
+	// auth.go#0    10.20
+	// auth.go#3    8.70
+	// readme.md#2  8.50
+}
