@@ -1,0 +1,140 @@
+package voyage
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+// RerankBatchTokens is the most tokens one rerank request may carry,
+// counted as Voyage does: query tokens times documents plus all document
+// tokens.
+const RerankBatchTokens = 600000
+
+// ModelQueryTokens is the longest query a rerank model accepts.
+func ModelQueryTokens(model string) int {
+	switch model {
+	case "rerank-2":
+		return 4000
+	case "rerank-2-lite", "rerank-1":
+		return 2000
+	case "rerank-lite-1":
+		return 1000
+	}
+	return 8000
+}
+
+// Reranker scores texts against a query with POST /v1/rerank (a
+// cross-encoder). It is safe for concurrent use.
+type Reranker struct {
+	c *Client
+}
+
+var _ situate.Reranker = (*Reranker)(nil)
+
+// NewReranker validates opts and returns a Reranker. Model defaults to
+// DefaultRerankModel; MaxInputTokens bounds query plus one text.
+func NewReranker(opts Options) (*Reranker, error) {
+	c, err := newClient(opts, DefaultRerankModel)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BatchTokens == 0 {
+		c.batchTokens = RerankBatchTokens
+	}
+	return &Reranker{c: c}, nil
+}
+
+// Name is "voyage:<model>".
+func (r *Reranker) Name() string { return ProviderName + ":" + r.c.model }
+
+type rerankRequest struct {
+	Query      string   `json:"query"`
+	Documents  []string `json:"documents"`
+	Model      string   `json:"model"`
+	Truncation bool     `json:"truncation"`
+}
+
+type rerankResponse struct {
+	Data []struct {
+		Index          *int     `json:"index"`
+		RelevanceScore *float64 `json:"relevance_score"`
+	} `json:"data"`
+	Model string    `json:"model"`
+	Usage wireUsage `json:"usage"`
+}
+
+// Rerank returns one relevance score per text, in the order of texts. More
+// than MaxBatchTexts texts (or RerankBatchTokens) are sent in several
+// requests; a cross-encoder scores every pair on its own, so scores of
+// different requests compare.
+func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+	const op = "rerank"
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	c := r.c
+	if query == "" {
+		e := (batchRef{}).err(c, op, TypeInvalid, "query is empty")
+		e.Err = situate.ErrInvalid
+		return nil, e
+	}
+	qt := EstimateTokens(query)
+	if ql := ModelQueryTokens(c.model); qt > ql {
+		e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
+		e.Err = situate.ErrPromptTooLarge
+		return nil, e
+	}
+	tokens, err := c.checkTexts(op, texts, c.maxInput-qt, "text")
+	if err != nil {
+		return nil, err
+	}
+	for i := range tokens {
+		tokens[i] += qt // Voyage counts the query once per document
+	}
+	scores := make([]float64, len(texts))
+	err = run(ctx, plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s span, b batchRef) error {
+		var resp rerankResponse
+		start := time.Now()
+		err := c.post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.lo:s.hi], Model: c.model}, &resp)
+		if err == nil {
+			err = r.collect(op, b, resp, scores[s.lo:s.hi])
+		}
+		if rerr := c.record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
+			err = rerr
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+// collect maps the results (ordered by relevance) back to input order.
+func (r *Reranker) collect(op string, b batchRef, resp rerankResponse, dst []float64) error {
+	c := r.c
+	n := len(dst)
+	if len(resp.Data) != n {
+		return c.badResponse(op, b, false, "got %d scores for %d texts", len(resp.Data), n)
+	}
+	seen := make([]bool, n)
+	for i, d := range resp.Data {
+		if d.Index == nil || d.RelevanceScore == nil {
+			return c.badResponse(op, b, false, "data[%d] lacks index or relevance_score", i)
+		}
+		idx := *d.Index
+		if idx < 0 || idx >= n || seen[idx] {
+			return c.badResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
+		}
+		if s := *d.RelevanceScore; math.IsNaN(s) || math.IsInf(s, 0) {
+			return c.badResponse(op, b, false, "data[%d].relevance_score is %v", i, s)
+		}
+		seen[idx] = true
+		dst[idx] = *d.RelevanceScore
+	}
+	return nil
+}
