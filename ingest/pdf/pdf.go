@@ -200,26 +200,32 @@ func (e *Extractor) extract(ctx context.Context, data []byte, withMeta bool) (te
 	}
 	// A document that hangs PDFium is stopped by killing its worker when
 	// ctx ends; wazero closes the module on context cancellation.
-	done := make(chan struct{})
-	killed := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
+	killed := false
+	var opened *references.FPDF_DOCUMENT
 	go func() {
+		defer close(exited)
 		select {
 		case <-ctx.Done():
 			inst.Kill()
-			close(killed)
+			killed = true
 		case <-done:
 		}
 	}()
 	defer func() {
+		r := recover()
 		close(done)
-		select {
-		case <-killed:
+		<-exited // never Close and Kill the same instance concurrently
+		if killed {
 			err = fmt.Errorf("pdf: extraction stopped: %w", ctx.Err())
 			text, meta = "", nil
-		default:
-			inst.Close()
+			return
 		}
-		if r := recover(); r != nil {
+		if opened != nil {
+			inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: *opened})
+		}
+		inst.Close()
+		if r != nil {
 			err = fmt.Errorf("%w: pdfium panicked: %v", ErrDamaged, r)
 			text, meta = "", nil
 		}
@@ -235,7 +241,7 @@ func (e *Extractor) extract(ctx context.Context, data []byte, withMeta bool) (te
 			return "", nil, fmt.Errorf("%w: %w", ErrDamaged, err)
 		}
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	opened = &doc.Document
 
 	if withMeta {
 		meta = map[string]string{}
