@@ -35,12 +35,12 @@ type setting struct {
 // settingDefs lists every setting; commands pick the ones they take.
 func settingDefs() []*setting {
 	d := situate.DefaultOptions()
-	return []*setting{
+	defs := []*setting{
 		{name: "store", env: "SITUATE_STORE", def: ".situate", usage: "store directory"},
 		{name: "config", env: "SITUATE_CONFIG", usage: "configuration file (default: situate.toml in the store)"},
 		{name: "chunk-size", def: strconv.Itoa(d.ChunkSize), usage: "target chunk size in tokens"},
 		{name: "chunk-overlap", def: strconv.Itoa(d.ChunkOverlap), usage: "overlap between chunks in tokens"},
-		{name: "contextualizer", def: "offline", usage: "what writes chunk contexts: offline (extractive, no model) or none"},
+		{name: "contextualizer", def: "offline", usage: "what writes chunk contexts: offline (extractive, no model), llm (the model named by --llm; the default when --llm is set) or none"},
 		{name: "analyzer", usage: "force one BM25 analyzer (standard, english, german, spanish, russian, chinese, code); default: per document language"},
 		{name: "bm25-k1", def: strconv.FormatFloat(d.BM25K1, 'g', -1, 64), usage: "BM25 k1"},
 		{name: "bm25-b", def: strconv.FormatFloat(d.BM25B, 'g', -1, 64), usage: "BM25 b"},
@@ -52,6 +52,7 @@ func settingDefs() []*setting {
 		{name: "k", def: strconv.Itoa(situate.DefaultK), usage: "number of results"},
 		{name: "mode", def: situate.ModeBM25, usage: "search mode: bm25, dense or hybrid"},
 	}
+	return append(defs, llmSettingDefs()...)
 }
 
 type config struct {

@@ -27,6 +27,7 @@ const (
 	configOffline  = "offline"  // situate's extractive offline contextualizer
 	configProvided = "provided" // contexts shipped with the dataset (--contexts)
 	configTitle    = "title"    // the document title as the context
+	configLLM      = "llm"      // contexts written by the model named by --llm
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -39,7 +40,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format trec --docs DIR|TAR.GZ|JSONL --topics F --qrels F\n"+
 			"  --format squad --file xquad.en.json [--lang en]\n"+
 			"  --format answers --docs DIR --queries queries.jsonl")
-	c.flags(fs, "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "parallel")
+	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "parallel"}, llmSettings...)...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
 	queriesPath := fs.String("queries", "", "anthropic: evaluation_set.jsonl; answers: queries JSONL")
@@ -207,6 +208,9 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 		}
 	}
 	applicable := []string{configRaw, configOffline}
+	if c.str("llm") != "" {
+		applicable = append(applicable, configLLM)
+	}
 	if titled {
 		applicable = append(applicable, configTitle)
 	}
@@ -221,6 +225,9 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 			return []string{configProvided}, nil
 		}
 		name := c.str("contextualizer")
+		if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
+			name = configLLM
+		}
 		if name == "none" {
 			name = configRaw
 		}
@@ -240,18 +247,6 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 // configuration, indexes the dataset and runs every query.
 func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, docFormat string, depth int) (eval.Result, []eval.QueryResult, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts, err := engineOptions(c, log)
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
-	switch name {
-	case configRaw, configProvided, configTitle:
-		opts.Contextualizer = nil
-	case configOffline:
-		opts.Contextualizer = offline.New(offline.DefaultOptions())
-	default:
-		return eval.Result{}, nil, usagef("unknown configuration %q", name)
-	}
 	tmp, err := os.MkdirTemp("", "situate-eval-")
 	if err != nil {
 		return eval.Result{}, nil, err
@@ -262,6 +257,20 @@ func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, doc
 		return eval.Result{}, nil, err
 	}
 	defer store.Close()
+	opts, err := engineOptions(c, e, store, log)
+	if err != nil {
+		return eval.Result{}, nil, err
+	}
+	switch name {
+	case configRaw, configProvided, configTitle:
+		opts.Contextualizer = nil
+	case configOffline:
+		opts.Contextualizer = offline.New(offline.DefaultOptions())
+	case configLLM:
+		// engineOptions built the LLM contextualizer from --llm.
+	default:
+		return eval.Result{}, nil, usagef("unknown configuration %q", name)
+	}
 	eng, err := situate.Open(ctx, "", store, opts)
 	if err != nil {
 		return eval.Result{}, nil, err

@@ -23,6 +23,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			"a changed document is re-chunked and re-contextualized as a whole.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "parallel", "include", "exclude", "max-file-size")
+	c.flags(fs, llmSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
 	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped")
 	stdinID := fs.String("id", "stdin", "document id for text read from stdin")

@@ -15,8 +15,9 @@ import (
 // storeFile is the SQLite database inside the store directory.
 const storeFile = "situate.db"
 
-// engineOptions turns the configuration into engine options.
-func engineOptions(c *config, log *slog.Logger) (situate.Options, error) {
+// engineOptions turns the configuration into engine options. store is
+// needed by the LLM contextualizer (cache, usage) and may be nil otherwise.
+func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (situate.Options, error) {
 	o := situate.DefaultOptions()
 	o.Logger = log
 	var err error
@@ -39,13 +40,29 @@ func engineOptions(c *config, log *slog.Logger) (situate.Options, error) {
 		return o, err
 	}
 	o.Analyzer = c.str("analyzer")
-	switch name := c.str("contextualizer"); name {
+	name := c.str("contextualizer")
+	if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
+		name = "llm"
+	}
+	switch name {
 	case "offline":
 		o.Contextualizer = offline.New(offline.DefaultOptions())
 	case "none":
 		o.Contextualizer = nil
+	case "llm":
+		if c.str("llm") == "" {
+			return o, usagef("--contextualizer llm needs --llm PROVIDER:MODEL")
+		}
+		if store == nil {
+			return o, fmt.Errorf("llm contextualizer: no store for its cache")
+		}
+		ctxz, err := newLLMContextualizer(c, e, store)
+		if err != nil {
+			return o, err
+		}
+		o.Contextualizer = ctxz
 	default:
-		return o, usagef("--contextualizer %q (from %s): must be offline or none", name, c.settings["contextualizer"].origin)
+		return o, usagef("--contextualizer %q (from %s): must be offline, llm or none", name, c.settings["contextualizer"].origin)
 	}
 	if err := o.Validate(); err != nil {
 		return o, usageError{err}
@@ -56,10 +73,6 @@ func engineOptions(c *config, log *slog.Logger) (situate.Options, error) {
 // openEngine opens (creating when asked) the store and the engine over it.
 func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.Engine, *sqlite.Store, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts, err := engineOptions(c, log)
-	if err != nil {
-		return nil, nil, err
-	}
 	dir := c.storeDir(e)
 	dbPath := filepath.Join(dir, storeFile)
 	if _, err := os.Stat(dbPath); err != nil {
@@ -72,6 +85,11 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 	}
 	store, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := engineOptions(c, e, store, log)
+	if err != nil {
+		store.Close()
 		return nil, nil, err
 	}
 	eng, err := situate.Open(ctx, dir, store, opts)

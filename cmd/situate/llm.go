@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/llm"
+	"github.com/situate/situate/offline"
+	"github.com/situate/situate/provider/anthropic"
+	"github.com/situate/situate/provider/openai"
+	"github.com/situate/situate/sqlite"
+)
+
+// llmSettings are the settings of the LLM contextualizer.
+var llmSettings = []string{"llm", "llm-base-url", "llm-api-key-env", "llm-concurrency", "llm-context-window",
+	"llm-max-tokens", "llm-cache-ttl", "llm-template", "llm-language", "llm-extra", "max-cost"}
+
+func llmSettingDefs() []*setting {
+	d := llm.DefaultOptions()
+	return []*setting{
+		{name: "llm", usage: "LLM that writes contexts, as PROVIDER:MODEL: anthropic:claude-haiku-4-5, openai:gpt-5-mini, openai-compatible:NAME, vllm:NAME, llamacpp (with --llm-base-url)"},
+		{name: "llm-base-url", usage: "API base URL; several comma-separated URLs are replicas of one local server (each document goes to one). Defaults: ANTHROPIC_BASE_URL / OPENAI_BASE_URL or the provider's"},
+		{name: "llm-api-key-env", usage: "environment variable holding the API key (default ANTHROPIC_API_KEY or OPENAI_API_KEY); keys are never stored"},
+		{name: "llm-concurrency", def: fmt.Sprint(d.Concurrency), usage: "calls in flight per document batch"},
+		{name: "llm-context-window", def: "0", usage: "model context window in tokens (0: ask the server or use the provider's default)"},
+		{name: "llm-max-tokens", def: fmt.Sprint(d.MaxTokens), usage: "output token budget per call"},
+		{name: "llm-cache-ttl", def: d.CacheTTL, usage: "Anthropic prompt cache TTL: 5m or 1h"},
+		{name: "llm-template", usage: "prompt template file with {{WHOLE_DOCUMENT}} and {{CHUNK_CONTENT}} (default: the reference prompt in the document's language)"},
+		{name: "llm-language", usage: "force the prompt language (en, de, es, ru, zh); default: the document's"},
+		{name: "llm-extra", usage: "extra request fields as a JSON object, e.g. {\"temperature\":0}"},
+		{name: "max-cost", def: "0", usage: "stop before the projected spend exceeds this many USD (0: no limit)"},
+	}
+}
+
+// newLLM builds the chat model(s) named by --llm; replicas when several base
+// URLs are given.
+func newLLM(c *config, e *env) ([]situate.LLM, error) {
+	spec := c.str("llm")
+	provider, model, _ := strings.Cut(spec, ":")
+	var extra map[string]any
+	if s := c.str("llm-extra"); s != "" {
+		if err := json.Unmarshal([]byte(s), &extra); err != nil {
+			return nil, usagef("--llm-extra (from %s): not a JSON object: %v", c.settings["llm-extra"].origin, err)
+		}
+	}
+	window, err := c.int("llm-context-window")
+	if err != nil {
+		return nil, err
+	}
+	maxTokens, err := c.int("llm-max-tokens")
+	if err != nil {
+		return nil, err
+	}
+	keyEnv := c.str("llm-api-key-env")
+	urls := c.list("llm-base-url")
+	var models []situate.LLM
+	switch provider {
+	case "anthropic":
+		if keyEnv == "" {
+			keyEnv = "ANTHROPIC_API_KEY"
+		}
+		if len(urls) == 0 {
+			urls = []string{e.getenv("ANTHROPIC_BASE_URL")}
+		}
+		if e.getenv(keyEnv) == "" {
+			return nil, fmt.Errorf("--llm %s: environment variable %s is empty", spec, keyEnv)
+		}
+		for _, u := range urls {
+			m, err := anthropic.New(anthropic.Options{APIKey: e.getenv(keyEnv), BaseURL: u, Model: model,
+				MaxTokens: maxTokens, CacheTTL: c.str("llm-cache-ttl"), ContextWindow: window})
+			if err != nil {
+				return nil, fmt.Errorf("--llm %s: %w", spec, err)
+			}
+			models = append(models, m)
+		}
+	case "openai", "openai-compatible", "vllm", "llamacpp":
+		if keyEnv == "" {
+			keyEnv = "OPENAI_API_KEY"
+		}
+		flavor := map[string]string{"openai": openai.FlavorOpenAI, "openai-compatible": openai.FlavorGeneric,
+			"vllm": openai.FlavorVLLM, "llamacpp": openai.FlavorLlamaCpp}[provider]
+		if len(urls) == 0 {
+			urls = []string{e.getenv("OPENAI_BASE_URL")}
+		}
+		if provider != "openai" && urls[0] == "" {
+			return nil, usagef("--llm %s: needs --llm-base-url", spec)
+		}
+		for _, u := range urls {
+			m, err := openai.New(openai.Options{APIKey: e.getenv(keyEnv), BaseURL: u, Model: model, MaxTokens: maxTokens,
+				Flavor: flavor, PromptCacheKey: flavor == openai.FlavorOpenAI, ExtraBody: extra, ContextWindow: window})
+			if err != nil {
+				return nil, fmt.Errorf("--llm %s: %w", spec, err)
+			}
+			models = append(models, m)
+		}
+	default:
+		return nil, usagef("--llm %q: provider must be anthropic, openai, openai-compatible, vllm or llamacpp", spec)
+	}
+	return models, nil
+}
+
+// newLLMContextualizer wires the LLM contextualizer with the store as its
+// context cache and usage recorder and the offline contextualizer as the
+// fallback for chunks whose calls keep failing.
+func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Contextualizer, error) {
+	models, err := newLLM(c, e)
+	if err != nil {
+		return nil, err
+	}
+	o := llm.DefaultOptions()
+	if o.Concurrency, err = c.int("llm-concurrency"); err != nil {
+		return nil, err
+	}
+	if o.ContextWindow, err = c.int("llm-context-window"); err != nil {
+		return nil, err
+	}
+	if o.MaxTokens, err = c.int("llm-max-tokens"); err != nil {
+		return nil, err
+	}
+	if o.MaxCostUSD, err = c.float("max-cost"); err != nil {
+		return nil, err
+	}
+	o.CacheTTL = c.str("llm-cache-ttl")
+	o.TemplateFile = c.str("llm-template")
+	o.Language = c.str("llm-language")
+	o.Cache, o.Usage = store, store
+	o.Fallback = offline.New(offline.DefaultOptions())
+	o.CallTimeout = 2 * time.Minute
+	if len(models) > 1 {
+		o.Replicas = models
+	}
+	ctxz, err := llm.New(models[0], o)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return ctxz, nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/situate/situate/provider/anthropic/anthropictest"
+)
+
+// TestLLMCacheEfficiencyCodebase runs the LLM contextualizer over Anthropic's
+// codebase set (90 documents, 737 chunks) through "situate eval" against
+// anthropictest, which stands in for api.anthropic.com with its prompt-caching
+// semantics (an entry is readable only once the response that writes it has
+// started) and its per-model minimum cacheable length. There must be exactly
+// one call per chunk; each cacheable document's prefix is written once; at
+// least 95% of the other calls of cacheable documents read the cache.
+func TestLLMCacheEfficiencyCodebase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("737 calls against the fake API")
+	}
+	root := repoRoot(t)
+	data := filepath.Join(filepath.Dir(root), "shared", "data", "codebase")
+	if _, err := os.Stat(filepath.Join(data, "codebase_chunks.json")); err != nil {
+		t.Skipf("codebase set not found at %s: %v", data, err)
+	}
+	srv := anthropictest.NewServer(anthropictest.Config{
+		APIKey:          "test-key",
+		FirstTokenDelay: 5 * time.Millisecond,
+		StreamDelay:     20 * time.Millisecond,
+	})
+	defer srv.Close()
+
+	var stdout, stderr bytes.Buffer
+	envVars := map[string]string{"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL}
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv: func(k string) string { return envVars[k] }, workDir: t.TempDir()}
+	code := Main(context.Background(), e, []string{"eval", "--format", "anthropic",
+		"--chunks", filepath.Join(data, "codebase_chunks.json"),
+		"--queries", filepath.Join(data, "evaluation_set.jsonl"),
+		"--llm", "anthropic:claude-sonnet-4-5", "--llm-concurrency", "16", "--json"})
+	if code != exitOK {
+		t.Fatalf("eval exit %d\n%s", code, stderr.String())
+	}
+	st := srv.Stats()
+	t.Logf("calls %d, cache writes %d (%d tokens), cache reads %d (%d tokens), faults %d",
+		st.Messages, st.CacheWrites, st.CacheWriteTokens, st.CacheReads, st.CacheReadTokens, st.Faults)
+	if st.Messages != 737 {
+		t.Errorf("%d calls, want exactly one per chunk (737)", st.Messages)
+	}
+	// Which documents are cacheable, from the prefixes the server received.
+	callsPerPrefix := map[string]int{}
+	for _, r := range srv.Requests() {
+		var body struct {
+			Messages []struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"messages"`
+		}
+		if r.Path != "/v1/messages" || json.Unmarshal(r.Body, &body) != nil || len(body.Messages) == 0 || len(body.Messages[0].Content) == 0 {
+			continue
+		}
+		callsPerPrefix[body.Messages[0].Content[0].Text]++
+	}
+	min := anthropictest.MinCacheTokens("claude-sonnet-4-5")
+	cacheableDocs, cacheableCalls, prefixTokens := 0, 0, 0
+	for prefix, n := range callsPerPrefix {
+		if tokens := anthropictest.CountTokens(prefix) + anthropictest.MessageOverhead; tokens >= min {
+			cacheableDocs++
+			cacheableCalls += n
+			prefixTokens += anthropictest.CountTokens(prefix)
+		}
+	}
+	t.Logf("%d distinct prefixes, %d cacheable (>= %d tokens) with %d calls and %d prefix tokens",
+		len(callsPerPrefix), cacheableDocs, min, cacheableCalls, prefixTokens)
+	if float64(st.CacheWriteTokens) > 1.05*float64(prefixTokens)+float64(cacheableDocs*anthropictest.MessageOverhead) {
+		t.Errorf("prefix tokens written %d, want <= 1.05 x %d", st.CacheWriteTokens, prefixTokens)
+	}
+	if others := cacheableCalls - cacheableDocs; float64(st.CacheReads) < 0.95*float64(others) {
+		t.Errorf("%d of %d non-first calls of cacheable documents read the cache, want >= 95%%", st.CacheReads, others)
+	}
+	if !strings.Contains(stdout.String(), `"name": "llm"`) {
+		t.Errorf("eval output lacks the llm configuration:\n%s", stdout.String())
+	}
+}
