@@ -122,6 +122,12 @@ func (c *core) newRequest(ctx context.Context, method, fullURL string, body []by
 	if c.apiKey != "" {
 		req.Header.Set("authorization", "Bearer "+c.apiKey)
 	}
+	// A nil X-Idempotency-Key marks the request replayable without sending
+	// the header: net/http then re-sends it once when a reused keep-alive
+	// connection turns out to be closed by the server before any answer
+	// (llama-server closes idle connections after 5 s). Repeating a
+	// completion or embedding request is harmless.
+	req.Header["X-Idempotency-Key"] = nil
 	if body != nil {
 		req.Header.Set("content-type", "application/json")
 	}
