@@ -70,13 +70,22 @@ type searcher struct {
 	ref map[string]eval.Ranked
 }
 
-func newSearcher(tb testing.TB, p pipeline, chunks []chunkText) *searcher {
+// indexes caches the bm25 index of each (analyzer, k1, b) over one chunk
+// set, so pipelines sharing an arm build it once.
+type indexes map[string]*bm25.Index
+
+func newSearcher(tb testing.TB, p pipeline, chunks []chunkText, cache indexes) *searcher {
 	tb.Helper()
 	s := &searcher{p: p, ref: map[string]eval.Ranked{}}
 	for _, c := range chunks {
 		s.ref[chunkID(c.doc, c.index)] = eval.Ranked{DocID: c.doc, Chunk: c.index}
 	}
 	for _, a := range p.arms {
+		key := fmt.Sprintf("%s/%g/%g", a.analyzer, a.k1, a.b)
+		if ix, ok := cache[key]; ok {
+			s.ixs = append(s.ixs, ix)
+			continue
+		}
 		ix, err := bm25.New(bm25.Options{K1: a.k1, B: a.b, Analyzer: a.analyzer})
 		if err != nil {
 			tb.Fatal(err)
@@ -97,6 +106,7 @@ func newSearcher(tb testing.TB, p pipeline, chunks []chunkText) *searcher {
 		if err := ix.Apply(&batch); err != nil {
 			tb.Fatal(err)
 		}
+		cache[key] = ix
 		s.ixs = append(s.ixs, ix)
 	}
 	return s
@@ -194,14 +204,14 @@ func passAt(ds *eval.Dataset, run eval.Run, qs []eval.Query) [3]float64 {
 // codebaseRun indexes the codebase set's chunks with their Claude 3 Haiku
 // contexts as Anthropic's reference does ("chunk\n\ncontext") and runs every
 // query through p.
-func codebaseRun(tb testing.TB, ds *eval.Dataset, p pipeline) eval.Run {
+func codebaseRun(tb testing.TB, ds *eval.Dataset, p pipeline, cache indexes) eval.Run {
 	var chunks []chunkText
 	for _, d := range ds.Docs {
 		for _, c := range d.Chunks {
 			chunks = append(chunks, chunkText{doc: d.ID, index: c.Index, lang: "en", text: c.Text + "\n\n" + c.Context})
 		}
 	}
-	s := newSearcher(tb, p, chunks)
+	s := newSearcher(tb, p, chunks, cache)
 	run := eval.Run{}
 	for _, q := range ds.Queries {
 		run[q.ID] = s.search(tb, q.Text, "", 20)
@@ -222,8 +232,9 @@ func TestCodebaseRecipe(t *testing.T) {
 	tune, report := eval.Split(ds.Queries, splitSeed)
 	results := map[string][3]float64{}
 	t.Logf("%-66s | %-20s | %-20s | %-20s", "configuration (Pass@5 @10 @20)", "tune (124)", "report (124)", "all (248)")
+	cache := indexes{}
 	for _, p := range pipelines {
-		run := codebaseRun(t, ds, p)
+		run := codebaseRun(t, ds, p, cache)
 		tr, rp, all := passAt(ds, run, tune), passAt(ds, run, report), passAt(ds, run, ds.Queries)
 		results[p.name] = all
 		t.Logf("%-66s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f", p.name, tr[0], tr[1], tr[2], rp[0], rp[1], rp[2], all[0], all[1], all[2])
@@ -268,9 +279,10 @@ func TestXQuADRecipe(t *testing.T) {
 			}
 			// "" analyzes each chunk by its language, as the engine does.
 			got := map[string][2]float64{}
+			cache := indexes{}
 			for _, p := range pipelines {
 				p = forLanguage(p)
-				s := newSearcher(t, p, chunks)
+				s := newSearcher(t, p, chunks, cache)
 				run := eval.Run{}
 				for _, q := range ds.Queries {
 					run[q.ID] = s.search(t, q.Text, "", 20)
