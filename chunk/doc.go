@@ -48,7 +48,7 @@
 // When a chunk is cut inside a section, the next chunk starts up to
 // Options.Overlap tokens before the previous chunk's end: at a sentence
 // boundary when whole sentences fit, otherwise at a word boundary inside
-// the last sentence. Code lines, table rows and fenced blocks are repeated
+// the last sentence (in CJK text preferably after a "，" or "、"). Code lines, table rows and fenced blocks are repeated
 // whole or not at all. No overlap is carried across a heading or a
 // top-level declaration, and the overlap is dropped when it would push the
 // next piece over Size.

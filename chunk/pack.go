@@ -237,21 +237,43 @@ func (p *packer) overlapUnits(k int) []unit {
 }
 
 // wordTail returns the longest tail of u that starts at a word boundary
-// and has at most budget tokens.
+// and has at most budget tokens. Boundaries after white space or clause
+// punctuation ("，", "、", ";") are preferred; inside a run of CJK
+// characters any rune boundary is a last resort.
 func (p *packer) wordTail(u unit, budget int) (unit, bool) {
 	s := p.text[u.start:u.end]
 	// Only the last budget*maxCountBytesPerToken bytes can qualify.
 	lo := max(0, len(s)-budget*maxCountBytesPerToken)
-	var starts []int // word starts in s[lo:], ascending, excluding 0
-	prevSpace := false
-	for i, r := range s[lo:] {
-		sp := unicode.IsSpace(r)
-		if !sp && (prevSpace || (isCJK(r) && i > 0)) && lo+i > 0 {
-			starts = append(starts, lo+i)
-		}
-		prevSpace = sp
+	for lo > 0 && !utf8.RuneStart(s[lo]) {
+		lo++
 	}
-	// Binary search for the first start whose tail fits.
+	var soft, any []int // boundaries in s[lo:], ascending, excluding 0
+	prev := ' '
+	for i, r := range s[lo:] {
+		if pos := lo + i; pos > 0 && !unicode.IsSpace(r) {
+			switch {
+			case unicode.IsSpace(prev) || isClausePunct(prev):
+				soft = append(soft, pos)
+				any = append(any, pos)
+			case isCJK(r) && isCJK(prev):
+				any = append(any, pos)
+			}
+		}
+		prev = r
+	}
+	for _, starts := range [][]int{soft, any} {
+		if st, ok := p.fittingTail(s, starts, budget); ok {
+			st += u.start
+			return unit{start: st, end: u.end, tokens: CountTokens(p.text[st:u.end]),
+				strength: strengthWord, prose: true, heading: u.heading}, true
+		}
+	}
+	return unit{}, false
+}
+
+// fittingTail binary-searches starts for the first one whose tail of s
+// has at most budget tokens.
+func (p *packer) fittingTail(s string, starts []int, budget int) (int, bool) {
 	i, j := 0, len(starts)
 	for i < j {
 		m := (i + j) / 2
@@ -262,11 +284,17 @@ func (p *packer) wordTail(u unit, budget int) (unit, bool) {
 		}
 	}
 	if i == len(starts) {
-		return unit{}, false
+		return 0, false
 	}
-	st := u.start + starts[i]
-	return unit{start: st, end: u.end, tokens: CountTokens(p.text[st:u.end]),
-		strength: strengthWord, prose: true, heading: u.heading}, true
+	return starts[i], true
+}
+
+func isClausePunct(r rune) bool {
+	switch r {
+	case ',', ';', ':', '，', '、', '；', '：':
+		return true
+	}
+	return false
 }
 
 // flush emits everything pending; the next chunk starts afresh.
