@@ -1,0 +1,110 @@
+package tei
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+// Reranker scores texts against a query with POST /rerank (a
+// cross-encoder served by TEI). It is safe for concurrent use.
+type Reranker struct {
+	c     *Client
+	batch atomic.Int64
+}
+
+var _ situate.Reranker = (*Reranker)(nil)
+
+// NewReranker validates opts and returns a Reranker. Unless Model,
+// MaxInputTokens and BatchSize are all set it reads GET /info, and fails
+// if the server does not serve a reranker. MaxInputTokens bounds query
+// plus one text.
+func NewReranker(ctx context.Context, opts Options) (*Reranker, error) {
+	c, batch, err := newClient(ctx, opts, "reranker")
+	if err != nil {
+		return nil, err
+	}
+	r := &Reranker{c: c}
+	r.batch.Store(int64(batch))
+	return r, nil
+}
+
+// Name is "tei:<model id>".
+func (r *Reranker) Name() string { return ProviderName + ":" + r.c.model }
+
+type rerankRequest struct {
+	Query     string   `json:"query"`
+	Texts     []string `json:"texts"`
+	Truncate  bool     `json:"truncate"`
+	RawScores bool     `json:"raw_scores"`
+}
+
+type rank struct {
+	Index *int     `json:"index"`
+	Score *float64 `json:"score"`
+}
+
+// Rerank returns one score per text, in the order of texts (TEI answers
+// sorted by score; results are mapped back by index, which is checked).
+func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+	const op = "rerank"
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	c := r.c
+	if query == "" {
+		e := (batchRef{}).err(c, op, TypeInvalid, "query is empty")
+		e.Err = situate.ErrInvalid
+		return nil, e
+	}
+	if _, err := c.prepare(op, texts, "", c.maxInput-EstimateTokens(query)); err != nil {
+		return nil, err
+	}
+	scores := make([]float64, len(texts))
+	err := run(ctx, len(texts), &r.batch, func(ctx context.Context, s span, b batchRef) error {
+		var ranks []rank
+		var hdr http.Header
+		start := time.Now()
+		err := c.do(ctx, op, http.MethodPost, "/rerank", b,
+			rerankRequest{Query: query, Texts: texts[s.lo:s.hi], RawScores: c.opts.RawScores}, &ranks, &hdr)
+		if err == nil {
+			err = r.collect(op, b, ranks, scores[s.lo:s.hi])
+		}
+		if rerr := c.record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
+			err = rerr
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+func (r *Reranker) collect(op string, b batchRef, ranks []rank, dst []float64) error {
+	c := r.c
+	n := len(dst)
+	if len(ranks) != n {
+		return c.badResponse(op, b, false, "got %d scores for %d texts", len(ranks), n)
+	}
+	seen := make([]bool, n)
+	for i, rk := range ranks {
+		if rk.Index == nil || rk.Score == nil {
+			return c.badResponse(op, b, false, "result %d lacks index or score", i)
+		}
+		idx := *rk.Index
+		if idx < 0 || idx >= n || seen[idx] {
+			return c.badResponse(op, b, false, "result %d: index %d is out of range or repeated (batch of %d)", i, idx, n)
+		}
+		if s := *rk.Score; math.IsNaN(s) || math.IsInf(s, 0) {
+			return c.badResponse(op, b, false, "result %d: score is %v", i, s)
+		}
+		seen[idx] = true
+		dst[idx] = *rk.Score
+	}
+	return nil
+}

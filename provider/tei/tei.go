@@ -1,0 +1,310 @@
+package tei
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/situate/situate"
+)
+
+// Defaults.
+const (
+	DefaultTimeout      = 2 * time.Minute
+	DefaultMaxIdleConns = 16
+	// DefaultBatchSize is TEI's default --max-client-batch-size, used when
+	// the batch size is neither configured nor learned from /info.
+	DefaultBatchSize = 32
+	// ProviderName is Usage.Provider and the prefix of Name().
+	ProviderName = "tei"
+)
+
+// Options configures an Embedder or a Reranker for one TEI server.
+type Options struct {
+	// BaseURL of the server, e.g. http://localhost:8080. Required.
+	BaseURL string
+	// APIKey, if the server runs with --api-key, is sent as
+	// "Authorization: Bearer". Never printed.
+	APIKey string
+	// Model is the served model id. Empty reads it from GET /info; if set
+	// and /info is read, they must agree.
+	Model string
+	// MaxInputTokens bounds one text (estimated tokens, see
+	// EstimateTokens); 0 reads max_input_length from /info. A longer text
+	// is an error wrapping situate.ErrPromptTooLarge, never truncated.
+	MaxInputTokens int
+	// BatchSize is the most texts per request; 0 reads
+	// max_client_batch_size from /info. A 413 naming a smaller limit lowers
+	// it for the rest of the client's life.
+	BatchSize int
+	// NoNormalize sends normalize:false (TEI normalizes by default).
+	NoNormalize bool
+	// QueryPrefix and DocumentPrefix are prepended to queries and documents
+	// (e5: "query: " and "passage: "); they count toward MaxInputTokens.
+	QueryPrefix, DocumentPrefix string
+	// QueryPromptName and DocumentPromptName, if set, are sent as
+	// prompt_name (prompts from the model's sentence-transformers config).
+	QueryPromptName, DocumentPromptName string
+	// RawScores asks /rerank for raw logits instead of sigmoid scores.
+	RawScores bool
+	// HTTPClient defaults to a client keeping DefaultMaxIdleConns idle
+	// connections.
+	HTTPClient *http.Client
+	// Timeout bounds one request; defaults to DefaultTimeout.
+	Timeout time.Duration
+	// Usage, if set, receives one record per request.
+	Usage situate.UsageRecorder
+}
+
+// String redacts the API key.
+func (o Options) String() string {
+	key := "<unset>"
+	if o.APIKey != "" {
+		key = "<redacted>"
+	}
+	return fmt.Sprintf("tei.Options{APIKey:%s BaseURL:%q Model:%q MaxInputTokens:%d BatchSize:%d NoNormalize:%v Timeout:%s}",
+		key, o.BaseURL, o.Model, o.MaxInputTokens, o.BatchSize, o.NoNormalize, o.Timeout)
+}
+
+// GoString redacts the API key for %#v.
+func (o Options) GoString() string { return o.String() }
+
+// Info is what GET /info reports (the fields situate uses).
+type Info struct {
+	ModelID    string `json:"model_id"`
+	ModelDtype string `json:"model_dtype"`
+	// ModelType holds one key: "embedding", "reranker" or "classifier".
+	ModelType          map[string]json.RawMessage `json:"model_type"`
+	MaxInputLength     int                        `json:"max_input_length"`
+	MaxBatchTokens     int                        `json:"max_batch_tokens"`
+	MaxClientBatchSize int                        `json:"max_client_batch_size"`
+	AutoTruncate       bool                       `json:"auto_truncate"`
+	Version            string                     `json:"version"`
+}
+
+// Kind is the model type: "embedding", "reranker", "classifier" or "".
+func (i Info) Kind() string {
+	for k := range i.ModelType {
+		return k
+	}
+	return ""
+}
+
+// Client is the HTTP part shared by Embedder and Reranker.
+type Client struct {
+	apiKey   string
+	base     *url.URL
+	model    string
+	maxInput int
+	http     *http.Client
+	timeout  time.Duration
+	usage    situate.UsageRecorder
+	opts     Options
+}
+
+func newClient(ctx context.Context, opts Options, kind string) (*Client, int, error) {
+	bad := func(field, msg string, args ...any) error {
+		return fmt.Errorf("tei: options: %s: %s: %w", field, fmt.Sprintf(msg, args...), situate.ErrInvalid)
+	}
+	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
+	if opts.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, 0, bad("BaseURL", "%q: want http(s)://host[:port][/path]", opts.BaseURL)
+	}
+	switch {
+	case opts.MaxInputTokens < 0:
+		return nil, 0, bad("MaxInputTokens", "must be >= 0, got %d", opts.MaxInputTokens)
+	case opts.BatchSize < 0:
+		return nil, 0, bad("BatchSize", "must be >= 0, got %d", opts.BatchSize)
+	case opts.Timeout < 0:
+		return nil, 0, bad("Timeout", "must be >= 0, got %s", opts.Timeout)
+	}
+	c := &Client{apiKey: opts.APIKey, base: u, model: opts.Model, maxInput: opts.MaxInputTokens,
+		http: opts.HTTPClient, timeout: opts.Timeout, usage: opts.Usage, opts: opts}
+	if c.timeout == 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.http == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = DefaultMaxIdleConns
+		c.http = &http.Client{Transport: tr}
+	}
+	batch := opts.BatchSize
+	if c.model == "" || c.maxInput == 0 || batch == 0 {
+		info, err := c.Info(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		if k := info.Kind(); k != kind {
+			return nil, 0, fmt.Errorf("tei: %s serves %s, model_type %q, want %q: %w", c.base, info.ModelID, k, kind, situate.ErrInvalid)
+		}
+		if c.model != "" && c.model != info.ModelID {
+			return nil, 0, bad("Model", "%q, but %s serves %q", c.model, c.base, info.ModelID)
+		}
+		c.model = info.ModelID
+		if c.maxInput == 0 {
+			c.maxInput = info.MaxInputLength
+		}
+		if batch == 0 {
+			batch = info.MaxClientBatchSize
+		}
+	}
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	if c.maxInput <= 0 {
+		return nil, 0, bad("MaxInputTokens", "unknown: /info reports max_input_length %d", c.maxInput)
+	}
+	return c, batch, nil
+}
+
+// Info reads GET /info.
+func (c *Client) Info(ctx context.Context) (Info, error) {
+	var info Info
+	err := c.do(ctx, "info", http.MethodGet, "/info", batchRef{}, nil, &info, nil)
+	if err == nil && info.ModelID == "" {
+		err = c.badResponse("info", batchRef{}, false, "no model_id")
+	}
+	return info, err
+}
+
+// marshal encodes v without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// do sends a request and decodes the answer into out; hdr, if set,
+// receives the answer's headers.
+func (c *Client) do(ctx context.Context, op, method, path string, b batchRef, in, out any, hdr *http.Header) error {
+	var body io.Reader
+	if in != nil {
+		data, err := marshal(in)
+		if err != nil {
+			return fmt.Errorf("tei: %s: encode request: %w", op, err)
+		}
+		body = bytes.NewReader(data)
+	}
+	tctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tctx, method, c.base.JoinPath(path).String(), body)
+	if err != nil {
+		return fmt.Errorf("tei: %s: %w", op, err)
+	}
+	if c.apiKey != "" {
+		req.Header.Set("authorization", "Bearer "+c.apiKey)
+	}
+	if in != nil {
+		req.Header.Set("content-type", "application/json")
+	}
+	req.Header.Set("accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.transportError(ctx, op, b, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return c.responseError(op, b, resp)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return c.transportError(ctx, op, b, err)
+	}
+	if hdr != nil {
+		*hdr = resp.Header
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return c.badResponse(op, b, true, "malformed or truncated JSON (%d bytes): %v", len(data), err)
+	}
+	return nil
+}
+
+// computeTokens reads TEI's x-compute-tokens header (0 if absent).
+func computeTokens(h http.Header) int {
+	n, _ := strconv.Atoi(h.Get("x-compute-tokens"))
+	return n
+}
+
+// record sends a usage record if a recorder is configured.
+func (c *Client) record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
+	if c.usage == nil {
+		return nil
+	}
+	u := situate.Usage{Time: start, Provider: ProviderName, Model: c.model, Operation: op,
+		InputTokens: tokens, Latency: time.Since(start)}
+	if err != nil {
+		u.Error = err.Error()
+	}
+	if rerr := c.usage.RecordUsage(context.WithoutCancel(ctx), u); rerr != nil {
+		return fmt.Errorf("tei: record usage of %s: %w", op, rerr)
+	}
+	return nil
+}
+
+// EstimateTokens estimates a text's tokens without the model's tokenizer:
+// a token per 4 ASCII bytes, per Han/kana/Hangul character, and per 2
+// other characters. BERT-style vocabularies split rare words finely, so
+// MaxInputTokens leaves a margin below max_input_length when the corpus is
+// unusual; the server still refuses (truncate:false) what does not fit.
+func EstimateTokens(s string) int {
+	ascii, cjk, other := 0, 0, 0
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			ascii++
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			cjk++
+		default:
+			other++
+		}
+	}
+	return (ascii+3)/4 + cjk + (other+1)/2
+}
+
+// checkVectors validates one batch's vectors: the count, a common
+// dimension (want, if > 0, named by src), finite values and a non-zero
+// norm. It returns the dimension or a description of the first problem.
+func checkVectors(vecs [][]float32, n, want int, src string) (int, string) {
+	if len(vecs) == 0 {
+		return 0, fmt.Sprintf("got no vectors for %d texts", n)
+	}
+	if len(vecs) != n {
+		return 0, fmt.Sprintf("got %d vectors for %d texts", len(vecs), n)
+	}
+	dim := want
+	if dim <= 0 {
+		dim, src = len(vecs[0]), "vector 0"
+	}
+	if dim == 0 {
+		return 0, "vector 0 is empty"
+	}
+	for i, v := range vecs {
+		if len(v) != dim {
+			return 0, fmt.Sprintf("vector %d has dimension %d, want %d as %s", i, len(v), dim, src)
+		}
+		var norm float64
+		for j, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return 0, fmt.Sprintf("vector %d has %v at position %d", i, x, j)
+			}
+			norm += float64(x) * float64(x)
+		}
+		if norm == 0 {
+			return 0, fmt.Sprintf("vector %d is all zeros", i)
+		}
+	}
+	return dim, ""
+}
