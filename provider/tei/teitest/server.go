@@ -57,16 +57,16 @@ type FaultKind int
 
 // Fault kinds.
 const (
-	FaultOverloaded  FaultKind = iota + 1 // 429 {"error":"Model is overloaded","error_type":"Overloaded"}
-	FaultUnhealthy                        // 503 unhealthy
-	FaultBackend                          // 424 {"error":"Inference failed","error_type":"Backend"}
-	FaultWrongCount                       // one vector (or rank) too few
-	FaultWrongDim                         // the first vector one value short
-	FaultNaN                              // a NaN literal in the first vector
-	FaultEmpty                            // []
-	FaultTruncated                        // the body cut in half
-	FaultBadIndex                         // two ranks with the same index
-	FaultZero                             // the first vector all zeros
+	FaultOverloaded FaultKind = iota + 1 // 429 {"error":"Model is overloaded","error_type":"Overloaded"}
+	FaultUnhealthy                       // 503 unhealthy
+	FaultBackend                         // 424 {"error":"Inference failed","error_type":"Backend"}
+	FaultWrongCount                      // one vector (or rank) too few
+	FaultWrongDim                        // the first vector one value short
+	FaultNaN                             // a NaN literal in the first vector
+	FaultEmpty                           // []
+	FaultTruncated                       // the body cut in half
+	FaultBadIndex                        // two ranks with the same index
+	FaultZero                            // the first vector all zeros
 )
 
 // Fault is one injected failure, used by the first matching request.
