@@ -33,7 +33,7 @@ var codeExts = []string{
 	".swift", ".scala", ".sc", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".sql", ".lua",
 	".pl", ".pm", ".r", ".m", ".mm", ".dart", ".ex", ".exs", ".erl", ".hrl", ".hs", ".ml",
 	".mli", ".fs", ".fsx", ".clj", ".cljs", ".groovy", ".gradle", ".vue", ".svelte", ".zig",
-	".nim", ".jl", ".proto", ".graphql", ".css", ".scss", ".less", ".json", ".jsonc", ".yaml",
+	".nim", ".jl", ".proto", ".graphql", ".css", ".scss", ".less", ".json", ".jsonc", ".jsonl", ".ndjson", ".yaml",
 	".yml", ".toml", ".ini", ".cfg", ".xml", ".tf", ".cmake", ".mk", ".asm", ".s", ".v", ".sv",
 	".vhd", ".f90", ".cob", ".pas", ".elm", ".rkt", ".scm", ".lisp", ".el", ".vim", ".nix",
 }

@@ -20,6 +20,12 @@ const boilerplate = "script, style, noscript, template, iframe, object, embed, s
 	"[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], " +
 	"[aria-hidden=true], [hidden]"
 
+// classChrome is page chrome found by class or id on pages without
+// <main> or <article>.
+const classChrome = "#nav, #navbar, #menu, #sidebar, #breadcrumbs, #footer, #header, " +
+	".nav, .navbar, .navigation, .menu, .sidebar, .breadcrumb, .breadcrumbs, .site-header, .site-footer, " +
+	".skip-link, .cookie-banner, #cookie-banner, .cookie-consent, .share-buttons, .social-share"
+
 // parseHTML keeps a page's main content as Markdown (headings, lists and
 // tables preserved). The main content is <main> (or [role=main]), else the
 // only <article>, else <body>; page-level <header> and <footer> are dropped,
@@ -51,6 +57,8 @@ func parseHTML(ctx context.Context, text string) (md, title, lang string, err er
 		}
 	}
 	if content.Length() == 0 {
+		// No semantic markup: also drop chrome recognisable by class or id.
+		doc.Find(classChrome).Remove()
 		content = doc.Find("body").First()
 	}
 	if content.Length() == 0 {

@@ -61,6 +61,12 @@ func TestParseFormats(t *testing.T) {
 			want: []string{"# Main Heading", "inside"}, notWant: []string{"OUTSIDE"},
 		},
 		{
+			name: "html chrome by class without main", file: "s.html",
+			data:   `<body><div id="header">TOPBAR</div><div class="sidebar">SIDEBAR</div><div class="breadcrumb">CRUMBS</div><div id="content"><h1>Body</h1><p>text</p></div><div class="site-footer">BOTTOM</div></body>`,
+			format: situate.FormatHTML, title: "Body",
+			want: []string{"# Body", "text"}, notWant: []string{"TOPBAR", "SIDEBAR", "CRUMBS", "BOTTOM"},
+		},
+		{
 			name: "html article header kept", file: "r.html",
 			data:   `<body><header>SITE</header><article><header><h1>Kept</h1></header><p>x</p><footer>by me</footer></article></body>`,
 			format: situate.FormatHTML, title: "Kept",

@@ -81,10 +81,17 @@ type entry struct {
 	link bool
 }
 
+// MaxDepth bounds directory nesting below a root. It stops symlink loops on
+// systems without inode numbers and pathological trees everywhere.
+const MaxDepth = 256
+
 // dir walks the directory at path whose id is dirID ("" for the root).
 func (w *walker) dir(path, dirID string, ancestors []fileID, ignores ignoreStack) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
+	}
+	if strings.Count(dirID, "/") >= MaxDepth {
+		return w.report(path, "walk", fmt.Errorf("directory nested deeper than %d levels (symlink loop?)", MaxDepth))
 	}
 	des, err := os.ReadDir(path)
 	if err != nil {

@@ -158,6 +158,25 @@ func TestWalkSymlinks(t *testing.T) {
 	}
 }
 
+func TestWalkMaxDepth(t *testing.T) {
+	dir := t.TempDir()
+	deep := dir
+	for range MaxDepth + 2 {
+		deep = filepath.Join(deep, "d")
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Skipf("cannot create a %d-level tree: %v", MaxDepth+2, err)
+	}
+	writeTree(t, dir, map[string]string{"top.md": "top"})
+	docs, errs := collect(t, []string{dir}, Options{})
+	if got := ids(docs); !slices.Equal(got, []string{"top.md"}) {
+		t.Errorf("ids = %q", got)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "deeper than 256 levels") {
+		t.Errorf("errors = %v, want one depth error", errs)
+	}
+}
+
 func TestWalkUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.md": "a", "locked.md": "secret", "lockeddir/x.md": "x", "z.md": "z"})
