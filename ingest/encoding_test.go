@@ -1,12 +1,14 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	unicodeenc "golang.org/x/text/encoding/unicode"
 )
@@ -81,5 +83,23 @@ func TestDecodeTextRefuses(t *testing.T) {
 				t.Fatalf("err = %v, want %v containing %q", err, tt.want, tt.msg)
 			}
 		})
+	}
+}
+
+func TestDecodeHTMLDeclaredCharset(t *testing.T) {
+	const page = `<html><head><meta charset="shift_jis"><title>東京</title></head><body><p>こんにちは、世界</p></body></html>`
+	data := encode(t, japanese.ShiftJIS, page)
+	doc, err := Parse(context.Background(), data, "sjis.html", "sjis.html", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != "東京" || !strings.Contains(doc.Text, "こんにちは、世界") {
+		t.Errorf("title %q, text %q", doc.Title, doc.Text)
+	}
+	// Without a declaration the legacy heuristics apply: Windows-1251.
+	data = encode(t, charmap.Windows1251, `<html><body><p>Привет, как дела? Всё хорошо.</p></body></html>`)
+	doc, err = Parse(context.Background(), data, "ru.html", "ru.html", Options{})
+	if err != nil || !strings.Contains(doc.Text, "Привет, как дела?") {
+		t.Errorf("windows-1251 page: %q, %v", doc.Text, err)
 	}
 }

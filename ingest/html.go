@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -11,6 +13,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
 )
 
 // boilerplate lists what is removed from a page before conversion: page
@@ -19,6 +22,26 @@ const boilerplate = "script, style, noscript, template, iframe, object, embed, s
 	"form, button, input, select, textarea, dialog, nav, aside, menu, " +
 	"[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], " +
 	"[aria-hidden=true], [hidden]"
+
+// decodeHTML decodes a page like decodeText, except that a page that is not
+// UTF-8 is decoded by its <meta charset> declaration when it has one.
+func decodeHTML(data []byte) (string, error) {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return decodeText(data)
+	}
+	enc, name, certain := charset.DetermineEncoding(data, "text/html")
+	if !certain && name == "windows-1252" { // the default guess: no declaration
+		return decodeText(data)
+	}
+	out, err := enc.NewDecoder().Bytes(data)
+	if err != nil {
+		return "", fmt.Errorf("%w: declared charset %s: %w", ErrEncoding, name, err)
+	}
+	if bin, why := binaryText(string(out)); bin {
+		return "", fmt.Errorf("%w: %s", ErrBinary, why)
+	}
+	return normalizeNewlines(strings.ToValidUTF8(string(out), "\uFFFD")), nil
+}
 
 // classChrome is page chrome found by class or id on pages without
 // <main> or <article>.

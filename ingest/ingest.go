@@ -249,7 +249,11 @@ func Parse(ctx context.Context, data []byte, id, name string, opts Options) (sit
 		doc.Text, doc.Title, doc.Lang, err = parseDOCX(data, opts.maxFileSize())
 	default:
 		var text string
-		text, err = decodeText(data)
+		if format == situate.FormatHTML {
+			text, err = decodeHTML(data)
+		} else {
+			text, err = decodeText(data)
+		}
 		if err != nil {
 			return fail(err)
 		}
