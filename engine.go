@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,18 +30,18 @@ type MetaStore interface {
 }
 
 const (
-	metaPending      = "engine.pending"
-	metaIndexLayout  = "engine.index-layout"
-	lexicalDirName   = "bm25"
-	chunkKeySep      = "#"
-	fieldText        = "text"
-	fieldChunk       = "chunk"
-	fieldContext     = "context"
-	attrAccess       = "access"
-	attrMetaPrefix   = "meta."
-	accessSeparator  = "\x1f"
-	hashSeparator    = "/"
-	codeAnalyzerLang = "code"
+	metaPending     = "engine.pending"
+	metaIndexLayout = "engine.index-layout"
+	lexicalDirName  = "bm25"
+	codeDirName     = "bm25-code"
+	chunkKeySep     = "#"
+	fieldText       = "text"
+	fieldChunk      = "chunk"
+	fieldContext    = "context"
+	attrAccess      = "access"
+	attrMetaPrefix  = "meta."
+	accessSeparator = "\x1f"
+	hashSeparator   = "/"
 )
 
 // Change says what Put did with a document.
@@ -67,9 +68,11 @@ func (c Change) String() string {
 // It is safe for concurrent use: documents are chunked and contextualized in
 // parallel, while store and index commits are serialized.
 type Engine struct {
-	opts   Options
-	store  Store
-	lex    *bm25.Index
+	opts  Options
+	store Store
+	lex   *bm25.Index
+	// code is the code-analyzer arm (nil when Options.CodeArmWeight is 0).
+	code   *bm25.Index
 	log    *slog.Logger
 	layout string
 	// processing fingerprints what turns a document into chunks and
@@ -103,8 +106,12 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 	rebuild := dir == ""
 	if dir == "" {
 		e.lex, err = bm25.New(lexOpts)
+		if err == nil && opts.CodeArmWeight > 0 {
+			e.code, err = bm25.New(e.codeOptions())
+		}
 	} else {
 		lexDir := filepath.Join(dir, lexicalDirName)
+		codeDir := filepath.Join(dir, codeDirName)
 		if ms, ok := store.(MetaStore); ok {
 			prev, found, merr := ms.Meta(ctx, metaIndexLayout)
 			if merr != nil {
@@ -114,8 +121,10 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 				// The analyzer or field layout changed: the index is rebuilt
 				// from the store, which keeps chunks and contexts.
 				e.log.Info("index layout changed, rebuilding", "from", prev, "to", e.layout)
-				if err := os.RemoveAll(lexDir); err != nil {
-					return nil, fmt.Errorf("open engine: remove %s: %w", lexDir, err)
+				for _, d := range []string{lexDir, codeDir} {
+					if err := os.RemoveAll(d); err != nil {
+						return nil, fmt.Errorf("open engine: remove %s: %w", d, err)
+					}
 				}
 				rebuild = true
 			} else if !found && len(records) > 0 {
@@ -123,41 +132,84 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 			}
 		}
 		e.lex, err = bm25.Open(lexDir, lexOpts)
+		if err == nil && opts.CodeArmWeight > 0 {
+			e.code, err = bm25.Open(codeDir, e.codeOptions())
+		}
 	}
 	if err != nil {
+		e.Close()
 		return nil, fmt.Errorf("open engine: bm25 index: %w", err)
 	}
 	if rebuild {
 		if err := e.reindexFromStore(ctx, records); err != nil {
-			e.lex.Close()
+			e.Close()
 			return nil, err
 		}
 	} else if err := e.repairPending(ctx); err != nil {
-		e.lex.Close()
+		e.Close()
 		return nil, err
 	}
 	if ms, ok := store.(MetaStore); ok && dir != "" {
 		if err := ms.SetMeta(ctx, metaIndexLayout, e.layout); err != nil {
-			e.lex.Close()
+			e.Close()
 			return nil, fmt.Errorf("open engine: %w", err)
 		}
 	}
 	return e, nil
 }
 
-// Close closes the index; the store belongs to the caller.
+// Close closes the indexes; the store belongs to the caller.
 func (e *Engine) Close() error {
-	return e.lex.Close()
+	var err error
+	if e.lex != nil {
+		err = e.lex.Close()
+	}
+	if e.code != nil {
+		err = errors.Join(err, e.code.Close())
+	}
+	return err
+}
+
+// replaceLexical replaces a document's chunks in every lexical arm.
+func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
+	if err := e.lex.Replace(id, docs); err != nil {
+		return err
+	}
+	if e.code != nil {
+		return e.code.Replace(id, docs)
+	}
+	return nil
+}
+
+func (e *Engine) deleteLexical(id string) error {
+	if err := e.lex.Delete(id); err != nil {
+		return err
+	}
+	if e.code != nil {
+		return e.code.Delete(id)
+	}
+	return nil
+}
+
+func (e *Engine) codeOptions() bm25.Options {
+	o := e.bm25Options()
+	o.Analyzer = "code"
+	o.K1, o.B = e.opts.CodeK1, e.opts.CodeB
+	if o.B == 0 {
+		o.B = math.SmallestNonzeroFloat64 // bm25 reads 0 as "default"
+	}
+	return o
 }
 
 // Options returns the options the engine was opened with.
 func (e *Engine) Options() Options { return e.opts }
 
 func (e *Engine) indexLayout() string {
+	fields := "text"
 	if e.opts.ContextWeight > 0 {
-		return fmt.Sprintf("fields=chunk,context analyzer=%q", e.opts.Analyzer)
+		fields = "chunk,context"
 	}
-	return fmt.Sprintf("fields=text analyzer=%q", e.opts.Analyzer)
+	return fmt.Sprintf("fields=%s analyzer=%q code-arm=%v", fields, e.opts.Analyzer, e.opts.CodeArmWeight > 0)
 }
 
 func (e *Engine) processingFingerprint() string {
@@ -306,7 +358,7 @@ func (e *Engine) commit(ctx context.Context, doc Document, hash string, chunks [
 	if err := e.store.PutDocument(ctx, rec, stored); err != nil {
 		return Unchanged, fmt.Errorf("store %s: %w", doc.ID, err)
 	}
-	if err := e.lex.Replace(doc.ID, e.lexicalDocs(rec, stored)); err != nil {
+	if err := e.replaceLexical(doc.ID, e.lexicalDocs(rec, stored)); err != nil {
 		return Unchanged, fmt.Errorf("index %s: %w", doc.ID, err)
 	}
 	if err := e.clearPending(ctx, doc.ID); err != nil {
@@ -331,7 +383,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if err := e.store.DeleteDocument(ctx, id); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	if err := e.lex.Delete(id); err != nil {
+	if err := e.deleteLexical(id); err != nil {
 		return fmt.Errorf("delete %s from index: %w", id, err)
 	}
 	if err := e.clearPending(ctx, id); err != nil {
@@ -386,9 +438,6 @@ func (e *Engine) lexicalDocs(rec DocumentRecord, chunks []StoredChunk) []bm25.Do
 		attrs[attrMetaPrefix+k] = v
 	}
 	lang := rec.Lang
-	if rec.Format == FormatCode && e.opts.Analyzer == "" {
-		lang = codeAnalyzerLang
-	}
 	docs := make([]bm25.Doc, len(chunks))
 	for i, c := range chunks {
 		var fields map[string]string
@@ -426,7 +475,7 @@ func (e *Engine) reindexFromStore(ctx context.Context, records []DocumentRecord)
 		if err != nil {
 			return fmt.Errorf("rebuild index: %w", err)
 		}
-		if err := e.lex.Replace(r.ID, e.lexicalDocs(r, chunks)); err != nil {
+		if err := e.replaceLexical(r.ID, e.lexicalDocs(r, chunks)); err != nil {
 			return fmt.Errorf("rebuild index: %s: %w", r.ID, err)
 		}
 	}
@@ -482,7 +531,7 @@ func (e *Engine) repairPending(ctx context.Context) error {
 		rec, err := e.store.Document(ctx, id)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			if err := e.lex.Delete(id); err != nil {
+			if err := e.deleteLexical(id); err != nil {
 				return fmt.Errorf("repair index: %s: %w", id, err)
 			}
 		case err != nil:
@@ -492,7 +541,7 @@ func (e *Engine) repairPending(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("repair index: %w", err)
 			}
-			if err := e.lex.Replace(id, e.lexicalDocs(rec, chunks)); err != nil {
+			if err := e.replaceLexical(id, e.lexicalDocs(rec, chunks)); err != nil {
 				return fmt.Errorf("repair index: %s: %w", id, err)
 			}
 		}

@@ -20,6 +20,15 @@ const (
 	// DefaultParallelDocuments is how many documents are contextualized at
 	// once; each fans its chunks out further inside the contextualizer.
 	DefaultParallelDocuments = 4
+	// The code arm and the document blend are the lexical recipe measured in
+	// EVAL.md (package rank): a second BM25 index over the same text with
+	// the code analyzer (identifiers split into words) whose scores are
+	// added to the language arm's, then every chunk gains a share of its
+	// document's best score.
+	DefaultCodeArmWeight  = 1.0
+	DefaultCodeK1         = 1.6
+	DefaultCodeB          = 0.3
+	DefaultDocumentWeight = 0.7
 )
 
 // Options configure an Engine. The zero value is not valid; start from
@@ -39,6 +48,15 @@ type Options struct {
 	// by it (BM25F-style), the chunk field by 1.
 	ContextWeight float64
 
+	// CodeArmWeight weights a second BM25 arm that indexes the same text
+	// with the code analyzer (BM25 CodeK1, CodeB); 0 disables it.
+	CodeArmWeight float64
+	CodeK1        float64
+	CodeB         float64
+	// DocumentWeight lifts every candidate chunk by this share of the best
+	// score of any chunk of its document; 0 disables it.
+	DocumentWeight float64
+
 	// Candidates is each arm's top N before fusion/rerank.
 	Candidates int
 	// ParallelDocuments bounds how many documents are contextualized at once.
@@ -57,6 +75,10 @@ func DefaultOptions() Options {
 		ChunkOverlap:      DefaultChunkOverlap,
 		BM25K1:            DefaultBM25K1,
 		BM25B:             DefaultBM25B,
+		CodeArmWeight:     DefaultCodeArmWeight,
+		CodeK1:            DefaultCodeK1,
+		CodeB:             DefaultCodeB,
+		DocumentWeight:    DefaultDocumentWeight,
 		Candidates:        DefaultCandidates,
 		ParallelDocuments: DefaultParallelDocuments,
 	}
@@ -75,6 +97,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: BM25B: must be in [0, 1], got %g: %w", o.BM25B, ErrInvalid)
 	case o.ContextWeight < 0:
 		return fmt.Errorf("options: ContextWeight: must be >= 0, got %g: %w", o.ContextWeight, ErrInvalid)
+	case o.CodeArmWeight < 0:
+		return fmt.Errorf("options: CodeArmWeight: must be >= 0, got %g: %w", o.CodeArmWeight, ErrInvalid)
+	case o.CodeArmWeight > 0 && (o.CodeK1 < 0 || o.CodeB < 0 || o.CodeB > 1):
+		return fmt.Errorf("options: CodeK1/CodeB: want k1 >= 0 and b in [0, 1], got %g/%g: %w", o.CodeK1, o.CodeB, ErrInvalid)
+	case o.DocumentWeight < 0:
+		return fmt.Errorf("options: DocumentWeight: must be >= 0, got %g: %w", o.DocumentWeight, ErrInvalid)
 	case o.Candidates <= 0:
 		return fmt.Errorf("options: Candidates: must be > 0, got %d: %w", o.Candidates, ErrInvalid)
 	case o.ParallelDocuments <= 0:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/rank"
 )
 
 // Search runs a query and returns hits carrying the original chunk text with
@@ -27,7 +28,7 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	default:
 		return nil, fmt.Errorf("search: mode %q: must be bm25, dense or hybrid: %w", q.Mode, ErrInvalid)
 	}
-	results, err := e.lex.Search(bm25.Query{Text: q.Text, K: k, Filter: e.lexicalFilter(q.Filter)})
+	results, err := e.lexicalSearch(q.Text, k, e.lexicalFilter(q.Filter))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -95,4 +96,48 @@ func (e *Engine) lexicalFilter(f Filter) *bm25.Filter {
 		}
 	}
 	return lf
+}
+
+// lexicalSearch runs the BM25 arms and returns the top k. With only the
+// language arm and no document blend this is plain Lucene BM25; otherwise
+// each arm contributes its top Candidates, their scores are summed
+// (rank.Combine) and every chunk is lifted by a share of its document's best
+// score (rank.DocumentBlend), the recipe measured in EVAL.md.
+func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.Result, error) {
+	if e.code == nil && e.opts.DocumentWeight == 0 {
+		return e.lex.Search(bm25.Query{Text: text, K: k, Filter: filter})
+	}
+	n := max(k, e.opts.Candidates)
+	arms := []*bm25.Index{e.lex}
+	weights := []float64{1}
+	if e.code != nil {
+		arms = append(arms, e.code)
+		weights = append(weights, e.opts.CodeArmWeight)
+	}
+	lists := make([][]rank.Hit, len(arms))
+	for i, arm := range arms {
+		res, err := arm.Search(bm25.Query{Text: text, K: n, Filter: filter})
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = make([]rank.Hit, len(res))
+		for j, r := range res {
+			lists[i][j] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+		}
+	}
+	hits, err := rank.Combine(lists, weights)
+	if err != nil {
+		return nil, err
+	}
+	if e.opts.DocumentWeight > 0 {
+		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
+			return nil, err
+		}
+	}
+	hits = hits[:min(k, len(hits))]
+	out := make([]bm25.Result, len(hits))
+	for i, h := range hits {
+		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
+	}
+	return out, nil
 }

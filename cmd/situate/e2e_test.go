@@ -48,7 +48,9 @@ func TestContextFindsEntityChunks(t *testing.T) {
 	if !strings.Contains(errOut, "0 skipped, 0 failed") {
 		t.Fatalf("index reported problems:\n%s", errOut)
 	}
-	const k = 3
+	// Top 1: the document blend lifts every chunk of a matching document,
+	// so whether the context put the right chunk first is what shows.
+	const k = 1
 	answered, contextNeeded, total := 0, 0, 0
 	for _, d := range fq {
 		for _, q := range d.Queries {
