@@ -63,7 +63,7 @@ func BenchmarkCountTokens(b *testing.B) {
 
 // TestHugeInput splits a large document and reports the peak heap. The
 // size comes from SITUATE_CHUNK_HUGE_MB (default: skipped) because it
-// takes about 40 s per 100 MB.
+// takes about 45 s per 100 MB.
 func TestHugeInput(t *testing.T) {
 	mb, _ := strconv.Atoi(os.Getenv("SITUATE_CHUNK_HUGE_MB"))
 	if mb <= 0 {
@@ -98,7 +98,10 @@ func TestHugeInput(t *testing.T) {
 	}
 	t.Logf("%d MB document: %d spans, heap in use before %d MB, peak %d MB (spans %d MB)",
 		len(doc)>>20, len(spans), before.HeapInuse>>20, p>>20, (len(spans)*int(unsafeSizeofSpan))>>20)
-	if extra := int64(p) - int64(before.HeapInuse); extra > int64(len(doc)) {
+	// Split keeps only one chunk's pieces and the spans; the rest is
+	// short-lived tokenizer garbage, which GOGC=100 lets grow to about the
+	// size of the live heap (the document) before it is collected.
+	if extra := int64(p) - int64(before.HeapInuse); extra > 2*int64(len(doc)) {
 		t.Errorf("peak heap grew by %d MB for a %d MB input", extra>>20, len(doc)>>20)
 	}
 }
