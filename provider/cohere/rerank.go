@@ -1,0 +1,129 @@
+package cohere
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/situate/situate"
+)
+
+// Reranker scores texts against a query with POST /v2/rerank. It is safe for concurrent use.
+type Reranker struct {
+	c *Client
+}
+
+var _ situate.Reranker = (*Reranker)(nil)
+
+// NewReranker validates opts and returns a Reranker. Model defaults to
+// DefaultRerankModel; MaxInputTokens bounds query plus one text.
+func NewReranker(opts Options) (*Reranker, error) {
+	c, err := newClient(opts, DefaultRerankModel)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BatchSize == 0 || opts.BatchSize > MaxRerankDocuments {
+		c.batchSize = MaxRerankDocuments
+	}
+	return &Reranker{c: c}, nil
+}
+
+// Name is "cohere:<model>".
+func (r *Reranker) Name() string { return ProviderName + ":" + r.c.model }
+
+type rerankRequest struct {
+	Model     string   `json:"model"`
+	Query     string   `json:"query"`
+	Documents []string `json:"documents"`
+	TopN      int      `json:"top_n"`
+}
+
+type rerankResponse struct {
+	ID      string `json:"id"`
+	Results []struct {
+		Index          *int     `json:"index"`
+		RelevanceScore *float64 `json:"relevance_score"`
+	} `json:"results"`
+	Meta struct {
+		meta
+		Tokens *billedUnits `json:"tokens"`
+	} `json:"meta"`
+}
+
+// Rerank returns one relevance score per text, in the order of texts
+// (results come sorted by relevance and are mapped back by index, which is
+// checked). More than MaxRerankDocuments texts go in several requests; the
+// reranker scores every pair on its own, so their scores compare. Cohere
+// cuts a document at max_tokens_per_doc (4096) without telling; this
+// client refuses, by estimate, a query plus text above MaxInputTokens
+// instead, naming the text.
+func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+	const op = "rerank"
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	c := r.c
+	if query == "" {
+		e := (batchRef{}).err(c, op, TypeInvalid, "query is empty")
+		e.Err = situate.ErrInvalid
+		return nil, e
+	}
+	qt := EstimateTokens(query)
+	if qt >= c.maxInput {
+		e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
+		e.Err = situate.ErrPromptTooLarge
+		return nil, e
+	}
+	tokens, err := c.checkTexts(op, texts, c.maxInput-qt, "text")
+	if err != nil {
+		return nil, err
+	}
+	scores := make([]float64, len(texts))
+	err = run(ctx, plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s span, b batchRef) error {
+		var resp rerankResponse
+		start := time.Now()
+		req := rerankRequest{Model: c.model, Query: query, Documents: texts[s.lo:s.hi], TopN: s.hi - s.lo}
+		err := c.post(ctx, op, "/v2/rerank", b, req, &resp)
+		if err == nil {
+			err = r.collect(op, b, resp, scores[s.lo:s.hi])
+		}
+		tokens := 0
+		if resp.Meta.Tokens != nil {
+			tokens = resp.Meta.Tokens.InputTokens
+		}
+		if rerr := c.record(ctx, op, tokens, start, err); rerr != nil && err == nil {
+			err = rerr
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+// collect maps the results (ordered by relevance) back to input order.
+func (r *Reranker) collect(op string, b batchRef, resp rerankResponse, dst []float64) error {
+	c := r.c
+	n := len(dst)
+	if len(resp.Results) != n {
+		return c.badResponse(op, b, false, "got %d scores for %d texts", len(resp.Results), n)
+	}
+	seen := make([]bool, n)
+	for i, d := range resp.Results {
+		if d.Index == nil || d.RelevanceScore == nil {
+			return c.badResponse(op, b, false, "results[%d] lacks index or relevance_score", i)
+		}
+		idx := *d.Index
+		if idx < 0 || idx >= n || seen[idx] {
+			return c.badResponse(op, b, false, "results[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
+		}
+		if s := *d.RelevanceScore; math.IsNaN(s) || math.IsInf(s, 0) {
+			return c.badResponse(op, b, false, "results[%d].relevance_score is %v", i, s)
+		}
+		seen[idx] = true
+		dst[idx] = *d.RelevanceScore
+	}
+	return nil
+}
