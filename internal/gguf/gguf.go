@@ -327,3 +327,26 @@ func (e *encoder) value(t ValueType, v any) {
 		e.err = fmt.Errorf("unknown value type %d", t)
 	}
 }
+
+// Write writes a GGUF v3 file holding only metadata (no tensors), like
+// llama.cpp's vocabulary-only files.
+func Write(w io.Writer, kvs []KV) error {
+	bw := bufio.NewWriter(w)
+	e := &encoder{w: bw}
+	e.u32(Magic)
+	e.u32(Version)
+	e.u64(0)
+	e.u64(uint64(len(kvs)))
+	for _, x := range kvs {
+		e.str(x.Key)
+		e.u32(uint32(x.Type))
+		e.value(x.Type, x.Value)
+	}
+	if e.err == nil {
+		e.err = bw.Flush()
+	}
+	if e.err != nil {
+		return fmt.Errorf("gguf: write: %w", e.err)
+	}
+	return nil
+}
