@@ -1,0 +1,267 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/situate/situate"
+)
+
+// Defaults and API limits.
+const (
+	DefaultBaseURL      = "https://generativelanguage.googleapis.com"
+	DefaultEmbedModel   = "gemini-embedding-001"
+	DefaultTimeout      = 2 * time.Minute
+	DefaultMaxIdleConns = 16
+	// MaxBatchTexts is the most requests one batchEmbedContents call may
+	// carry.
+	MaxBatchTexts = 100
+	// DefaultMaxInputTokens is gemini-embedding-001's input limit.
+	DefaultMaxInputTokens = 2048
+	// ProviderName is Usage.Provider and the prefix of Name().
+	ProviderName = "gemini"
+)
+
+// ModelMaxInputTokens is the input limit of a Gemini embedding model:
+// 2048 tokens for gemini-embedding-001 and text-embedding-004.
+func ModelMaxInputTokens(model string) int { return DefaultMaxInputTokens }
+
+// Options configures an Embedder. Reading GEMINI_API_KEY from the
+// environment is the caller's job.
+type Options struct {
+	// APIKey is sent as x-goog-api-key. Required; never printed.
+	APIKey string
+	// BaseURL defaults to DefaultBaseURL.
+	BaseURL string
+	// Model defaults to DefaultEmbedModel.
+	Model string
+	// Dimensions is sent as outputDimensionality (128 to 3072 for
+	// gemini-embedding-001; Google recommends 768, 1536 or 3072); 0 is the
+	// model's default (3072).
+	Dimensions int
+	// Normalize L2-normalizes every vector. gemini-embedding-001 returns
+	// unit vectors only at 3072 dimensions; Google advises normalizing
+	// smaller ones.
+	Normalize bool
+	// MaxInputTokens bounds one text (estimated tokens, see
+	// EstimateTokens); 0 is ModelMaxInputTokens. A longer text is an error
+	// wrapping situate.ErrPromptTooLarge, never truncated.
+	MaxInputTokens int
+	// BatchSize is the most texts per request: 0 or more than MaxBatchTexts
+	// means MaxBatchTexts.
+	BatchSize int
+	// BatchTokens is the most estimated tokens per request; 0 is no limit.
+	BatchTokens int
+	// HTTPClient defaults to a client keeping DefaultMaxIdleConns idle
+	// connections.
+	HTTPClient *http.Client
+	// Timeout bounds one request; defaults to DefaultTimeout.
+	Timeout time.Duration
+	// Usage, if set, receives one record per request.
+	Usage situate.UsageRecorder
+}
+
+// String redacts the API key.
+func (o Options) String() string {
+	key := "<unset>"
+	if o.APIKey != "" {
+		key = "<redacted>"
+	}
+	return fmt.Sprintf("gemini.Options{APIKey:%s BaseURL:%q Model:%q Dimensions:%d MaxInputTokens:%d BatchSize:%d BatchTokens:%d Timeout:%s}",
+		key, o.BaseURL, o.Model, o.Dimensions, o.MaxInputTokens, o.BatchSize, o.BatchTokens, o.Timeout)
+}
+
+// GoString redacts the API key for %#v.
+func (o Options) GoString() string { return o.String() }
+
+// Client is the HTTP part of an Embedder.
+type Client struct {
+	apiKey      string
+	base        *url.URL
+	model       string
+	dims        int
+	maxInput    int
+	batchSize   int
+	batchTokens int
+	http        *http.Client
+	timeout     time.Duration
+	usage       situate.UsageRecorder
+	normalize   bool
+}
+
+func newClient(opts Options, defaultModel string) (*Client, error) {
+	bad := func(field, msg string, args ...any) error {
+		return fmt.Errorf("gemini: options: %s: %s: %w", field, fmt.Sprintf(msg, args...), situate.ErrInvalid)
+	}
+	if strings.TrimSpace(opts.APIKey) == "" {
+		return nil, bad("APIKey", "empty (set GEMINI_API_KEY)")
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, bad("BaseURL", "%q: want http(s)://host[/path]", base)
+	}
+	c := &Client{apiKey: opts.APIKey, base: u, model: opts.Model, dims: opts.Dimensions,
+		maxInput: opts.MaxInputTokens, batchSize: opts.BatchSize, batchTokens: opts.BatchTokens,
+		http: opts.HTTPClient, timeout: opts.Timeout, usage: opts.Usage, normalize: opts.Normalize}
+	c.model = strings.TrimPrefix(c.model, "models/")
+	if c.model == "" {
+		c.model = defaultModel
+	}
+	switch {
+	case c.dims < 0:
+		return nil, bad("Dimensions", "must be >= 0, got %d", c.dims)
+	case c.maxInput < 0:
+		return nil, bad("MaxInputTokens", "must be >= 0, got %d", c.maxInput)
+	case c.batchSize < 0:
+		return nil, bad("BatchSize", "must be >= 0, got %d", c.batchSize)
+	case c.batchTokens < 0:
+		return nil, bad("BatchTokens", "must be >= 0, got %d", c.batchTokens)
+	case c.timeout < 0:
+		return nil, bad("Timeout", "must be >= 0, got %s", c.timeout)
+	}
+	if c.maxInput == 0 {
+		c.maxInput = ModelMaxInputTokens(c.model)
+	}
+	if c.batchSize == 0 || c.batchSize > MaxBatchTexts {
+		c.batchSize = MaxBatchTexts
+	}
+	if c.batchTokens == 0 {
+		c.batchTokens = math.MaxInt / 2
+	}
+	if c.timeout == 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.http == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = DefaultMaxIdleConns
+		c.http = &http.Client{Transport: tr}
+	}
+	return c, nil
+}
+
+// marshal encodes v without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// post sends in as JSON to path and decodes the answer into out.
+func (c *Client) post(ctx context.Context, op, path string, b batchRef, in, out any) error {
+	body, err := marshal(in)
+	if err != nil {
+		return fmt.Errorf("gemini: %s: encode request: %w", op, err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("gemini: %s: %w", op, err)
+	}
+	req.Header.Set("x-goog-api-key", c.apiKey)
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.transportError(ctx, op, b, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return c.responseError(op, b, resp)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return c.transportError(ctx, op, b, err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return c.badResponse(op, b, true, "malformed or truncated JSON (%d bytes): %v", len(data), err)
+	}
+	return nil
+}
+
+// record sends a usage record if a recorder is configured.
+func (c *Client) record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
+	if c.usage == nil {
+		return nil
+	}
+	u := situate.Usage{Time: start, Provider: ProviderName, Model: c.model, Operation: op,
+		InputTokens: tokens, Latency: time.Since(start)}
+	if err != nil {
+		u.Error = err.Error()
+	}
+	if rerr := c.usage.RecordUsage(context.WithoutCancel(ctx), u); rerr != nil {
+		return fmt.Errorf("gemini: record usage of %s: %w", op, rerr)
+	}
+	return nil
+}
+
+// EstimateTokens estimates a text's tokens without a tokenizer: a token
+// per 4 ASCII bytes, per Han/kana/Hangul character, and per 2 other
+// characters (Cyrillic, accented Latin...). It errs on the high side for
+// the languages situate serves.
+func EstimateTokens(s string) int {
+	ascii, cjk, other := 0, 0, 0
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			ascii++
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			cjk++
+		default:
+			other++
+		}
+	}
+	return (ascii+3)/4 + cjk + (other+1)/2
+}
+
+// checkVectors validates one batch's vectors: the count, a common
+// dimension (want, if > 0), finite values and a non-zero norm. It returns
+// the dimension or a description of the first problem.
+func checkVectors(vecs [][]float32, n, want int, src string) (int, string) {
+	if len(vecs) == 0 {
+		return 0, fmt.Sprintf("got no vectors for %d texts", n)
+	}
+	if len(vecs) != n {
+		return 0, fmt.Sprintf("got %d vectors for %d texts", len(vecs), n)
+	}
+	dim := want
+	if dim <= 0 {
+		dim, src = len(vecs[0]), "vector 0"
+	}
+	if dim == 0 {
+		return 0, "vector 0 is empty"
+	}
+	for i, v := range vecs {
+		if len(v) != dim {
+			return 0, fmt.Sprintf("vector %d has dimension %d, want %d as %s", i, len(v), dim, src)
+		}
+		var norm float64
+		for j, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return 0, fmt.Sprintf("vector %d has %v at position %d", i, x, j)
+			}
+			norm += float64(x) * float64(x)
+		}
+		if norm == 0 {
+			return 0, fmt.Sprintf("vector %d is all zeros", i)
+		}
+	}
+	return dim, ""
+}
