@@ -270,7 +270,7 @@ func manyPages(t testing.TB, n int) []byte {
 // TestTimeout stops a long extraction by killing its WebAssembly worker;
 // the extractor then serves the next document with a fresh worker.
 func TestTimeout(t *testing.T) {
-	big := manyPages(t, 400)
+	big := manyPages(t, 150)
 	e := pdf.New(pdf.Options{Timeout: 100 * time.Millisecond})
 	defer e.Close()
 	if err := e.Init(context.Background()); err != nil {
@@ -288,9 +288,9 @@ func TestTimeout(t *testing.T) {
 	if err != nil || !strings.Contains(text, "Falkenried") {
 		t.Fatalf("after a timeout: %v", err)
 	}
-	// Without the timeout the big document is read whole: 400 pages.
+	// Without the timeout the big document is read whole: 150 pages.
 	text, err = extractor(t).ExtractText(context.Background(), big)
-	if err != nil || !strings.Contains(text, "Page 400 line 40:") || strings.Count(text, "\n\n") != 399 {
-		t.Errorf("400-page extraction: err %v, %d page breaks", err, strings.Count(text, "\n\n"))
+	if err != nil || !strings.Contains(text, "Page 150 line 40:") || strings.Count(text, "\n\n") != 149 {
+		t.Errorf("150-page extraction: err %v, %d page breaks", err, strings.Count(text, "\n\n"))
 	}
 }
