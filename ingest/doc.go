@@ -12,8 +12,10 @@
 //
 // Walk visits directory trees in sorted id order, honours .gitignore and
 // .situateignore files per directory like git, applies Include/Exclude
-// doublestar globs, follows symlinks with loop detection and reports every
-// skipped file as a *FileError naming its path.
+// doublestar globs, skips .git, .situate and (unless Options.Hidden) other
+// dot-files, follows symlinks with loop detection and reports every skipped
+// file as a *FileError naming its path. JSONL reads pre-extracted documents,
+// one JSON object per line.
 //
 // ingest imports the root package only, never another adapter. PDF support
 // lives in ingest/pdf, which carries PDFium compiled to WebAssembly; ingest
