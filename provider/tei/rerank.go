@@ -2,6 +2,7 @@ package tei
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"sync/atomic"
@@ -61,7 +62,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		e.Err = situate.ErrInvalid
 		return nil, e
 	}
-	if _, err := c.prepare(op, texts, "", c.maxInput-EstimateTokens(query)); err != nil {
+	qt := EstimateTokens(query)
+	if qt >= c.maxInput {
+		e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
+		e.Err = situate.ErrPromptTooLarge
+		return nil, e
+	}
+	if _, err := c.prepare(op, texts, "", c.maxInput-qt); err != nil {
 		return nil, err
 	}
 	scores := make([]float64, len(texts))

@@ -299,6 +299,9 @@ func TestRerank(t *testing.T) {
 	if body["truncate"] != false || body["raw_scores"] != false || body["query"] != q || len(body["texts"].([]any)) != 3 {
 		t.Errorf("rerank body %s", s.Requests()[1].Body)
 	}
+	if _, err := r.Rerank(context.Background(), strings.Repeat("why ", 600), docs); !errors.Is(err, situate.ErrPromptTooLarge) || !strings.Contains(err.Error(), "query") {
+		t.Errorf("long query: %v", err)
+	}
 	s.Inject(teitest.Fault{Kind: teitest.FaultBadIndex, Path: "/rerank", Skip: 1})
 	_, err = r.Rerank(context.Background(), q, docs)
 	if err == nil || !strings.Contains(err.Error(), "rerank batch 2 (texts 3-5): bad_response") || !strings.Contains(err.Error(), "repeated") {
