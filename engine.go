@@ -170,6 +170,17 @@ func (e *Engine) Close() error {
 	return err
 }
 
+// applyLexical applies one batch to every lexical arm.
+func (e *Engine) applyLexical(b *bm25.Batch) error {
+	if err := e.lex.Apply(b); err != nil {
+		return err
+	}
+	if e.code != nil {
+		return e.code.Apply(b)
+	}
+	return nil
+}
+
 // replaceLexical replaces a document's chunks in every lexical arm.
 func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
 	if err := e.lex.Replace(id, docs); err != nil {
@@ -256,41 +267,88 @@ func (e *Engine) Split(doc Document) ([]Chunk, error) {
 	return chunks, nil
 }
 
+// Prepared is a document chunked and contextualized, ready for Commit.
+type Prepared struct {
+	doc      Document
+	hash     string
+	chunks   []Chunk
+	contexts []Context
+}
+
+// DocID is the id of the prepared document.
+func (p *Prepared) DocID() string { return p.doc.ID }
+
+// Chunks is the number of chunks the document was split into.
+func (p *Prepared) Chunks() int { return len(p.chunks) }
+
 // Put indexes one document: unchanged content does no work; changed content
 // is re-chunked and re-contextualized as a whole, and its new version
 // replaces the old one atomically in the store and the index.
 func (e *Engine) Put(ctx context.Context, doc Document) (Change, error) {
+	p, err := e.Prepare(ctx, doc)
+	if err != nil || p == nil {
+		return Unchanged, err
+	}
+	changes, err := e.Commit(ctx, []*Prepared{p})
+	if err != nil {
+		return Unchanged, err
+	}
+	return changes[0], nil
+}
+
+// Prepare chunks and contextualizes a document for Commit; it returns nil
+// when the document is unchanged since it was indexed. Prepare is the slow
+// part (the contextualizer) and may run concurrently; Commit is serialized,
+// so callers prepare in parallel and commit in batches.
+func (e *Engine) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 	if doc.ID == "" {
-		return Unchanged, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
+		return nil, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
 	}
 	hash := doc.Hash() + hashSeparator + e.processing
-	e.mu.RLock()
-	prev, known := e.docs[doc.ID]
-	e.mu.RUnlock()
-	if known && prev.Hash == hash {
-		return Unchanged, nil
+	if e.unchanged(doc.ID, hash) {
+		return nil, nil
 	}
 	doc.Lang = ResolveLanguage(doc)
 	chunks, err := e.Split(doc)
 	if err != nil {
-		return Unchanged, err
+		return nil, err
 	}
 	contexts, err := e.contextualize(ctx, doc, chunks)
 	if err != nil {
-		return Unchanged, err
+		return nil, err
 	}
-	return e.commit(ctx, doc, hash, chunks, contexts)
+	return &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}, nil
+}
+
+func (e *Engine) unchanged(id, hash string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	prev, known := e.docs[id]
+	return known && prev.Hash == hash
 }
 
 // PutChunks indexes a document that is already chunked, with contexts given
 // (one per chunk) or, when contexts is nil, written by the contextualizer.
 // Evaluation datasets that ship their own chunks and contexts use it.
 func (e *Engine) PutChunks(ctx context.Context, doc Document, chunks []Chunk, contexts []Context) (Change, error) {
+	p, err := e.PrepareChunks(ctx, doc, chunks, contexts)
+	if err != nil || p == nil {
+		return Unchanged, err
+	}
+	changes, err := e.Commit(ctx, []*Prepared{p})
+	if err != nil {
+		return Unchanged, err
+	}
+	return changes[0], nil
+}
+
+// PrepareChunks is Prepare for a document that is already chunked.
+func (e *Engine) PrepareChunks(ctx context.Context, doc Document, chunks []Chunk, contexts []Context) (*Prepared, error) {
 	if doc.ID == "" {
-		return Unchanged, fmt.Errorf("put chunks: ID: must not be empty: %w", ErrInvalid)
+		return nil, fmt.Errorf("put chunks: ID: must not be empty: %w", ErrInvalid)
 	}
 	if contexts != nil && len(contexts) != len(chunks) {
-		return Unchanged, fmt.Errorf("put chunks %s: %d contexts for %d chunks: %w", doc.ID, len(contexts), len(chunks), ErrInvalid)
+		return nil, fmt.Errorf("put chunks %s: %d contexts for %d chunks: %w", doc.ID, len(contexts), len(chunks), ErrInvalid)
 	}
 	doc.Lang = ResolveLanguage(doc)
 	for i := range chunks {
@@ -300,7 +358,7 @@ func (e *Engine) PutChunks(ctx context.Context, doc Document, chunks []Chunk, co
 	if contexts == nil {
 		var err error
 		if contexts, err = e.contextualize(ctx, doc, chunks); err != nil {
-			return Unchanged, err
+			return nil, err
 		}
 	}
 	h := sha256.New()
@@ -308,13 +366,10 @@ func (e *Engine) PutChunks(ctx context.Context, doc Document, chunks []Chunk, co
 		fmt.Fprintf(h, "%d:%q:%q\n", len(c.Text), c.Text, contexts[i].Text)
 	}
 	hash := doc.Hash() + hashSeparator + "prechunked-" + hex.EncodeToString(h.Sum(nil)[:8])
-	e.mu.RLock()
-	prev, known := e.docs[doc.ID]
-	e.mu.RUnlock()
-	if known && prev.Hash == hash {
-		return Unchanged, nil
+	if e.unchanged(doc.ID, hash) {
+		return nil, nil
 	}
-	return e.commit(ctx, doc, hash, chunks, contexts)
+	return &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}, nil
 }
 
 func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk) ([]Context, error) {
@@ -331,46 +386,64 @@ func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk
 	return contexts, nil
 }
 
-func (e *Engine) commit(ctx context.Context, doc Document, hash string, chunks []Chunk, contexts []Context) (Change, error) {
+// Commit stores prepared documents and indexes them. Each document's new
+// version replaces its old one atomically; the index is updated in one
+// batch for all of them (one durable index commit instead of one per
+// document). A crash at any point is repaired on the next Open: the store is
+// the source of truth and documents in flight are journalled.
+func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 
-	e.mu.RLock()
-	prev, known := e.docs[doc.ID]
-	e.mu.RUnlock()
-	version := 1
-	change := Added
-	if known {
-		version = prev.Version + 1
-		change = Updated
+	ids := make([]string, len(batch))
+	for i, p := range batch {
+		ids[i] = p.doc.ID
 	}
-	stored := make([]StoredChunk, len(chunks))
-	for i := range chunks {
-		stored[i] = StoredChunk{Chunk: chunks[i], Context: contexts[i]}
+	if err := e.markPending(ctx, ids...); err != nil {
+		return nil, err
 	}
-	if err := e.markPending(ctx, doc.ID); err != nil {
-		return Unchanged, err
+	changes := make([]Change, len(batch))
+	records := make([]DocumentRecord, len(batch))
+	versions := map[string]int{}
+	var lexBatch bm25.Batch
+	for i, p := range batch {
+		doc := p.doc
+		e.mu.RLock()
+		prev, known := e.docs[doc.ID]
+		e.mu.RUnlock()
+		version, change := 1, Added
+		if v, ok := versions[doc.ID]; ok {
+			version, change = v+1, Updated
+		} else if known {
+			version, change = prev.Version+1, Updated
+		}
+		versions[doc.ID] = version
+		stored := make([]StoredChunk, len(p.chunks))
+		for j := range p.chunks {
+			stored[j] = StoredChunk{Chunk: p.chunks[j], Context: p.contexts[j]}
+		}
+		// The record's hash covers the content and how it was processed
+		// (chunking, contextualizer), so a settings change re-processes it.
+		rec := DocumentRecord{ID: doc.ID, Title: doc.Title, Format: doc.Format, Lang: doc.Lang, Path: doc.Path,
+			Hash: p.hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(p.chunks)}
+		if err := e.store.PutDocument(ctx, rec, stored); err != nil {
+			return nil, fmt.Errorf("store %s: %w", doc.ID, err)
+		}
+		lexBatch.Replace(doc.ID, e.lexicalDocs(rec, stored))
+		changes[i], records[i] = change, rec
 	}
-	// The record's hash covers the content and how it was processed
-	// (chunking, contextualizer), so a settings change re-processes it.
-	rec := DocumentRecord{ID: doc.ID, Title: doc.Title, Format: doc.Format, Lang: doc.Lang, Path: doc.Path,
-		Hash: hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(chunks)}
-	if err := e.store.PutDocument(ctx, rec, stored); err != nil {
-		return Unchanged, fmt.Errorf("store %s: %w", doc.ID, err)
+	if err := e.applyLexical(&lexBatch); err != nil {
+		return nil, fmt.Errorf("index %d documents: %w", len(batch), err)
 	}
-	if err := e.replaceLexical(doc.ID, e.lexicalDocs(rec, stored)); err != nil {
-		return Unchanged, fmt.Errorf("index %s: %w", doc.ID, err)
-	}
-	if err := e.clearPending(ctx, doc.ID); err != nil {
-		return Unchanged, err
-	}
-	if r, err := e.store.Document(ctx, doc.ID); err == nil {
-		rec = r
+	if err := e.clearPending(ctx, ids...); err != nil {
+		return nil, err
 	}
 	e.mu.Lock()
-	e.docs[doc.ID] = rec
+	for _, rec := range records {
+		e.docs[rec.ID] = rec
+	}
 	e.mu.Unlock()
-	return change, nil
+	return changes, nil
 }
 
 // Delete removes a document from the store and the index.
@@ -470,13 +543,19 @@ func parseChunkKey(key string) (string, int, error) {
 // reindexFromStore rebuilds the BM25 index from the chunks and contexts in
 // the store, without chunking or contextualizing anything again.
 func (e *Engine) reindexFromStore(ctx context.Context, records []DocumentRecord) error {
-	for _, r := range records {
+	const batchSize = 256
+	var b bm25.Batch
+	for i, r := range records {
 		chunks, err := e.store.Chunks(ctx, r.ID)
 		if err != nil {
 			return fmt.Errorf("rebuild index: %w", err)
 		}
-		if err := e.replaceLexical(r.ID, e.lexicalDocs(r, chunks)); err != nil {
-			return fmt.Errorf("rebuild index: %s: %w", r.ID, err)
+		b.Replace(r.ID, e.lexicalDocs(r, chunks))
+		if b.Len() == batchSize || i == len(records)-1 {
+			if err := e.applyLexical(&b); err != nil {
+				return fmt.Errorf("rebuild index: %w", err)
+			}
+			b = bm25.Batch{}
 		}
 	}
 	return nil
@@ -498,24 +577,26 @@ func (e *Engine) pending(ctx context.Context) ([]string, MetaStore, error) {
 	return ids, ms, nil
 }
 
-func (e *Engine) markPending(ctx context.Context, id string) error {
+func (e *Engine) markPending(ctx context.Context, add ...string) error {
 	ids, ms, err := e.pending(ctx)
 	if err != nil || ms == nil {
 		return err
 	}
-	if !slices.Contains(ids, id) {
-		ids = append(ids, id)
+	for _, id := range add {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
 	}
 	b, _ := json.Marshal(ids)
 	return ms.SetMeta(ctx, metaPending, string(b))
 }
 
-func (e *Engine) clearPending(ctx context.Context, id string) error {
+func (e *Engine) clearPending(ctx context.Context, done ...string) error {
 	ids, ms, err := e.pending(ctx)
 	if err != nil || ms == nil {
 		return err
 	}
-	ids = slices.DeleteFunc(ids, func(s string) bool { return s == id })
+	ids = slices.DeleteFunc(ids, func(s string) bool { return slices.Contains(done, s) })
 	b, _ := json.Marshal(ids)
 	return ms.SetMeta(ctx, metaPending, string(b))
 }

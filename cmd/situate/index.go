@@ -112,27 +112,36 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		chunks   int
 	)
 	work := make(chan situate.Document)
+	record := func(id string, change situate.Change, n int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failures++
+			fmt.Fprintf(e.stderr, "fail %s: %v\n", id, err)
+		} else {
+			counts[change]++
+			chunks += n
+		}
+		prog.add(1)
+	}
+	commits := newCommitter(ctx, eng, func(p *situate.Prepared, change situate.Change, err error) {
+		record(p.DocID(), change, p.Chunks(), err)
+	})
 	var wg sync.WaitGroup
 	for range parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for doc := range work {
-				change, err := eng.Put(ctx, doc)
-				mu.Lock()
-				if err != nil {
-					failures++
-					fmt.Fprintf(e.stderr, "fail %s: %v\n", doc.ID, err)
-				} else {
-					counts[change]++
-					if change != situate.Unchanged {
-						if r, err := eng.Document(doc.ID); err == nil {
-							chunks += r.Chunks
-						}
-					}
+				p, err := eng.Prepare(ctx, doc)
+				switch {
+				case err != nil:
+					record(doc.ID, situate.Unchanged, 0, err)
+				case p == nil:
+					record(doc.ID, situate.Unchanged, 0, nil)
+				default:
+					commits.add(p)
 				}
-				prog.add(1)
-				mu.Unlock()
 			}
 		}()
 	}
@@ -146,6 +155,7 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+	commits.close()
 	prog.done()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("interrupted: %w", err)
