@@ -157,20 +157,32 @@ const deniedDist = 0xFFFF
 // sign codes first and rescores the best Options.Rescore candidates
 // exactly; otherwise it scores every vector exactly.
 func (ix *Index) Search(q []float32, k int, filter *Filter) ([]Result, error) {
+	res, _, err := ix.search(q, k, filter)
+	return res, err
+}
+
+// searchStats tells tests and benchmarks what a search did.
+type searchStats struct {
+	quantized bool
+	rescored  int // first-pass candidates scored exactly
+}
+
+func (ix *Index) search(q []float32, k int, filter *Filter) ([]Result, searchStats, error) {
+	var st searchStats
 	if k < 0 {
-		return nil, fmt.Errorf("vector search: k: must be >= 0, got %d", k)
+		return nil, st, fmt.Errorf("vector search: k: must be >= 0, got %d", k)
 	}
 	qv, err := ix.checkVector("search", "query", q)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	s, err := ix.acquire()
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	defer ix.release(s)
 	if k == 0 || s.live == 0 {
-		return nil, nil
+		return nil, st, nil
 	}
 	sc := &scan{ix: ix, s: s, q: qv, filter: filter, workers: ix.opts.Workers}
 	sc.allowG = make([][]bool, len(s.views))
@@ -188,9 +200,12 @@ func (ix *Index) Search(q []float32, k int, filter *Filter) ([]Result, error) {
 		sc.total += v.seg.rows
 	}
 	if ix.opts.QuantizeAbove >= 0 && s.live > ix.opts.QuantizeAbove {
-		return sc.quantized(k, ix.opts.rescoreCount(k)), nil
+		st.quantized = true
+		res, n := sc.quantized(k, ix.opts.rescoreCount(k))
+		st.rescored = n
+		return res, st, nil
 	}
-	return sc.exact(k), nil
+	return sc.exact(k), st, nil
 }
 
 // exact scores every allowed row.
@@ -201,13 +216,20 @@ func (sc *scan) exact(k int) []Result {
 	}
 	sc.parallel(len(sc.chunks), func(w, ci int) {
 		c := sc.chunks[ci]
-		seg := sc.s.views[c.view].seg
+		v := &sc.s.views[c.view]
+		seg := v.seg
 		t := &tops[w]
+		filtered := v.dead != nil || sc.allowG[c.view] != nil || (sc.filter != nil && sc.filter.Accept != nil)
+		dim := seg.dim
 		for r := c.start; r < c.end; r++ {
-			if !sc.allowed(c.view, r) {
+			if filtered && !sc.allowed(c.view, r) {
 				continue
 			}
-			t.push(cand{vek32.Dot(sc.q, seg.vec(r)), int32(c.view), int32(r)})
+			score := vek32.Dot(sc.q, seg.vecs[r*dim:(r+1)*dim])
+			if len(t.h) == t.k && score < t.h[0].score {
+				continue
+			}
+			t.push(cand{score, int32(c.view), int32(r)})
 		}
 	})
 	return sc.merge(k, tops)
@@ -247,10 +269,21 @@ func hamming(a, b []uint64) int {
 	return d
 }
 
+func hamming16(a, b *[16]uint64) int {
+	return bits.OnesCount64(a[0]^b[0]) + bits.OnesCount64(a[1]^b[1]) +
+		bits.OnesCount64(a[2]^b[2]) + bits.OnesCount64(a[3]^b[3]) +
+		bits.OnesCount64(a[4]^b[4]) + bits.OnesCount64(a[5]^b[5]) +
+		bits.OnesCount64(a[6]^b[6]) + bits.OnesCount64(a[7]^b[7]) +
+		bits.OnesCount64(a[8]^b[8]) + bits.OnesCount64(a[9]^b[9]) +
+		bits.OnesCount64(a[10]^b[10]) + bits.OnesCount64(a[11]^b[11]) +
+		bits.OnesCount64(a[12]^b[12]) + bits.OnesCount64(a[13]^b[13]) +
+		bits.OnesCount64(a[14]^b[14]) + bits.OnesCount64(a[15]^b[15])
+}
+
 // quantized ranks allowed rows by Hamming distance between sign codes,
 // keeps at least rescore of the nearest (all rows at the cut-off distance
 // included) and rescores them exactly.
-func (sc *scan) quantized(k, rescore int) []Result {
+func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 	words := sc.ix.opts.Dim/64 + min(sc.ix.opts.Dim%64, 1)
 	sc.qcode = make([]uint64, words)
 	signCode(sc.qcode, sc.q)
@@ -265,16 +298,30 @@ func (sc *scan) quantized(k, rescore int) []Result {
 	hist := make([]int, nw*bins)
 	sc.parallel(len(sc.chunks), func(w, ci int) {
 		c := sc.chunks[ci]
-		seg := sc.s.views[c.view].seg
+		v := &sc.s.views[c.view]
+		seg := v.seg
 		h := hist[w*bins : (w+1)*bins]
 		d := dist[c.base : c.base+c.end-c.start]
+		codes := seg.bits[c.start*words : c.end*words]
+		filtered := v.dead != nil || sc.allowG[c.view] != nil || (sc.filter != nil && sc.filter.Accept != nil)
+		if words == 16 && !filtered {
+			// The common case (1024 dimensions, no filter, no tombstones).
+			q := (*[16]uint64)(sc.qcode)
+			for i := range d {
+				x := hamming16(q, (*[16]uint64)(codes[i*16:]))
+				d[i] = uint16(x)
+				h[x]++
+			}
+			return
+		}
 		for r := c.start; r < c.end; r++ {
-			if !sc.allowed(c.view, r) {
-				d[r-c.start] = deniedDist
+			i := r - c.start
+			if filtered && !sc.allowed(c.view, r) {
+				d[i] = deniedDist
 				continue
 			}
-			x := hamming(sc.qcode, seg.code(r))
-			d[r-c.start] = uint16(x)
+			x := hamming(sc.qcode, codes[i*words:(i+1)*words])
+			d[i] = uint16(x)
 			h[x]++
 		}
 	})
@@ -289,11 +336,11 @@ func (sc *scan) quantized(k, rescore int) []Result {
 			break
 		}
 	}
-	var cands []cand
+	cands := make([]cand, 0, n)
 	for _, c := range sc.chunks {
-		for r := c.start; r < c.end; r++ {
-			if d := dist[c.base+r-c.start]; d != deniedDist && int(d) <= cut {
-				cands = append(cands, cand{view: int32(c.view), row: int32(r)})
+		for i, d := range dist[c.base : c.base+c.end-c.start] {
+			if int(d) <= cut && d != deniedDist {
+				cands = append(cands, cand{view: int32(c.view), row: int32(c.start + i)})
 			}
 		}
 	}
@@ -312,5 +359,5 @@ func (sc *scan) quantized(k, rescore int) []Result {
 			t.push(c)
 		}
 	})
-	return sc.merge(k, tops)
+	return sc.merge(k, tops), len(cands)
 }

@@ -392,12 +392,52 @@ func TestCorruptSegment(t *testing.T) {
 }
 
 func TestQuantizedExactWhenRescoringAll(t *testing.T) {
-	items := corpus(11, 3000, 128, 10)
-	ix, _ := New(Options{Dim: 128, QuantizeAbove: 1, Rescore: 3000})
+	// 1024 dimensions take the unrolled Hamming path, 100 the general one;
+	// after a Delete the tombstone path runs too.
+	for _, dim := range []int{100, 1024} {
+		items := corpus(11, 3000, dim, 10)
+		ix, _ := New(Options{Dim: dim, QuantizeAbove: 1, Rescore: 3000})
+		ix.ReplaceBatch(byGroup(items))
+		q := gaussian(rand.New(rand.NewPCG(3, 3)), dim)
+		got, _ := ix.Search(q, 20, nil)
+		sameRanking(t, got, naive(items, q, 20, MetricCosine, nil))
+		top := got[0].Group
+		if err := ix.Delete(top); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = ix.Search(q, 20, nil)
+		sameRanking(t, got, naive(items, q, 20, MetricCosine, func(it Item) bool { return it.Group != top }))
+	}
+}
+
+// TestQuantizedFirstPass checks the first pass itself on data where it
+// must work: every query is a slightly perturbed stored vector, whose sign
+// code is nearly identical, so with the minimum rescore count the exact
+// neighbour must come back first.
+func TestQuantizedFirstPass(t *testing.T) {
+	items := corpus(12, 5000, 1024, 10)
+	ix, _ := New(Options{Dim: 1024, QuantizeAbove: 1})
 	ix.ReplaceBatch(byGroup(items))
-	q := gaussian(rand.New(rand.NewPCG(3, 3)), 128)
-	got, _ := ix.Search(q, 20, nil)
-	sameRanking(t, got, naive(items, q, 20, MetricCosine, nil))
+	r := rand.New(rand.NewPCG(4, 4))
+	for i := range 20 {
+		target := items[r.IntN(len(items))]
+		q := slices.Clone(target.Vector)
+		for j := range q {
+			q[j] += 0.2 * float32(r.NormFloat64())
+		}
+		got, st, err := ix.search(q, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].ID != target.ID {
+			t.Errorf("query %d: top %s, want %s", i, got[0].ID, target.ID)
+		}
+		// 200 candidates plus those tied at the cut-off distance, not
+		// the whole corpus.
+		if !st.quantized || st.rescored < DefaultMinRescore || st.rescored > 2*DefaultMinRescore {
+			t.Errorf("query %d: quantized %v, %d rescored, want about %d", i, st.quantized, st.rescored, DefaultMinRescore)
+		}
+	}
 }
 
 func TestConcurrentSearchAndWrite(t *testing.T) {

@@ -1,0 +1,249 @@
+package vector
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Benchmark data is generated once, seeded, into
+// $TMPDIR/situate-vector-bench/<kind>-n<N>-d<dim>-v1 (outside the
+// repository) and reused by later runs. Two kinds:
+//
+//   - gaussian: every component iid N(0,1), queries likewise. No vector is
+//     much closer to a query than the rest: the worst case for sign-bit
+//     quantization.
+//   - clustered: n/50 centres drawn iid N(0,1); a vector is a centre plus
+//     iid N(0,1) noise (cosine with its cluster mates ~0.5, with others
+//     ~0); a query is a fresh point drawn the same way.
+//   - anisotropic: clustered plus one offset shared by every vector and
+//     query (iid N(0,1) components), as embedding models have a common
+//     direction: unrelated vectors have cosine ~0.33, cluster mates ~0.67,
+//     and many sign bits lean the same way.
+//
+// The 1M-vector runs (4 GB of float32) need SITUATE_BENCH_1M=1.
+
+const benchQueries = 100
+
+type benchSet struct {
+	kind    string
+	n, dim  int
+	queries [][]float32
+}
+
+func (s benchSet) dir() string {
+	return filepath.Join(os.TempDir(), "situate-vector-bench", fmt.Sprintf("%s-n%d-d%d-v1", s.kind, s.n, s.dim))
+}
+
+func (s benchSet) centres() [][]float32 {
+	r := rand.New(rand.NewPCG(1, uint64(s.n)))
+	c := make([][]float32, max(s.n/50, 1))
+	for i := range c {
+		c[i] = gaussian(r, s.dim)
+	}
+	return c
+}
+
+// point draws one vector of the set's distribution.
+func (s benchSet) point(r *rand.Rand, centres [][]float32) []float32 {
+	v := gaussian(r, s.dim)
+	if s.kind == "clustered" || s.kind == "anisotropic" {
+		c := centres[r.IntN(len(centres))]
+		for i := range v {
+			v[i] += c[i]
+		}
+	}
+	if s.kind == "anisotropic" {
+		off := gaussian(rand.New(rand.NewPCG(4, 4)), s.dim) // the shared offset
+		for i := range v {
+			v[i] += off[i]
+		}
+	}
+	return v
+}
+
+// open returns the set's index, generating it first if needed.
+func (s *benchSet) open(tb testing.TB) *Index {
+	tb.Helper()
+	centres := s.centres()
+	qr := rand.New(rand.NewPCG(2, 2))
+	s.queries = make([][]float32, benchQueries)
+	for i := range s.queries {
+		s.queries[i] = s.point(qr, centres)
+	}
+	opts := Options{Dim: s.dim, MaxSegments: 1000}
+	ix, err := Open(s.dir(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if ix.Len() == s.n {
+		return ix
+	}
+	ix.Close()
+	os.RemoveAll(s.dir())
+	if ix, err = Open(s.dir(), opts); err != nil {
+		tb.Fatal(err)
+	}
+	start := time.Now()
+	batch := 65540 // a multiple of the 10 items per group: groups never span batches
+	r := rand.New(rand.NewPCG(3, uint64(s.n)))
+	for lo := 0; lo < s.n; lo += batch {
+		m := map[string][]Item{}
+		for i := lo; i < min(lo+batch, s.n); i++ {
+			g := "d" + strconv.Itoa(i/10)
+			m[g] = append(m[g], Item{ID: g + "#" + strconv.Itoa(i%10), Vector: s.point(r, centres)})
+		}
+		if err := ix.ReplaceBatch(m); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	tb.Logf("generated %s in %v", s.dir(), time.Since(start).Round(time.Millisecond))
+	debug.FreeOSMemory()
+	return ix
+}
+
+// recall is the mean fraction of the exact top-k that the quantized search
+// with the given rescore count returns.
+func recall(tb testing.TB, ix *Index, queries [][]float32, k, rescore int) float64 {
+	saveQ, saveR := ix.opts.QuantizeAbove, ix.opts.Rescore
+	defer func() { ix.opts.QuantizeAbove, ix.opts.Rescore = saveQ, saveR }()
+	var sum float64
+	for _, q := range queries {
+		ix.opts.QuantizeAbove = -1
+		exact, err := ix.Search(q, k, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ix.opts.QuantizeAbove, ix.opts.Rescore = 0, rescore
+		approx, err := ix.Search(q, k, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		hit := 0
+		for _, e := range exact {
+			if slices.ContainsFunc(approx, func(a Result) bool { return a.ID == e.ID }) {
+				hit++
+			}
+		}
+		sum += float64(hit) / float64(len(exact))
+	}
+	return sum / float64(len(queries))
+}
+
+// procStatus returns a /proc/self/status field in MB (0 if unavailable).
+func procStatus(field string) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func benchSearch(b *testing.B, ix *Index, queries [][]float32, k int) {
+	b.ReportAllocs()
+	lat := make([]time.Duration, 0, 1024)
+	i := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		t := time.Now()
+		if _, err := ix.Search(queries[i%len(queries)], k, nil); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+		i++
+	}
+	cpu := cpuTime() - cpu0
+	slices.Sort(lat)
+	ms := func(p float64) float64 {
+		return float64(lat[min(int(p*float64(len(lat))), len(lat)-1)]) / 1e6
+	}
+	b.ReportMetric(ms(0.50), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+	// Process CPU time per search (all goroutines): what a search costs
+	// independent of how much of the shared machine the run got.
+	b.ReportMetric(float64(cpu)/1e6/float64(len(lat)), "cpu-ms/op")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkSearch(b *testing.B) {
+	sets := []benchSet{
+		{kind: "gaussian", n: 100_000, dim: 1024},
+		{kind: "clustered", n: 100_000, dim: 1024},
+		{kind: "anisotropic", n: 100_000, dim: 1024},
+	}
+	if os.Getenv("SITUATE_BENCH_1M") != "" {
+		sets = append(sets, benchSet{kind: "clustered", n: 1_000_000, dim: 1024}, benchSet{kind: "gaussian", n: 1_000_000, dim: 1024})
+	}
+	for _, s := range sets {
+		name := fmt.Sprintf("data=%s/n=%d/dim=%d", s.kind, s.n, s.dim)
+		var ix *Index
+		setup := func(b *testing.B) *Index {
+			if ix == nil {
+				ix = s.open(b)
+			}
+			return ix
+		}
+		if s.n <= 100_000 {
+			b.Run(name+"/mode=exact/k=10", func(b *testing.B) {
+				ix := setup(b)
+				ix.opts.QuantizeAbove = -1
+				benchSearch(b, ix, s.queries, 10)
+				raw := float64(s.n*s.dim*4) / (1 << 20)
+				b.ReportMetric(raw, "raw-MB")
+				b.ReportMetric(procStatus("RssFile"), "rss-file-MB")
+				b.ReportMetric(procStatus("VmRSS")/raw, "rss/raw")
+			})
+		}
+		for _, rescore := range []int{0, 1000} {
+			b.Run(fmt.Sprintf("%s/mode=binary/rescore=%d/k=10", name, rescore), func(b *testing.B) {
+				ix := setup(b)
+				rec := recall(b, ix, s.queries[:20], 10, rescore)
+				ix.opts.QuantizeAbove, ix.opts.Rescore = 0, rescore
+				benchSearch(b, ix, s.queries, 10)
+				b.ReportMetric(rec, "recall@10")
+				b.ReportMetric(procStatus("VmRSS"), "rss-MB")
+			})
+		}
+		if ix != nil {
+			ix.Close()
+		}
+	}
+}
+
+// TestRecallReport prints recall@10 of the binary first pass against exact
+// search for several rescore counts (go test -run RecallReport -v with
+// SITUATE_VECTOR_RECALL=1; it generates the benchmark data if missing).
+func TestRecallReport(t *testing.T) {
+	if os.Getenv("SITUATE_VECTOR_RECALL") == "" {
+		t.Skip("set SITUATE_VECTOR_RECALL=1 to measure recall on the benchmark data")
+	}
+	for _, kind := range []string{"gaussian", "clustered", "anisotropic"} {
+		s := benchSet{kind: kind, n: 100_000, dim: 1024}
+		ix := s.open(t)
+		for _, rescore := range []int{200, 500, 1000, 2000, 5000} {
+			t.Logf("data=%s n=%d dim=%d queries=%d rescore=%d recall@10=%.3f", kind, s.n, s.dim, len(s.queries), rescore, recall(t, ix, s.queries, 10, rescore))
+		}
+		ix.Close()
+		runtime.GC()
+	}
+}
