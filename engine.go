@@ -19,6 +19,7 @@ import (
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/vector"
 )
 
 // MetaStore is implemented by stores that keep small engine state. The Engine
@@ -72,7 +73,12 @@ type Engine struct {
 	store Store
 	lex   *bm25.Index
 	// code is the code-analyzer arm (nil when Options.CodeArmWeight is 0).
-	code   *bm25.Index
+	code *bm25.Index
+	// vec is the dense arm (nil without an embedder, or before the first
+	// vectors are committed); vecDir is where it lives ("" in memory).
+	vec    *vector.Index
+	vecDir string
+	vecMu  sync.Mutex
 	log    *slog.Logger
 	layout string
 	// processing fingerprints what turns a document into chunks and
@@ -140,6 +146,10 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		e.Close()
 		return nil, fmt.Errorf("open engine: bm25 index: %w", err)
 	}
+	if err := e.openVectors(ctx, dir, records); err != nil {
+		e.Close()
+		return nil, err
+	}
 	if rebuild {
 		if err := e.reindexFromStore(ctx, records); err != nil {
 			e.Close()
@@ -166,6 +176,9 @@ func (e *Engine) Close() error {
 	}
 	if e.code != nil {
 		err = errors.Join(err, e.code.Close())
+	}
+	if e.vec != nil {
+		err = errors.Join(err, e.vec.Close())
 	}
 	return err
 }
@@ -273,6 +286,7 @@ type Prepared struct {
 	hash     string
 	chunks   []Chunk
 	contexts []Context
+	vectors  [][]float32 // nil without an embedder
 }
 
 // DocID is the id of the prepared document.
@@ -317,7 +331,11 @@ func (e *Engine) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}, nil
+	p := &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}
+	if err := e.embedPrepared(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (e *Engine) unchanged(id, hash string) bool {
@@ -369,7 +387,11 @@ func (e *Engine) PrepareChunks(ctx context.Context, doc Document, chunks []Chunk
 	if e.unchanged(doc.ID, hash) {
 		return nil, nil
 	}
-	return &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}, nil
+	p := &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}
+	if err := e.embedPrepared(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk) ([]Context, error) {
@@ -406,6 +428,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	records := make([]DocumentRecord, len(batch))
 	versions := map[string]int{}
 	var lexBatch bm25.Batch
+	vecBatch := map[string][]vector.Item{}
 	for i, p := range batch {
 		doc := p.doc
 		e.mu.RLock()
@@ -430,10 +453,18 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 			return nil, fmt.Errorf("store %s: %w", doc.ID, err)
 		}
 		lexBatch.Replace(doc.ID, e.lexicalDocs(rec, stored))
+		if e.opts.Embedder != nil {
+			vecBatch[doc.ID] = vectorItems(doc.ID, p.vectors)
+		}
 		changes[i], records[i] = change, rec
 	}
 	if err := e.applyLexical(&lexBatch); err != nil {
 		return nil, fmt.Errorf("index %d documents: %w", len(batch), err)
+	}
+	if len(vecBatch) > 0 {
+		if err := e.replaceVectors(vecBatch); err != nil {
+			return nil, fmt.Errorf("index %d documents: %w", len(batch), err)
+		}
 	}
 	if err := e.clearPending(ctx, ids...); err != nil {
 		return nil, err
@@ -458,6 +489,9 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	}
 	if err := e.deleteLexical(id); err != nil {
 		return fmt.Errorf("delete %s from index: %w", id, err)
+	}
+	if err := e.deleteVectors(id); err != nil {
+		return fmt.Errorf("delete %s from vector index: %w", id, err)
 	}
 	if err := e.clearPending(ctx, id); err != nil {
 		return err
@@ -615,6 +649,9 @@ func (e *Engine) repairPending(ctx context.Context) error {
 			if err := e.deleteLexical(id); err != nil {
 				return fmt.Errorf("repair index: %s: %w", id, err)
 			}
+			if err := e.deleteVectors(id); err != nil {
+				return fmt.Errorf("repair vector index: %s: %w", id, err)
+			}
 		case err != nil:
 			return fmt.Errorf("repair index: %w", err)
 		default:
@@ -624,6 +661,11 @@ func (e *Engine) repairPending(ctx context.Context) error {
 			}
 			if err := e.replaceLexical(id, e.lexicalDocs(rec, chunks)); err != nil {
 				return fmt.Errorf("repair index: %s: %w", id, err)
+			}
+			if e.opts.Embedder != nil {
+				if err := e.reembed(ctx, rec); err != nil {
+					return fmt.Errorf("repair vector index: %s: %w", id, err)
+				}
 			}
 		}
 		e.log.Info("repaired interrupted commit", "doc", id)

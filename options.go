@@ -17,6 +17,14 @@ const (
 	DefaultCandidates = 150
 	DefaultBM25K1     = 1.2
 	DefaultBM25B      = 0.75
+	// DefaultRerankCandidates is how many fused results the reranker sees
+	// (the technique's "top 150 -> reranker -> top 20").
+	DefaultRerankCandidates = 150
+	// DefaultFusion is the fusion method of hybrid search: reciprocal rank
+	// fusion with k = 60 over 1-based ranks, as Elasticsearch does. It was
+	// not chosen by measurement: no embedding model can run on the machine
+	// situate is developed on (see EVAL.md).
+	DefaultFusion = FusionRRF
 	// DefaultParallelDocuments is how many documents are contextualized at
 	// once; each fans its chunks out further inside the contextualizer.
 	DefaultParallelDocuments = 4
@@ -29,6 +37,14 @@ const (
 	DefaultCodeK1         = 1.6
 	DefaultCodeB          = 0.3
 	DefaultDocumentWeight = 0.7
+)
+
+// Fusion methods for hybrid search (package fusion).
+const (
+	FusionRRF      = "rrf"      // Σ w / (60 + rank), rank 1-based
+	FusionCookbook = "cookbook" // Anthropic cookbook: Σ w / rank, no constant
+	FusionMinMax   = "minmax"   // convex combination of min-max normalised scores
+	FusionRelative = "relative" // Weaviate's relative score fusion
 )
 
 // Options configure an Engine. The zero value is not valid; start from
@@ -62,6 +78,24 @@ type Options struct {
 	// ParallelDocuments bounds how many documents are contextualized at once.
 	ParallelDocuments int
 
+	// Embedder, when set, adds the dense arm: every contextualized chunk is
+	// embedded and searched by vector; hybrid search fuses it with BM25.
+	Embedder Embedder
+	// EmbedMaxTokens is the embedder's input limit (0: unknown). A longer
+	// contextualized chunk is never silently truncated: its context is
+	// shortened first, then the chunk's tail, and the context is flagged
+	// "embed-shortened".
+	EmbedMaxTokens int
+	// Fusion is the hybrid method (Fusion* constants); DenseWeight and
+	// LexicalWeight weight the arms.
+	Fusion        string
+	DenseWeight   float64
+	LexicalWeight float64
+	// Reranker, when set, reorders the top RerankCandidates fused results
+	// of queries that ask for it.
+	Reranker         Reranker
+	RerankCandidates int
+
 	// Contextualizer writes chunk contexts; nil means no context at all
 	// (raw chunks), which is what "before" measurements use.
 	Contextualizer Contextualizer
@@ -81,6 +115,10 @@ func DefaultOptions() Options {
 		DocumentWeight:    DefaultDocumentWeight,
 		Candidates:        DefaultCandidates,
 		ParallelDocuments: DefaultParallelDocuments,
+		Fusion:            DefaultFusion,
+		DenseWeight:       1,
+		LexicalWeight:     1,
+		RerankCandidates:  DefaultRerankCandidates,
 	}
 }
 
@@ -103,6 +141,14 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: CodeK1/CodeB: want k1 >= 0 and b in [0, 1], got %g/%g: %w", o.CodeK1, o.CodeB, ErrInvalid)
 	case o.DocumentWeight < 0:
 		return fmt.Errorf("options: DocumentWeight: must be >= 0, got %g: %w", o.DocumentWeight, ErrInvalid)
+	case o.Fusion != FusionRRF && o.Fusion != FusionCookbook && o.Fusion != FusionMinMax && o.Fusion != FusionRelative:
+		return fmt.Errorf("options: Fusion: must be rrf, cookbook, minmax or relative, got %q: %w", o.Fusion, ErrInvalid)
+	case o.DenseWeight < 0 || o.LexicalWeight < 0:
+		return fmt.Errorf("options: DenseWeight/LexicalWeight: must be >= 0, got %g/%g: %w", o.DenseWeight, o.LexicalWeight, ErrInvalid)
+	case o.RerankCandidates <= 0:
+		return fmt.Errorf("options: RerankCandidates: must be > 0, got %d: %w", o.RerankCandidates, ErrInvalid)
+	case o.EmbedMaxTokens < 0:
+		return fmt.Errorf("options: EmbedMaxTokens: must be >= 0, got %d: %w", o.EmbedMaxTokens, ErrInvalid)
 	case o.Candidates <= 0:
 		return fmt.Errorf("options: Candidates: must be > 0, got %d: %w", o.Candidates, ErrInvalid)
 	case o.ParallelDocuments <= 0:

@@ -1,0 +1,260 @@
+package situate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/vector"
+)
+
+const (
+	vectorDirName = "vectors"
+	metaEmbedder  = "engine.embedder"
+	// FlagEmbedShortened marks a context shortened (or a chunk whose tail
+	// was cut) to fit the embedder's input limit; the BM25 arm still sees
+	// the whole text.
+	FlagEmbedShortened = "embed-shortened"
+)
+
+// openVectors opens the dense arm when an embedder is configured. The index
+// is created on the first commit, when the dimension is known. A different
+// embedder than the one the vectors were made with, or a missing index,
+// re-embeds every stored chunk (vector caches make that cheap).
+func (e *Engine) openVectors(ctx context.Context, dir string, records []DocumentRecord) error {
+	if e.opts.Embedder == nil {
+		return nil
+	}
+	name := e.opts.Embedder.Name()
+	if dir != "" {
+		e.vecDir = filepath.Join(dir, vectorDirName)
+	}
+	stale := len(records) > 0
+	if ms, ok := e.store.(MetaStore); ok && dir != "" {
+		prev, found, err := ms.Meta(ctx, metaEmbedder)
+		if err != nil {
+			return fmt.Errorf("open engine: %w", err)
+		}
+		_, statErr := os.Stat(e.vecDir)
+		switch {
+		case found && prev == name && statErr == nil:
+			ix, err := vector.Open(e.vecDir, vector.Options{})
+			if err != nil {
+				return fmt.Errorf("open engine: vector index: %w", err)
+			}
+			e.vec = ix
+			stale = false
+		default:
+			if err := os.RemoveAll(e.vecDir); err != nil {
+				return fmt.Errorf("open engine: remove %s: %w", e.vecDir, err)
+			}
+		}
+		if err := ms.SetMeta(ctx, metaEmbedder, name); err != nil {
+			return fmt.Errorf("open engine: %w", err)
+		}
+	}
+	if !stale {
+		return nil
+	}
+	e.log.Info("embedding stored chunks", "embedder", name, "documents", len(records))
+	for _, r := range records {
+		if err := e.reembed(ctx, r); err != nil {
+			return fmt.Errorf("open engine: %w", err)
+		}
+	}
+	return nil
+}
+
+// reembed embeds a stored document's chunks again and replaces its vectors.
+func (e *Engine) reembed(ctx context.Context, rec DocumentRecord) error {
+	chunks, err := e.store.Chunks(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i], _ = e.embedText(c.Context.Text, c.Text)
+	}
+	vecs, err := e.embed(ctx, rec.ID, texts)
+	if err != nil {
+		return err
+	}
+	return e.replaceVectors(map[string][]vector.Item{rec.ID: vectorItems(rec.ID, vecs)})
+}
+
+func vectorItems(docID string, vecs [][]float32) []vector.Item {
+	items := make([]vector.Item, len(vecs))
+	for i, v := range vecs {
+		items[i] = vector.Item{ID: chunkKey(docID, i), Group: docID, Vector: v}
+	}
+	return items
+}
+
+// embed calls the embedder and checks its answer.
+func (e *Engine) embed(ctx context.Context, docID string, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	vecs, err := e.opts.Embedder.Embed(ctx, texts, InputDocument)
+	if err != nil {
+		return nil, fmt.Errorf("embed %s: %w", docID, err)
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embed %s: %s returned %d vectors for %d texts", docID, e.opts.Embedder.Name(), len(vecs), len(texts))
+	}
+	return vecs, nil
+}
+
+// embedText is the text the dense arm embeds: the context prepended to the
+// chunk, shortened to the embedder's input limit when one is set — the
+// context first, then the chunk's tail — never silently.
+func (e *Engine) embedText(context, text string) (string, bool) {
+	full := Contextualize(context, text)
+	max := e.opts.EmbedMaxTokens
+	if max <= 0 || chunk.CountTokens(full) <= max {
+		return full, false
+	}
+	words := strings.Fields(context)
+	for len(words) > 0 {
+		words = words[:len(words)/2]
+		if s := Contextualize(strings.Join(words, " "), text); chunk.CountTokens(s) <= max {
+			return s, true
+		}
+	}
+	// The chunk alone is too long: keep the longest prefix that fits.
+	runes := []rune(text)
+	lo, hi := 0, len(runes)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if chunk.CountTokens(string(runes[:mid])) <= max {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return string(runes[:lo]), true
+}
+
+// embedPrepared embeds a prepared document's contextualized chunks.
+func (e *Engine) embedPrepared(ctx context.Context, p *Prepared) error {
+	if e.opts.Embedder == nil {
+		return nil
+	}
+	texts := make([]string, len(p.chunks))
+	for i, c := range p.chunks {
+		var shortened bool
+		texts[i], shortened = e.embedText(p.contexts[i].Text, c.Text)
+		if shortened && !slices.Contains(p.contexts[i].Flags, FlagEmbedShortened) {
+			p.contexts[i].Flags = append(slices.Clone(p.contexts[i].Flags), FlagEmbedShortened)
+		}
+	}
+	vecs, err := e.embed(ctx, p.doc.ID, texts)
+	if err != nil {
+		return err
+	}
+	p.vectors = vecs
+	return nil
+}
+
+// replaceVectors replaces the vectors of whole documents, creating the index
+// on first use with the dimension of the first vector.
+func (e *Engine) replaceVectors(batch map[string][]vector.Item) error {
+	e.vecMu.Lock()
+	defer e.vecMu.Unlock()
+	if e.vec == nil {
+		dim := 0
+		for _, items := range batch {
+			if len(items) > 0 {
+				dim = len(items[0].Vector)
+				break
+			}
+		}
+		if dim == 0 {
+			return nil // nothing to index yet
+		}
+		var err error
+		if e.vecDir == "" {
+			e.vec, err = vector.New(vector.Options{Dim: dim})
+		} else {
+			e.vec, err = vector.Open(e.vecDir, vector.Options{Dim: dim})
+		}
+		if err != nil {
+			return fmt.Errorf("vector index: %w", err)
+		}
+	}
+	return e.vec.ReplaceBatch(batch)
+}
+
+func (e *Engine) deleteVectors(id string) error {
+	e.vecMu.Lock()
+	defer e.vecMu.Unlock()
+	if e.vec == nil {
+		return nil
+	}
+	return e.vec.Delete(id)
+}
+
+// denseSearch embeds the query and returns the dense arm's top n.
+func (e *Engine) denseSearch(ctx context.Context, text string, n int, f Filter) ([]vector.Result, error) {
+	e.vecMu.Lock()
+	ix := e.vec
+	e.vecMu.Unlock()
+	if ix == nil {
+		return nil, nil
+	}
+	qv, err := e.opts.Embedder.Embed(ctx, []string{text}, InputQuery)
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(qv) != 1 {
+		return nil, fmt.Errorf("embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(qv))
+	}
+	var vf *vector.Filter
+	if allow := e.docAllowed(f); allow != nil {
+		vf = &vector.Filter{Accept: func(_, group string) bool { return allow(group) }}
+	}
+	if len(qv[0]) != ix.Dim() {
+		return nil, fmt.Errorf("dense search: %s gives %d-d vectors but the index holds %d-d ones: %w", e.opts.Embedder.Name(), len(qv[0]), ix.Dim(), ErrInvalid)
+	}
+	return ix.Search(qv[0], n, vf)
+}
+
+// docAllowed turns a Filter into a predicate over document ids, using the
+// records' access lists and metadata; nil allows everything.
+func (e *Engine) docAllowed(f Filter) func(docID string) bool {
+	if f.Docs == nil && f.Principals == nil && len(f.Metadata) == 0 {
+		return nil
+	}
+	var docs map[string]bool
+	if f.Docs != nil {
+		docs = make(map[string]bool, len(f.Docs))
+		for _, d := range f.Docs {
+			docs[d] = true
+		}
+	}
+	return func(id string) bool {
+		if docs != nil && !docs[id] {
+			return false
+		}
+		e.mu.RLock()
+		rec, ok := e.docs[id]
+		e.mu.RUnlock()
+		if !ok {
+			return false
+		}
+		if f.Principals != nil && len(rec.Access) > 0 &&
+			!slices.ContainsFunc(f.Principals, func(p string) bool { return slices.Contains(rec.Access, p) }) {
+			return false
+		}
+		for k, v := range f.Metadata {
+			if rec.Metadata[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+}
