@@ -74,6 +74,7 @@ type segment struct {
 // termEntry is a decoded term dictionary entry.
 type termEntry struct {
 	df, maxTf uint32
+	limit     uint32 // docs in the segment
 	minNorm   uint8
 	post      []byte
 }
@@ -93,6 +94,7 @@ func (s *segment) entry(p *segPart, i int) termEntry {
 		df:      binary.LittleEndian.Uint32(e[8:]),
 		maxTf:   binary.LittleEndian.Uint32(e[12:]),
 		minNorm: e[28],
+		limit:   uint32(s.numDocs),
 		post:    s.data[off : off+uint64(n)],
 	}
 }
@@ -265,8 +267,8 @@ func openSegment(name string, data []byte) (*segment, error) {
 			s.groups[d] = g
 			lastGroup = g
 		}
-		s.docAn[d] = uint16(dr.int(uint64(len(s.analyzers))))
-		if dr.err == nil && int(s.docAn[d]) >= len(s.analyzers) && len(s.analyzers) > 0 {
+		s.docAn[d] = uint16(dr.int(1 << 16))
+		if dr.err == nil && int(s.docAn[d]) >= len(s.analyzers) {
 			dr.err = fmt.Errorf("doc %d: bad analyzer: %w", d, errCorrupt)
 		}
 		na := dr.int(1 << 20)
@@ -301,10 +303,12 @@ type postings struct {
 	off   int
 	doc   uint32
 	tf    uint32
+	limit uint32 // the segment's doc count
 	valid bool
 }
 
 func (p *postings) reset(e termEntry) {
+	p.limit = e.limit
 	p.df = int(e.df)
 	p.skip = nil
 	p.data = e.post
@@ -330,6 +334,13 @@ func (p *postings) next() bool {
 	}
 	p.off += n
 	p.doc += uint32(v >> 1)
+	if p.doc >= p.limit || (p.i > 0 && v>>1 == 0) {
+		// Corrupt: a doc out of range or out of order. Stop here rather
+		// than index past the segment's arrays.
+		p.valid = false
+		p.i = p.df
+		return false
+	}
 	if v&1 != 0 {
 		p.tf = 1
 	} else {
