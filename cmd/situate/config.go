@@ -50,8 +50,9 @@ func settingDefs() []*setting {
 		{name: "exclude", isList: true, usage: "skip files whose path matches this glob (repeatable)"},
 		{name: "max-file-size", def: strconv.Itoa(64 << 20), usage: "skip files larger than this many bytes"},
 		{name: "k", def: strconv.Itoa(situate.DefaultK), usage: "number of results"},
-		{name: "mode", def: situate.ModeBM25, usage: "search mode: bm25, dense or hybrid"},
+		{name: "mode", usage: "search mode: bm25, dense or hybrid (default: hybrid with --embed, bm25 without)"},
 	}
+	defs = append(defs, denseSettingDefs()...)
 	return append(defs, llmSettingDefs()...)
 }
 

@@ -24,10 +24,13 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
+	c.flags(fs, denseSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
 	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped")
 	stdinID := fs.String("id", "stdin", "document id for text read from stdin")
 	quiet := fs.Bool("quiet", false, "no progress and no summary")
+	batch := fs.Bool("batch", false, "write LLM contexts through Anthropic's Message Batches (half price, may take hours; a restart resumes the batch)")
+	batchPoll := fs.Duration("batch-poll", DefaultBatchPoll, "how often --batch polls the batch")
 	paths, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -103,6 +106,12 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
+	if *batch {
+		if eng, _, err = indexBatch(ctx, e, c, eng, store, docs, batchOptions{Poll: *batchPoll, Quiet: *quiet}); err != nil {
+			return err
+		}
+		defer eng.Close()
+	}
 	parallel := eng.Options().ParallelDocuments
 	prog := newProgress(e.stderr, len(docs), "situating", *quiet)
 	var (

@@ -64,6 +64,24 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 	default:
 		return o, usagef("--contextualizer %q (from %s): must be offline, llm or none", name, c.settings["contextualizer"].origin)
 	}
+	o.Fusion = c.str("fusion")
+	if o.DenseWeight, err = c.float("dense-weight"); err != nil {
+		return o, err
+	}
+	if o.LexicalWeight, err = c.float("lexical-weight"); err != nil {
+		return o, err
+	}
+	if o.EmbedMaxTokens, err = c.int("embed-max-tokens"); err != nil {
+		return o, err
+	}
+	if store != nil {
+		if o.Embedder, err = newEmbedder(context.Background(), c, e, store); err != nil {
+			return o, err
+		}
+		if o.Reranker, err = newReranker(context.Background(), c, e); err != nil {
+			return o, err
+		}
+	}
 	if err := o.Validate(); err != nil {
 		return o, usageError{err}
 	}

@@ -33,6 +33,9 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("search", "QUERY", "Search the index. Every result shows the original chunk text with the generated context marked apart.")
 	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "contextualizer")
+	c.flags(fs, denseSettings...)
+	c.flags(fs, llmSettings...)
+	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
 	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")
 	docs := fs.String("doc", "", "restrict to these document ids (comma-separated)")
@@ -59,7 +62,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	defer store.Close()
 	defer eng.Close()
 
-	q := situate.Query{Text: query, K: k, Mode: c.str("mode"), Explain: *explain}
+	q := situate.Query{Text: query, K: k, Mode: c.str("mode"), Explain: *explain, Rerank: eng.Options().Reranker != nil && !*noRerank}
 	if *docs != "" {
 		q.Filter.Docs = splitList(*docs)
 	}
