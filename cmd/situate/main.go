@@ -46,6 +46,9 @@ func init() {
 		{"rm", "remove documents from the index", runRemove},
 		{"config", "print the effective configuration and where each value comes from", runConfig},
 		{"eval", "measure retrieval on reference questions", runEval},
+		{"cost", "estimate calls, tokens, cost and time of LLM contexts before any call", runCost},
+		{"usage", "report what provider calls actually cost: tokens, cache reads, retries, latency", runUsage},
+		{"contexts", "review contexts beside their chunks; regenerate flagged ones", runContexts},
 	}
 }
 

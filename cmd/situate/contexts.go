@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/ingest/pdf"
+	"github.com/situate/situate/llm"
+	"github.com/situate/situate/sqlite"
+)
+
+// DefaultReviewChunkChars is how much of a chunk "situate contexts" shows
+// without --full.
+const DefaultReviewChunkChars = 400
+
+// regenerateMark is appended to a document record's hash to make the engine
+// re-process it; a run killed before the new version is committed leaves
+// the document stale, and "situate index" re-processes it.
+const regenerateMark = "~regenerate"
+
+type reviewJSON struct {
+	Doc      string   `json:"doc"`
+	Version  int      `json:"version"`
+	Chunk    int      `json:"chunk"`
+	Heading  string   `json:"heading,omitempty"`
+	Source   string   `json:"source"`
+	Flags    []string `json:"flags"`
+	Context  string   `json:"context"`
+	Text     string   `json:"text"`
+	Language string   `json:"lang"`
+}
+
+func runContexts(ctx context.Context, e *env, args []string) error {
+	c := newConfig()
+	fs := newFlagSet("contexts", "",
+		"Show chunk contexts beside their chunks for review, with the checks' flags (fallback, empty,\n"+
+			"wrong-language, unknown-number:N, unknown-identifier:X...). --regenerate re-contextualizes the\n"+
+			"documents of the flagged contexts shown with the LLM named by --llm: flagged contexts are asked\n"+
+			"again (their cache entries are bypassed), clean ones come from the cache, and the new version\n"+
+			"replaces the old one in the store and the index.")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
+		"bm25-k1", "bm25-b", "context-weight", "parallel", "max-file-size")
+	c.flags(fs, llmSettings...)
+	sample := fs.Int("sample", 10, "show this many chunks, picked at random (0: all)")
+	flagged := fs.Bool("flagged", false, "only chunks whose context has flags")
+	seed := fs.Uint64("seed", 1, "random seed of the sample")
+	var docIDs []string
+	fs.Func("doc", "only this document (repeatable)", func(v string) error {
+		docIDs = append(docIDs, v)
+		return nil
+	})
+	full := fs.Bool("full", false, fmt.Sprintf("show whole chunks (default: the first %d characters)", DefaultReviewChunkChars))
+	asJSON := fs.Bool("json", false, "print JSON lines, one per chunk")
+	regenerate := fs.Bool("regenerate", false, "re-contextualize the documents of the flagged contexts shown, with --llm")
+	if _, err := c.parse(e, fs, args); err != nil {
+		return err
+	}
+	if *sample < 0 {
+		return usagef("--sample %d: must be >= 0", *sample)
+	}
+	if *regenerate && c.str("llm") == "" {
+		return usagef("--regenerate needs --llm PROVIDER:MODEL")
+	}
+	store, err := openStoreOnly(ctx, e, c)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	docs, err := store.Documents(ctx)
+	if err != nil {
+		return err
+	}
+	byID := map[string]situate.DocumentRecord{}
+	for _, d := range docs {
+		byID[d.ID] = d
+	}
+	for _, id := range docIDs {
+		if _, ok := byID[id]; !ok {
+			return fmt.Errorf("--doc %q: not indexed", id)
+		}
+	}
+	var picked []situate.StoredChunk
+	for _, d := range docs {
+		if len(docIDs) > 0 && !slices.Contains(docIDs, d.ID) {
+			continue
+		}
+		chunks, err := store.Chunks(ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		for _, ch := range chunks {
+			if *flagged && len(ch.Context.Flags) == 0 {
+				continue
+			}
+			picked = append(picked, ch)
+		}
+	}
+	if *sample > 0 && len(picked) > *sample {
+		rng := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
+		rng.Shuffle(len(picked), func(i, j int) { picked[i], picked[j] = picked[j], picked[i] })
+		picked = picked[:*sample]
+		slices.SortFunc(picked, func(a, b situate.StoredChunk) int {
+			if a.DocID != b.DocID {
+				return strings.Compare(a.DocID, b.DocID)
+			}
+			return a.Index - b.Index
+		})
+	}
+	enc := json.NewEncoder(e.stdout)
+	for _, ch := range picked {
+		d := byID[ch.DocID]
+		flags := ch.Context.Flags
+		if flags == nil {
+			flags = []string{}
+		}
+		if *asJSON {
+			if err := enc.Encode(reviewJSON{Doc: ch.DocID, Version: d.Version, Chunk: ch.Index, Heading: ch.Heading,
+				Source: ch.Context.Source, Flags: flags, Context: ch.Context.Text, Text: ch.Text, Language: d.Lang}); err != nil {
+				return err
+			}
+			continue
+		}
+		text := ch.Text
+		if !*full && len([]rune(text)) > DefaultReviewChunkChars {
+			text = string([]rune(text)[:DefaultReviewChunkChars]) + " […]"
+		}
+		fl := "none"
+		if len(flags) > 0 {
+			fl = strings.Join(flags, ", ")
+		}
+		fmt.Fprintf(e.stdout, "== %s chunk %d (version %d, %s)\n", ch.DocID, ch.Index, d.Version, d.Lang)
+		fmt.Fprintf(e.stdout, "source   %s\nflags    %s\n", orDefault(ch.Context.Source, "-"), fl)
+		fmt.Fprintf(e.stdout, "context  %s\n", indentLines(ch.Context.Text))
+		fmt.Fprintf(e.stdout, "chunk    %s\n\n", indentLines(text))
+	}
+	if !*asJSON {
+		nFlagged := 0
+		for _, ch := range picked {
+			if len(ch.Context.Flags) > 0 {
+				nFlagged++
+			}
+		}
+		fmt.Fprintf(e.stderr, "%d chunks shown, %d flagged\n", len(picked), nFlagged)
+	}
+	if !*regenerate {
+		return nil
+	}
+	var ids []string
+	for _, ch := range picked {
+		if len(ch.Context.Flags) > 0 && !slices.Contains(ids, ch.DocID) {
+			ids = append(ids, ch.DocID)
+		}
+	}
+	return regenerateDocs(ctx, e, c, store, byID, ids)
+}
+
+func indentLines(s string) string {
+	return strings.ReplaceAll(s, "\n", "\n         ")
+}
+
+// regenerateDocs re-contextualizes documents with the LLM, bypassing cached
+// contexts that carry flags.
+func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store, byID map[string]situate.DocumentRecord, ids []string) error {
+	if len(ids) == 0 {
+		fmt.Fprintln(e.stderr, "nothing to regenerate: no flagged context shown")
+		return nil
+	}
+	maxSize, err := c.int("max-file-size")
+	if err != nil {
+		return err
+	}
+	ingestOpts := ingest.Options{MaxFileSize: int64(maxSize), PDF: pdf.New(pdf.Options{})}
+	// Read every document back from its file; it must be what was indexed.
+	var todo []situate.Document
+	for _, id := range ids {
+		rec := byID[id]
+		if rec.Path == "" {
+			fmt.Fprintf(e.stderr, "skip %s: indexed without a source file (stdin or JSONL); re-index it with the LLM instead\n", id)
+			continue
+		}
+		doc, err := ingest.ParseFile(ctx, rec.Path, rec.ID, ingestOpts)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "skip %s: %v\n", id, err)
+			continue
+		}
+		if !strings.HasPrefix(rec.Hash, doc.Hash()+"/") {
+			doc.Title, doc.Metadata, doc.Access = rec.Title, rec.Metadata, rec.Access
+		}
+		if !strings.HasPrefix(rec.Hash, doc.Hash()+"/") {
+			fmt.Fprintf(e.stderr, "skip %s: %s changed since it was indexed; run 'situate index' first\n", id, rec.Path)
+			continue
+		}
+		todo = append(todo, doc)
+	}
+	if len(todo) == 0 {
+		return errAlreadyReported
+	}
+	models, err := newLLM(c, e)
+	if err != nil {
+		return err
+	}
+	o, err := llmOptions(c)
+	if err != nil {
+		return err
+	}
+	o.Cache, o.Usage = skipFlagged{store}, store
+	if len(models) > 1 {
+		o.Replicas = models[1:]
+	}
+	ctxz, err := llm.New(models[0], o)
+	if err != nil {
+		return usageError{err}
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	eo, err := engineOptions(c, e, store, log)
+	if err != nil {
+		return err
+	}
+	if eo.Contextualizer == nil || eo.Contextualizer.Name() != ctxz.Name() {
+		return usagef("--regenerate: the contextualizer must be the LLM (--llm %s)", c.str("llm"))
+	}
+	eo.Contextualizer = ctxz
+	// Mark the documents stale so the engine re-processes them; the old
+	// version stays searchable until the new one is committed.
+	for _, doc := range todo {
+		rec := byID[doc.ID]
+		chunks, err := store.Chunks(ctx, doc.ID)
+		if err != nil {
+			return err
+		}
+		if !strings.HasSuffix(rec.Hash, regenerateMark) {
+			rec.Hash += regenerateMark
+		}
+		if err := store.PutDocument(ctx, rec, chunks); err != nil {
+			return err
+		}
+	}
+	eng, err := situate.Open(ctx, c.storeDir(e), store, eo)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	failed := 0
+	for _, doc := range todo {
+		if _, err := eng.Put(ctx, doc); err != nil {
+			failed++
+			fmt.Fprintf(e.stderr, "fail %s: %v\n", doc.ID, err)
+			continue
+		}
+		chunks, err := eng.Chunks(ctx, doc.ID)
+		if err != nil {
+			return err
+		}
+		still := 0
+		for _, ch := range chunks {
+			if len(ch.Context.Flags) > 0 {
+				still++
+			}
+		}
+		rec, _ := eng.Document(doc.ID)
+		fmt.Fprintf(e.stderr, "regenerated %s: version %d, %d chunks, %d still flagged\n", doc.ID, rec.Version, len(chunks), still)
+	}
+	if failed > 0 {
+		return errAlreadyReported
+	}
+	return nil
+}
+
+// skipFlagged is the store's context cache with flagged entries treated as
+// missing, so they are asked again; the new answers replace them.
+type skipFlagged struct{ *sqlite.Store }
+
+func (s skipFlagged) CachedContext(ctx context.Context, key string) (situate.Context, bool, error) {
+	x, ok, err := s.Store.CachedContext(ctx, key)
+	if err != nil || !ok || len(x.Flags) > 0 {
+		return situate.Context{}, false, err
+	}
+	return x, true, nil
+}
