@@ -30,6 +30,35 @@ const (
 	configLLM      = "llm"      // contexts written by the model named by --llm
 )
 
+// A configuration name is a context source optionally followed by search
+// stages: "provided+dense", "provided+hybrid+rerank". Without a stage the
+// BM25 arm alone is measured.
+const (
+	stageDense  = "dense"
+	stageHybrid = "hybrid"
+	stageRerank = "rerank"
+)
+
+// parseConfig splits a configuration name into its context source, search
+// mode and whether results are reranked.
+func parseConfig(name string) (contexts, mode string, rerank bool, err error) {
+	parts := strings.Split(name, "+")
+	contexts, mode = parts[0], situate.ModeBM25
+	for _, p := range parts[1:] {
+		switch p {
+		case stageDense:
+			mode = situate.ModeDense
+		case stageHybrid:
+			mode = situate.ModeHybrid
+		case stageRerank:
+			rerank = true
+		default:
+			return "", "", false, usagef("configuration %q: unknown stage %q (want dense, hybrid or rerank)", name, p)
+		}
+	}
+	return contexts, mode, rerank, nil
+}
+
 func runEval(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("eval", "",
@@ -41,6 +70,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format squad --file xquad.en.json [--lang en]\n"+
 			"  --format answers --docs DIR --queries queries.jsonl")
 	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "parallel"}, llmSettings...)...)
+	c.flags(fs, denseSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
 	queriesPath := fs.String("queries", "", "anthropic: evaluation_set.jsonl; answers: queries JSONL")
@@ -52,7 +82,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	lang := fs.String("lang", "", "language of the dataset's documents (default: detect per document)")
 	docFormat := fs.String("doc-format", "", "format of pre-chunked documents for the contextualizer (anthropic default: code)")
 	compare := fs.Bool("compare", false, "run every configuration that applies to the dataset side by side (raw, offline, title, provided)")
-	configList := fs.String("configs", "", "comma-separated configurations to run side by side: raw, offline, title, provided")
+	configList := fs.String("configs", "", "comma-separated configurations to run side by side: raw, offline, title, provided, llm; with --embed also SOURCE+dense, SOURCE+hybrid, SOURCE+hybrid+rerank")
 	depth := fs.Int("depth", 0, "results retrieved per query (default 100; trec 1000)")
 	half := fs.String("half", "", "evaluate only one half of the queries: tune or report (deterministic split)")
 	asJSON := fs.Bool("json", false, "print {\"configs\":[{name, settings, metrics}]}")
@@ -217,6 +247,21 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 	if provided {
 		applicable = append(applicable, configProvided)
 	}
+	if c.str("embed") != "" {
+		// The cookbook's comparison: basic embeddings, contextual embeddings,
+		// + contextual BM25 (hybrid), + rerank.
+		best := configOffline
+		if c.str("llm") != "" {
+			best = configLLM
+		}
+		if provided {
+			best = configProvided
+		}
+		applicable = append(applicable, configRaw+"+"+stageDense, best+"+"+stageDense, best+"+"+stageHybrid)
+		if c.str("rerank") != "" {
+			applicable = append(applicable, best+"+"+stageHybrid+"+"+stageRerank)
+		}
+	}
 	if all {
 		return applicable, nil
 	}
@@ -235,7 +280,11 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 	}
 	var out []string
 	for _, name := range splitList(compare) {
-		if !slices.Contains(applicable, name) {
+		base, _, _, err := parseConfig(name)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(applicable, base) || (name != base && c.str("embed") == "") {
 			return nil, usagef("--configs %s: not available for this dataset (available: %s)", name, strings.Join(applicable, ", "))
 		}
 		out = append(out, name)
@@ -246,6 +295,10 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 // evalOne builds a temporary store and in-memory index for one
 // configuration, indexes the dataset and runs every query.
 func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, docFormat string, depth int) (eval.Result, []eval.QueryResult, error) {
+	contexts, mode, rerank, err := parseConfig(name)
+	if err != nil {
+		return eval.Result{}, nil, err
+	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	tmp, err := os.MkdirTemp("", "situate-eval-")
 	if err != nil {
@@ -261,7 +314,13 @@ func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, doc
 	if err != nil {
 		return eval.Result{}, nil, err
 	}
-	switch name {
+	if mode == situate.ModeBM25 {
+		opts.Embedder = nil // nothing to embed for the BM25 arm alone
+	}
+	if rerank && opts.Reranker == nil {
+		return eval.Result{}, nil, usagef("configuration %q needs --rerank", name)
+	}
+	switch contexts {
 	case configRaw, configProvided, configTitle:
 		opts.Contextualizer = nil
 	case configOffline:
@@ -278,20 +337,22 @@ func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, doc
 	defer eng.Close()
 
 	indexStart := time.Now()
-	if err := indexDataset(ctx, e, eng, ds, name, docFormat); err != nil {
+	if err := indexDataset(ctx, e, eng, ds, contexts, docFormat); err != nil {
 		return eval.Result{}, nil, err
 	}
 	indexTime := time.Since(indexStart)
 
 	searchStart := time.Now()
-	run, err := searchAll(ctx, eng, ds, depth)
+	run, err := searchAll(ctx, eng, ds, depth, mode, rerank)
 	if err != nil {
 		return eval.Result{}, nil, err
 	}
 	res, perQ := eval.Evaluate(ds, run)
 	res.Name = name
 	res.Settings = map[string]any{
-		"contexts":       name,
+		"contexts":       contexts,
+		"mode":           mode,
+		"rerank":         rerank,
 		"analyzer":       orDefault(opts.Analyzer, "per language"),
 		"bm25-k1":        opts.BM25K1,
 		"bm25-b":         opts.BM25B,
@@ -388,7 +449,7 @@ func indexDataset(ctx context.Context, e *env, eng *situate.Engine, ds *eval.Dat
 	return ctx.Err()
 }
 
-func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth int) (eval.Run, error) {
+func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth int, mode string, rerank bool) (eval.Run, error) {
 	run := make(eval.Run, len(ds.Queries))
 	var mu sync.Mutex
 	var firstErr error
@@ -400,7 +461,7 @@ func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth
 			defer wg.Done()
 			for i := range work {
 				q := ds.Queries[i]
-				hits, err := eng.Search(ctx, situate.Query{Text: q.Text, K: depth})
+				hits, err := eng.Search(ctx, situate.Query{Text: q.Text, K: depth, Mode: mode, Rerank: rerank})
 				ranked := make([]eval.Ranked, len(hits))
 				for j, h := range hits {
 					ranked[j] = eval.Ranked{DocID: h.DocID, Chunk: h.Chunk, Text: h.Text}
