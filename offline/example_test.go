@@ -31,7 +31,7 @@ func Example() {
 	fmt.Println(situate.Contextualize(contexts[0].Text, chunk.Text))
 	// Output:
 	// offline
-	// From ACME Corp annual report 2023, section Revenue: ACME Corp makes rocket skates in Phoenix, Arizona.
+	// From ACME Corp annual report 2023, section Revenue: ACME Corp.
 	//
 	// The company's revenue grew 3% over the previous quarter.
 }

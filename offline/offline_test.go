@@ -54,27 +54,27 @@ func TestProsePerLanguage(t *testing.T) {
 		{"en", "ACME Corp annual report 2023",
 			"# Overview\n\nACME Corp is a maker of rocket skates based in Phoenix. It was founded in 1949.\n\n## Revenue\n\nThe company's revenue grew 3% over the previous quarter.",
 			"Overview > Revenue",
-			[]string{"From ACME Corp annual report 2023, section Overview > Revenue: ACME Corp is a maker of rocket skates based in Phoenix."}},
+			[]string{"From ACME Corp annual report 2023, section Overview > Revenue: ACME Corp."}},
 		{"de", "Geschäftsbericht der Müller AG",
 			"Copyright 2024 Müller AG. Alle Rechte vorbehalten.\n\nDie Müller AG stellt seit 1920 Werkzeugmaschinen in Stuttgart her.\n\nDer Umsatz stieg im Vergleich zum Vorjahr um 3 %.",
 			"Umsatz",
-			[]string{"Aus Geschäftsbericht der Müller AG, Abschnitt Umsatz: Die Müller AG stellt seit 1920 Werkzeugmaschinen in Stuttgart her."}},
+			[]string{"Aus Geschäftsbericht der Müller AG, Abschnitt Umsatz: Müller AG."}},
 		{"es", "Informe anual de Telefónica",
 			"Telefónica es una empresa de telecomunicaciones con sede en Madrid.\n\nLos ingresos crecieron un 3 % respecto al trimestre anterior.",
 			"Resultados",
-			[]string{"De Informe anual de Telefónica, sección Resultados: Telefónica es una empresa de telecomunicaciones con sede en Madrid."}},
+			[]string{"De Informe anual de Telefónica, sección Resultados: Telefónica."}},
 		{"ru", "Годовой отчёт Газпрома",
 			"ПАО «Газпром» — крупнейшая газовая компания России. Штаб-квартира находится в Санкт-Петербурге.\n\nВыручка компании выросла на 3 % по сравнению с прошлым кварталом.",
 			"Выручка",
-			[]string{"Из документа «Годовой отчёт Газпрома», раздел «Выручка»: ПАО «Газпром» — крупнейшая газовая компания России."}},
+			[]string{"Из документа «Годовой отчёт Газпрома» (ПАО «Газпром»), раздел «Выручка»: ПАО «Газпром»."}},
 		{"zh", "华为年度报告",
 			"华为技术有限公司是一家总部位于深圳的通信设备制造商。公司成立于1987年。\n\n公司收入比上一季度增长了百分之三。",
 			"收入",
-			[]string{"出自《华为年度报告》，章节“收入”：华为技术有限公司是一家总部位于深圳的通信设备制造商。"}},
-		{"fr", "Rapport annuel", // unknown language: English wording
+			[]string{"出自《华为年度报告》（华为技术有限公司），章节“收入”：华为技术有限公司。"}},
+		{"fr", "Rapport annuel", // unknown language: English wording; no name opens the text
 			"La société fabrique des avions à Toulouse depuis 1970.\n\nLe chiffre d'affaires a augmenté de 3 %.",
 			"",
-			[]string{"From Rapport annuel: La société fabrique des avions à Toulouse depuis 1970."}},
+			[]string{"From Rapport annuel."}},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			doc := situate.Document{ID: "r.md", Title: tc.title, Text: tc.text, Format: situate.FormatMarkdown, Lang: tc.lang}
@@ -100,14 +100,46 @@ func TestProseSummarySkipsBoilerplate(t *testing.T) {
 		"Rocket Skates is a library for going fast on wheels. See e.g. the guide.\n\n## Usage\n\nCall it twice."
 	doc := situate.Document{ID: "docs/README.md", Text: text, Format: situate.FormatMarkdown, Lang: "en"}
 	got := contextsOf(t, c, doc, "Call it twice.")
-	want := "From README.md, section Usage: Rocket Skates is a library for going fast on wheels."
+	want := "From README.md (Rocket Skates), section Usage: Rocket Skates."
 	if got[0].Text != strings.Replace(want, ", section Usage", "", 1) {
 		t.Errorf("got %q", got[0].Text)
 	}
-	// A chunk that holds the summary itself does not repeat it.
+	// A chunk that names the subject itself gets it once, from the title part.
 	got = contextsOf(t, c, doc, "Rocket Skates is")
-	if strings.Contains(got[0].Text, "going fast") {
-		t.Errorf("summary repeated in its own chunk: %q", got[0].Text)
+	if got[0].Text != "From README.md (Rocket Skates)." {
+		t.Errorf("subject repeated in its own chunk: %q", got[0].Text)
+	}
+}
+
+// TestSubject: the context names what the document is about, also when the
+// title is only a file name, and never repeats the whole opening sentence.
+func TestSubject(t *testing.T) {
+	c := offline.New(offline.DefaultOptions())
+	for _, tc := range []struct {
+		name string
+		doc  situate.Document
+		want string
+	}{
+		{"file name title", situate.Document{ID: "notes/doc17.txt", Title: "doc17.txt", Lang: "es",
+			Text: "Puerto Almenara es una villa pesquera de la costa cantábrica. El puerto tiene una lonja.\n\nSu padrón ha bajado un 7 por ciento."},
+			"De doc17.txt (Puerto Almenara): Puerto Almenara."},
+		{"title names it", situate.Document{ID: "a.md", Title: "Североозёрск: очерк о городе", Lang: "ru",
+			Text: "Североозёрск — небольшой город на севере Карелии.\n\nЗа последние десять лет население сократилось."},
+			"Из документа «Североозёрск: очерк о городе»: Североозёрск."},
+		{"no name, file name title", situate.Document{ID: "b.txt", Title: "b.txt", Lang: "en",
+			Text: "The old mill on the river, long closed, reopened as a museum.\n\nTickets cost four pounds."},
+			"From b.txt: The old mill on the river."},
+		{"no name, real title", situate.Document{ID: "c.txt", Title: "The old mill", Lang: "en",
+			Text: "The old mill on the river, long closed, reopened as a museum.\n\nTickets cost four pounds."},
+			"From The old mill."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			last := strings.LastIndex(tc.doc.Text, "\n\n") + 2
+			got := contextsOf(t, c, tc.doc, tc.doc.Text[last:])
+			if got[0].Text != tc.want {
+				t.Errorf("context\n got %q\nwant %q", got[0].Text, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,185 @@
+package offline
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxEntityWords bounds an entity name taken from a sentence's subject.
+const maxEntityWords = 6
+
+// leadWords are function words that may open a sentence before its subject
+// ("The Marlow Sound Ferry links...", "Die Falkenried Solar GmbH ist...",
+// "La Cooperativa ... es"). They are skipped, never part of a name.
+var leadWords = map[string]bool{
+	"the": true, "a": true, "an": true, "this": true, "our": true,
+	"der": true, "die": true, "das": true, "den": true, "dem": true, "des": true, "ein": true, "eine": true,
+	"el": true, "la": true, "los": true, "las": true, "lo": true, "un": true, "una": true,
+	"le": true, "les": true, "il": true, "lo'": true,
+}
+
+// nameJoiners may sit inside a name between capitalised words ("Bank of
+// England", "Torrecampo de la Sierra", "Haus der Kunst").
+var nameJoiners = map[string]bool{
+	"of": true, "and": true, "&": true, "de": true, "del": true, "la": true, "las": true, "los": true, "y": true,
+	"von": true, "van": true, "der": true, "und": true, "du": true, "des": true, "di": true, "da": true, "на": true, "и": true,
+}
+
+// verbsZH end the subject of a Chinese opening sentence ("青石镇是...",
+// "星河电池科技有限公司是一家...", "某某公司位于...").
+var verbsZH = []string{"是", "位于", "坐落", "地处", "成立", "创建", "创办", "始建", "始于", "由", "为", "于", "，", "（", "(", "、", "。"}
+
+// subjectEntity returns the name a document's opening sentence is about:
+// its leading capitalised words ("Brightwater Logistics", "Puerto
+// Almenara", "Североозёрск"), a quoted name opening it («Ладожский свет»),
+// or for Chinese the subject before the first verb (青石镇). It returns ""
+// when the sentence does not open with a name.
+//
+// common reports words seen lowercased in the document: such a word opening
+// the sentence ("In", "Im", "Seit") is capitalised only by position and is
+// skipped.
+func subjectEntity(sentence string, common func(string) bool) string {
+	s := strings.TrimSpace(sentence)
+	if s == "" {
+		return ""
+	}
+	if hanCount(s) >= 4 {
+		return subjectZH(s)
+	}
+	words := strings.Fields(s)
+	var name []string
+	quoted := false
+	for i := 0; i < len(words) && len(name) < maxEntityWords; i++ {
+		w := words[i]
+		core := strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if core == "" {
+			if len(name) > 0 && !quoted {
+				break // a dash or other punctuation ends the name
+			}
+			continue
+		}
+		opens := strings.ContainsAny(w[:strings.Index(w, core)], "«\"“„")
+		closes := strings.ContainsAny(w[strings.Index(w, core)+len(core):], "»\"”“")
+		switch {
+		case opens && (len(name) == 0 || isCapitalised(words[max(i-1, 0)])):
+			quoted = true
+			name = append(name, strings.TrimRight(w, ",;:.!?—–-"))
+		case quoted:
+			name = append(name, strings.TrimRight(w, ",;:.!?—–-"))
+		case len(name) == 0 && i == 0 && common(strings.ToLower(core)) &&
+			(utf8.RuneCountInString(core) <= 3 || i+1 == len(words) || !isCapitalised(words[i+1])):
+			continue
+		case len(name) == 0 && leadWords[strings.ToLower(core)]:
+			continue
+		case isCapitalised(core) || (len(name) > 0 && isNumber(core)):
+			name = append(name, core)
+		case len(name) > 0 && nameJoiners[strings.ToLower(core)] && i+1 < len(words) && isCapitalised(strings.TrimLeft(words[i+1], "«\"“„(")):
+			name = append(name, core)
+		default:
+			i = len(words)
+			continue
+		}
+		if quoted && closes {
+			break
+		}
+		// Punctuation after a word ends the name: "Oberwendel," "Bank:".
+		if !quoted && len(w) > len(core) && strings.ContainsAny(w[len(w)-1:], ",;:.)!?") {
+			break
+		}
+	}
+	if quoted && !strings.ContainsAny(name[len(name)-1], "»\"”“") {
+		return "" // an unclosed quotation is not a name
+	}
+	for len(name) > 0 && nameJoiners[strings.ToLower(name[len(name)-1])] {
+		name = name[:len(name)-1]
+	}
+	if len(name) == 0 {
+		return ""
+	}
+	return strings.Join(name, " ")
+}
+
+func subjectZH(s string) string {
+	s = strings.TrimLeft(s, "“「《\"'")
+	end := -1
+	for _, v := range verbsZH {
+		i := strings.Index(s, v)
+		if i < 0 {
+			continue
+		}
+		if n := utf8.RuneCountInString(s[:i]); n >= 2 && n <= 14 && (end < 0 || i < end) {
+			end = i
+		}
+	}
+	if end < 0 {
+		return ""
+	}
+	sub := strings.TrimRight(s[:end], "”」》\"' ")
+	for _, r := range sub {
+		if !isHan(r) && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '·' && r != ' ' {
+			return ""
+		}
+	}
+	return sub
+}
+
+func isCapitalised(w string) bool {
+	w = strings.TrimLeft(w, "«\"“„(")
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// stemKey is a crude language-neutral stem: the first five letters of a
+// lowercased word, so that inflected forms (Североозёрска, Oberwendels) match.
+func stemKey(w string) string {
+	w = strings.ToLower(w)
+	rs := []rune(w)
+	if len(rs) > 5 {
+		rs = rs[:5]
+	}
+	return string(rs)
+}
+
+// mentions reports whether text already names entity: for Chinese, contains
+// it; otherwise every word of the entity has a word in text with the same
+// stemKey.
+func mentions(text, entity string) bool {
+	if entity == "" {
+		return true
+	}
+	if hanCount(entity) > 0 {
+		return strings.Contains(text, entity)
+	}
+	have := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		have[stemKey(w)] = true
+	}
+	for _, w := range strings.FieldsFunc(entity, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !have[stemKey(w)] {
+			return false
+		}
+	}
+	return true
+}
+
+// lowercaseWords returns the set of words that occur in text starting with a
+// lowercase letter.
+func lowercaseWords(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsLower(r) {
+			set[w] = true
+		}
+	}
+	return set
+}

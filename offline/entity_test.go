@@ -1,0 +1,46 @@
+package offline
+
+import "testing"
+
+func TestSubjectEntity(t *testing.T) {
+	common := map[string]bool{"in": true, "puerto": true, "im": true, "the": true}
+	for _, tc := range []struct{ sentence, want string }{
+		{"Brightwater Logistics is a freight company based in the river port of Calder Mouth.", "Brightwater Logistics"},
+		{"Die Falkenried Solar GmbH ist ein mittelständischer Hersteller von Solarmodulen.", "Falkenried Solar GmbH"},
+		{"La Cooperativa Olivarera Valdelumbre es una cooperativa agrícola con sede en Torrecampo.", "Cooperativa Olivarera Valdelumbre"},
+		{"Puerto Almenara es una villa pesquera de la costa cantábrica.", "Puerto Almenara"},
+		{"Oberwendel ist eine Kleinstadt im südlichen Schwarzwald, gelegen an der Wendel.", "Oberwendel"},
+		{"«Ладожский свет» — российская компания, которая производит светильники.", "«Ладожский свет»"},
+		{"Североозёрск — небольшой город на севере Карелии.", "Североозёрск"},
+		{"Super Bowl 50 was an American football game to determine the champion.", "Super Bowl 50"},
+		{"Bank of England, founded in 1694, is the central bank.", "Bank of England"},
+		{"青石镇是江南水乡的一座古镇，位于太湖以南。", "青石镇"},
+		{"星河电池科技有限公司是一家专门生产储能电池的企业。", "星河电池科技有限公司"},
+		{"In 1990 the company moved to a new site.", ""},
+		{"The company was founded by two brothers.", ""},
+		{"Im dritten Quartal ging der Umsatz zurück.", ""},
+		{"«Незакрытая кавычка и дальше текст без конца", ""},
+		{"", ""},
+	} {
+		if got := subjectEntity(tc.sentence, func(w string) bool { return common[w] }); got != tc.want {
+			t.Errorf("subjectEntity(%q) = %q, want %q", tc.sentence, got, tc.want)
+		}
+	}
+}
+
+func TestMentions(t *testing.T) {
+	for _, tc := range []struct {
+		text, entity string
+		want         bool
+	}{
+		{"Brightwater Logistics: Annual Review", "Brightwater Logistics", true},
+		{"Годовой отчёт Североозёрска", "Североозёрск", true},
+		{"doc17.txt", "Puerto Almenara", false},
+		{"华为年度报告", "华为技术有限公司", false},
+		{"星河电池科技有限公司年报", "星河电池科技有限公司", true},
+	} {
+		if got := mentions(tc.text, tc.entity); got != tc.want {
+			t.Errorf("mentions(%q, %q) = %v, want %v", tc.text, tc.entity, got, tc.want)
+		}
+	}
+}
