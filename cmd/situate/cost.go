@@ -50,7 +50,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 			"calls, tokens (counted offline, with the estimate margin), prompt-cache writes and reads given the\n"+
 			"model's minimum cacheable length, cost with and without caching and with batch mode, and time at\n"+
 			"the configured concurrency and rate limits. Nothing is sent anywhere and no store is written.")
-	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "include", "exclude", "max-file-size")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
 	asJSON := fs.Bool("json", false, "print the estimate as JSON")
 	stdinID := fs.String("id", "stdin", "document id for text read from stdin")
@@ -88,6 +88,17 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if o.Concurrency, err = c.int("llm-concurrency"); err != nil {
 		return err
 	}
+	parallel, err := c.int("parallel")
+	if err != nil {
+		return err
+	}
+	if parallel < 1 {
+		return usagef("--parallel %d: must be >= 1", parallel)
+	}
+	perDoc := o.Concurrency
+	// "situate index" contextualizes --parallel documents at once, each
+	// with up to --llm-concurrency calls in flight.
+	o.Concurrency *= parallel
 	if o.ContextWindow, err = c.int("llm-context-window"); err != nil {
 		return err
 	}
@@ -141,7 +152,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	} else {
 		fmt.Fprintf(w, "cost             unknown: no price for %q in the price table\n", spec)
 	}
-	fmt.Fprintf(w, "time             %s at concurrency %d, %s per call", est.Duration.Round(time.Second), o.Concurrency, *latency)
+	fmt.Fprintf(w, "time             %s at %d calls in flight (%d documents x %d), %s per call", est.Duration.Round(time.Second), o.Concurrency, parallel, perDoc, *latency)
 	if *rpm > 0 || *itpm > 0 {
 		fmt.Fprintf(w, ", %d requests/min, %d input tokens/min", *rpm, *itpm)
 	}
