@@ -166,12 +166,13 @@ func (m *replayModel) Complete(_ context.Context, p situate.Prompt) (situate.Com
 	return r.comp, nil
 }
 
-// batchUsage records replayed batch calls as operation "batch" at the
-// batch discount and drops the replay's token-count records (they were
-// recorded when counted).
+// batchUsage records replayed batch calls as operation "batch", priced at
+// the batch discount with the 1-hour cache writes batches use, and drops
+// the replay's token-count records (they were recorded when counted).
 type batchUsage struct {
 	rec      situate.UsageRecorder
-	discount float64
+	price    llm.Price
+	hasPrice bool
 }
 
 func (b batchUsage) RecordUsage(ctx context.Context, u situate.Usage) error {
@@ -181,7 +182,11 @@ func (b batchUsage) RecordUsage(ctx context.Context, u situate.Usage) error {
 	if u.Operation == "context" {
 		u.Operation = "batch"
 		u.Batch = true
-		u.CostUSD *= 1 - b.discount
+		u.CacheWrite1hTokens = u.CacheWriteTokens
+		u.CostUSD = 0
+		if b.hasPrice {
+			u.CostUSD = b.price.Cost(u, anthropic.BatchCacheTTL) * (1 - b.price.BatchDiscount)
+		}
 	}
 	return b.rec.RecordUsage(ctx, u)
 }
@@ -257,10 +262,6 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	}
 	memo := &tokenMemo{counts: map[string]int{}, client: client}
 	price, hasPrice := llm.DefaultPrices().Lookup(client.Name())
-	discount := 0.0
-	if hasPrice {
-		discount = price.BatchDiscount
-	}
 
 	// The changed documents, chunked as Prepare does.
 	current := eng.ProcessingFingerprint()
@@ -329,7 +330,9 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		if err := json.Unmarshal([]byte(raw), &st); err != nil || st.ID == "" {
 			return nil, rep, fmt.Errorf("batch mode: store meta %q: not a batch record (%v); remove it with 'situate index' after checking the Console", batchMetaKey, err)
 		}
-		if st.Model == client.Name() {
+		if st.Model != client.Name() {
+			fmt.Fprintf(e.stderr, "batch %s: submitted by an earlier run for %s, not %s: not resumed (its results stay in the Console for 29 days)\n", st.ID, st.Model, client.Name())
+		} else {
 			rep.Resumed = true
 			rep.BatchIDs = append(rep.BatchIDs, st.ID)
 			if !bo.Quiet {
@@ -350,6 +353,16 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		}
 		reqs = append(reqs, anthropic.BatchRequest{CustomID: it.customID, Prompt: it.prompt})
 		st.Items[it.customID] = h
+	}
+	if limit := baseOpts.MaxCostUSD; limit > 0 && len(reqs) > 0 {
+		if !hasPrice {
+			return nil, rep, usagef("--max-cost: no price for %s", client.Name())
+		}
+		// Projected as if nothing were cached, at the batch discount.
+		est := llm.Estimate(dcs, client.Name(), nil, llm.EstimateOptions{Options: baseOpts})
+		if proj := est.CostBatchUSD * float64(len(reqs)) / float64(max(1, est.Calls)); proj > limit {
+			return nil, rep, fmt.Errorf("batch mode: %d requests projected at $%.4f exceed --max-cost $%.4f: %w", len(reqs), proj, limit, llm.ErrBudget)
+		}
 	}
 	for start := 0; start < len(reqs); start += anthropic.MaxBatchRequests {
 		part := reqs[start:min(len(reqs), start+anthropic.MaxBatchRequests)]
@@ -387,7 +400,7 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	if len(dcs) > 0 && len(results) > 0 {
 		o := baseOpts
 		o.MaxCostUSD = 0
-		o.Cache, o.Usage = store, batchUsage{rec: store, discount: discount}
+		o.Cache, o.Usage = store, batchUsage{rec: store, price: price, hasPrice: hasPrice}
 		o.MaxRetries = 0
 		rp, err := llm.New(rm, o)
 		if err != nil {

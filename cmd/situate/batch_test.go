@@ -69,14 +69,21 @@ func TestBatchIndexRoundTrip(t *testing.T) {
 	if b.Calls != chunks || b.Errors != 1 || b.CacheReadTokens == 0 {
 		t.Errorf("batch usage %+v: want %d calls, 1 error, cache reads", b, chunks)
 	}
-	// Half the list price of the same tokens.
-	full := (float64(b.InputTokens)*3 + float64(b.CacheWriteTokens)*3.75 + float64(b.CacheReadTokens)*0.30 + float64(b.OutputTokens)*15) / 1e6
+	// Half the list price of the same tokens (cache writes at the 1-hour
+	// price batches use).
+	full := (float64(b.InputTokens)*3 + float64(b.CacheWriteTokens)*6 + float64(b.CacheReadTokens)*0.30 + float64(b.OutputTokens)*15) / 1e6
 	if b.CostUSD < 0.49*full || b.CostUSD > 0.51*full {
 		t.Errorf("batch cost $%.5f, want half of $%.5f", b.CostUSD, full)
 	}
 	_, errOut = f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", corpus)
 	if st := f.srv.Stats(); st.BatchesCreated != 1 || !strings.Contains(errOut, "3 unchanged") {
 		t.Errorf("second batch run: %d batches created\n%s", st.BatchesCreated, errOut)
+	}
+	if code, _, errOut := f.run(t, dir, "index", "--store", filepath.Join(dir, "capped"), "--llm", testModel, "--batch", "--max-cost", "0.001", corpus); code != exitFailure || !strings.Contains(errOut, "exceed --max-cost") {
+		t.Errorf("--batch --max-cost 0.001: exit %d %s", code, errOut)
+	}
+	if st := f.srv.Stats(); st.BatchesCreated != 1 {
+		t.Errorf("a batch over --max-cost was submitted")
 	}
 	if code, _, errOut := f.run(t, dir, "index", "--store", store, "--batch", corpus); code != exitUsage || !strings.Contains(errOut, "--llm anthropic:MODEL") {
 		t.Errorf("--batch without --llm: exit %d %s", code, errOut)

@@ -53,6 +53,8 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
 	asJSON := fs.Bool("json", false, "print the estimate as JSON")
+	providerFlag := fs.String("provider", "", "provider, with --model: the same as --llm PROVIDER:MODEL")
+	modelFlag := fs.String("model", "", "model, with --provider")
 	stdinID := fs.String("id", "stdin", "document id for text read from stdin")
 	rpm := fs.Int("rpm", 0, "provider limit in requests per minute (0: none)")
 	itpm := fs.Int("itpm", 0, "provider limit in input tokens per minute, cache reads excluded (0: none)")
@@ -66,6 +68,13 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		return usagef("no PATH given")
 	}
 	spec := c.str("llm")
+	if *providerFlag != "" || *modelFlag != "" {
+		if *providerFlag == "" || *modelFlag == "" {
+			return usagef("--provider and --model go together")
+		}
+		spec = *providerFlag + ":" + *modelFlag
+		c.settings["llm"].value, c.settings["llm"].origin = spec, "flag"
+	}
 	if spec == "" {
 		return usagef("--llm PROVIDER:MODEL is required (e.g. anthropic:claude-haiku-4-5)")
 	}

@@ -92,6 +92,9 @@ func TestCostExampleCorpus(t *testing.T) {
 	if haiku.CacheReadTokens != 0 || haiku.CacheWriteTokens != 0 || math.Abs(haiku.CostUSD-haiku.CostNoCacheUSD) > 1e-12 || haiku.MinCacheTokens != 4096 {
 		t.Errorf("haiku estimate on short documents: %+v", haiku)
 	}
+	if alt := costOf(t, f, dir, "--provider", "anthropic", "--model", "claude-haiku-4-5", corpus); alt != haiku {
+		t.Errorf("--provider/--model estimate %+v differs from --llm's %+v", alt, haiku)
+	}
 	// Rate limits slow the projection down.
 	slow := costOf(t, f, dir, "--llm", testModel, "--rpm", "10", corpus)
 	if want := float64(est.Calls) / 10 * 60; math.Abs(slow.Seconds-want) > 1 {
@@ -152,6 +155,7 @@ func TestCostBadInput(t *testing.T) {
 		{[]string{"cost", "--llm", "anthropic:claude-sonnet-4-5"}, "no PATH"},
 		{[]string{"cost", "--llm", "claude", dir}, "PROVIDER:MODEL"},
 		{[]string{"cost", "--llm", testModel, "--rpm", "-1", dir}, "--rpm"},
+		{[]string{"cost", "--provider", "anthropic", dir}, "--model"},
 		{[]string{"cost", "--llm", testModel, "--llm-cache-ttl", "2h", dir}, "CacheTTL"},
 	} {
 		code, _, errOut := run(t, dir, tc.args...)
