@@ -133,15 +133,23 @@ func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate
 	if err != nil {
 		return out, Timings{}, err
 	}
-	if c.flavor == FlavorLlamaCpp {
-		if _, set := c.extra["id_slot"]; !set {
-			props, err := c.Props(ctx)
-			if err != nil {
-				out.Usage.Error = err.Error()
-				return out, Timings{}, err
-			}
-			body["id_slot"] = Slot(p.DocID, props.TotalSlots)
+	if _, set := c.extra["id_slot"]; c.flavor == FlavorLlamaCpp && !set && c.slotMode != SlotsServer {
+		// The gate is made with the first /props answer.
+		if _, err := c.Props(ctx); err != nil {
+			out.Usage.Error = err.Error()
+			return out, Timings{}, err
 		}
+		c.mu.Lock()
+		gate := c.gate
+		c.mu.Unlock()
+		slot, err := gate.acquire(ctx, p.DocID)
+		if err != nil {
+			err = c.transportError(ctx, op, err)
+			out.Usage.Error = err.Error()
+			return out, Timings{}, err
+		}
+		defer gate.release(slot)
+		body["id_slot"] = slot
 	}
 	data, err := marshal(body)
 	if err != nil {

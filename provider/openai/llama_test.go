@@ -16,7 +16,12 @@ var grammar = map[string]any{"grammar": "root ::= [a-z ]+"}
 
 func llamaClient(t *testing.T, s *llamatest.Server) *openai.Client {
 	t.Helper()
-	c, err := openai.New(openai.Options{BaseURL: s.BaseURL, Flavor: openai.FlavorLlamaCpp, ExtraBody: grammar, MaxTokens: 8})
+	return llamaClientSlots(t, s, "")
+}
+
+func llamaClientSlots(t *testing.T, s *llamatest.Server, slots string) *openai.Client {
+	t.Helper()
+	c, err := openai.New(openai.Options{BaseURL: s.BaseURL, Flavor: openai.FlavorLlamaCpp, Slots: slots, ExtraBody: grammar, MaxTokens: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,10 @@ type Options struct {
 	// prefix-cache blocks only between requests with the same salt, so one
 	// salt per tenant keeps tenants from timing each other's documents.
 	CacheSalt string
+	// Slots is how llama.cpp slots are chosen (FlavorLlamaCpp only):
+	// SlotsHash (default) or SlotsServer. An "id_slot" in ExtraBody
+	// overrides it.
+	Slots string
 	// ExtraBody holds more request fields, merged last (they override the
 	// client's own): "grammar", "temperature", "top_k",
 	// "chat_template_kwargs"...
@@ -81,10 +85,12 @@ type Client struct {
 	cacheSalt      string
 	extra          map[string]any
 	window         int
+	slotMode       string
 
 	mu      sync.Mutex
 	props   *Props // llama.cpp, once fetched
-	maxLen  int    // vLLM max_model_len, once fetched
+	gate    *slotGate
+	maxLen  int // vLLM max_model_len, once fetched
 	calls   int
 	timings Timings
 }
@@ -114,6 +120,15 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.PromptCacheKey && c.flavor != FlavorOpenAI {
 		return nil, fmt.Errorf("openai: chat options: PromptCacheKey: only understood by flavor openai, not %s: %w", c.flavor, situate.ErrInvalid)
+	}
+	cl.slotMode = opts.Slots
+	switch {
+	case opts.Slots != "" && c.flavor != FlavorLlamaCpp:
+		return nil, fmt.Errorf("openai: chat options: Slots: only understood by flavor llamacpp, not %s: %w", c.flavor, situate.ErrInvalid)
+	case opts.Slots == "":
+		cl.slotMode = SlotsHash
+	case opts.Slots != SlotsHash && opts.Slots != SlotsServer:
+		return nil, fmt.Errorf("openai: chat options: Slots %q: want hash or server: %w", opts.Slots, situate.ErrInvalid)
 	}
 	if opts.CacheSalt != "" && c.flavor != FlavorVLLM {
 		return nil, fmt.Errorf("openai: chat options: CacheSalt: only understood by flavor vllm, not %s: %w", c.flavor, situate.ErrInvalid)
@@ -202,7 +217,11 @@ func (c *Client) Props(ctx context.Context) (Props, error) {
 	}
 	got := Props{TotalSlots: out.TotalSlots, SlotContext: out.Default.NCtx, ModelAlias: out.ModelAlias, BuildInfo: out.BuildInfo}
 	c.mu.Lock()
-	c.props = &got
+	if c.props == nil {
+		c.props = &got
+		n := got.TotalSlots
+		c.gate = newSlotGate(n, func(doc string) int { return Slot(doc, n) })
+	}
 	c.mu.Unlock()
 	return got, nil
 }

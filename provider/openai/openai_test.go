@@ -87,6 +87,8 @@ func TestNewValidates(t *testing.T) {
 		{"timeout", openai.Options{APIKey: "k", Model: "m", Timeout: -time.Second}, "Timeout"},
 		{"window", openai.Options{APIKey: "k", Model: "m", ContextWindow: -1}, "ContextWindow"},
 		{"cache key off openai", openai.Options{Model: "m", BaseURL: "http://h/v1", Flavor: "vllm", PromptCacheKey: true}, "PromptCacheKey"},
+		{"slots off llama.cpp", openai.Options{Model: "m", BaseURL: "http://h/v1", Flavor: "vllm", Slots: "hash"}, "Slots"},
+		{"slots mode", openai.Options{BaseURL: "http://h/v1", Flavor: "llamacpp", Slots: "random"}, "Slots"},
 		{"salt off vllm", openai.Options{APIKey: "k", Model: "m", CacheSalt: "t1"}, "CacheSalt"},
 		{"extra messages", openai.Options{APIKey: "k", Model: "m", ExtraBody: map[string]any{"messages": nil}}, "ExtraBody"},
 	}
@@ -208,7 +210,7 @@ func TestPromptCacheKeyHashesLongIDs(t *testing.T) {
 // per document from /props total_slots, max_tokens, timings, /tokenize.
 func TestLlamaCppWire(t *testing.T) {
 	s := newServer(t, openaitest.Config{Flavor: openaitest.FlavorLlamaCpp, Slots: 4})
-	c := newClient(t, s, openai.Options{Flavor: openai.FlavorLlamaCpp, ExtraBody: map[string]any{"grammar": "root ::= [a-z ]+"}})
+	c := newClient(t, s, openai.Options{Flavor: openai.FlavorLlamaCpp, Slots: openai.SlotsHash, ExtraBody: map[string]any{"grammar": "root ::= [a-z ]+"}})
 	ctx := context.Background()
 	slots := map[int]bool{}
 	for _, id := range []string{"a.md", "b.md", "c.md", "d.md", "e.md", "a.md"} {
@@ -511,4 +513,19 @@ func newRawServer(t *testing.T, stream string) string {
 		_, _ = w.Write([]byte(stream))
 	}))
 	return srv
+}
+
+func TestSlotsServerSendsNoSlot(t *testing.T) {
+	s := newServer(t, openaitest.Config{Flavor: openaitest.FlavorLlamaCpp})
+	c := newClient(t, s, openai.Options{Flavor: openai.FlavorLlamaCpp, Slots: openai.SlotsServer})
+	if _, err := c.Complete(context.Background(), prompt("d", "doc", "chunk")); err != nil {
+		t.Fatal(err)
+	}
+	body := lastBody(t, s)
+	if _, ok := body["id_slot"]; ok || body["cache_prompt"] != true {
+		t.Errorf("body = %v: want cache_prompt and no id_slot", body)
+	}
+	if st := s.Stats(); st.Props != 0 {
+		t.Errorf("/props fetched %d times, want 0", st.Props)
+	}
 }
