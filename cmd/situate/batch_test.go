@@ -31,9 +31,14 @@ func TestBatchIndexRoundTrip(t *testing.T) {
 	streamed := f.srv.Stats().Messages
 
 	f.srv.FailBatchItem(anthropic.BatchCustomID("doc001.md", 2), "errored", "api_error")
+	// The results download is cut off once (truncated JSONL): fetched again.
+	f.srv.Inject(anthropictest.Fault{Kind: anthropictest.FaultTruncated, Path: "/results"})
 	store := filepath.Join(dir, "store")
 	_, errOut := f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", corpus)
 	st := f.srv.Stats()
+	if st.Faults != 1 {
+		t.Errorf("%d faults used, want the truncated results download", st.Faults)
+	}
 	// The failed item is not run by the model, so not counted.
 	if st.BatchesCreated != 1 || st.BatchRequests != chunks-1 || st.Messages != streamed {
 		t.Fatalf("batch run: %d batches, %d batch requests run, %d streaming calls; want 1, %d, 0\n%s",
