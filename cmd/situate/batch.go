@@ -316,11 +316,11 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	}
 
 	results := map[string]batchResult{}
-	fetch := func(st batchState) error {
+	fetch := func(st batchState, resubmit bool) error {
 		if err := waitBatch(ctx, e, client, st.ID, bo); err != nil {
 			return err
 		}
-		return fetchResults(ctx, client, st, results)
+		return fetchResults(ctx, client, st, results, resubmit)
 	}
 	// 2. Resume a batch an earlier run submitted.
 	if raw, ok, err := store.Meta(ctx, batchMetaKey); err != nil {
@@ -328,9 +328,8 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	} else if ok && raw != "" {
 		var st batchState
 		if err := json.Unmarshal([]byte(raw), &st); err != nil || st.ID == "" {
-			return nil, rep, fmt.Errorf("batch mode: store meta %q: not a batch record (%v); remove it with 'situate index' after checking the Console", batchMetaKey, err)
-		}
-		if st.Model != client.Name() {
+			fmt.Fprintf(e.stderr, "batch: store meta %q is not a batch record (%v): ignored and replaced\n", batchMetaKey, err)
+		} else if st.Model != client.Name() {
 			fmt.Fprintf(e.stderr, "batch %s: submitted by an earlier run for %s, not %s: not resumed (its results stay in the Console for 29 days)\n", st.ID, st.Model, client.Name())
 		} else {
 			rep.Resumed = true
@@ -338,7 +337,10 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 			if !bo.Quiet {
 				fmt.Fprintf(e.stderr, "batch %s: resuming (submitted by an earlier run, %d requests)\n", st.ID, len(st.Items))
 			}
-			if err := fetch(st); err != nil {
+			// Canceled or expired requests of an old batch are sent again.
+			if err := fetch(st, true); errors.Is(err, situate.ErrNotFound) {
+				fmt.Fprintf(e.stderr, "batch %s: no longer known to the API (%v): its requests are submitted again\n", st.ID, err)
+			} else if err != nil {
 				return nil, rep, err
 			}
 		}
@@ -383,7 +385,7 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		if !bo.Quiet {
 			fmt.Fprintf(e.stderr, "batch %s: submitted %d requests for %d documents\n", id, len(part), len(dcs))
 		}
-		if err := fetch(pst); err != nil {
+		if err := fetch(pst, false); err != nil {
 			return nil, rep, err
 		}
 	}
@@ -485,14 +487,19 @@ func waitBatch(ctx context.Context, e *env, client *anthropic.Client, id string,
 }
 
 // fetchResults streams an ended batch's results into results (by prompt
-// hash), retrying a cut-off download.
-func fetchResults(ctx context.Context, client *anthropic.Client, st batchState, results map[string]batchResult) error {
+// hash), retrying a cut-off download. With resubmit, canceled and expired
+// requests are left out so that they are submitted again.
+func fetchResults(ctx context.Context, client *anthropic.Client, st batchState, results map[string]batchResult, resubmit bool) error {
 	var err error
 	for attempt := 0; attempt <= llm.DefaultMaxRetries; attempt++ {
 		err = client.BatchResults(ctx, st.ID, func(customID string, comp situate.Completion, rerr error) error {
 			h, ok := st.Items[customID]
 			if !ok {
 				return nil // not ours, or not expected any more
+			}
+			var ae *anthropic.Error
+			if resubmit && errors.As(rerr, &ae) && (ae.Type == "canceled" || ae.Type == "expired") {
+				return nil // left out: submitted again
 			}
 			results[h] = batchResult{comp: comp, err: rerr}
 			return nil

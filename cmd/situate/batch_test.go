@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -147,5 +148,33 @@ func TestBatchIndexResumes(t *testing.T) {
 	}
 	if got := dumpStore(t, store); got != want {
 		t.Errorf("store after batch resume differs from a streaming run")
+	}
+}
+
+// TestBatchUnknownStoredBatch: a stored batch the API no longer knows
+// (deleted, or another account) is reported and its requests submitted
+// again instead of failing every run.
+func TestBatchUnknownStoredBatch(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	writeLongCorpus(t, corpus, 1)
+	f := newFakeAPI(t, anthropictest.Config{BatchProcessingTime: 50 * time.Millisecond})
+	store := filepath.Join(dir, "store")
+	os.MkdirAll(store, 0o755)
+	s, err := sqlite.Open(context.Background(), filepath.Join(store, storeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.SetMeta(context.Background(), batchMetaKey, `{"id":"msgbatch_gone","model":"`+testModel+`","items":{}}`)
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut := f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "10ms", corpus)
+	if !strings.Contains(errOut, "msgbatch_gone: no longer known") || !strings.Contains(errOut, "1 added") || f.srv.Stats().BatchesCreated != 1 {
+		t.Errorf("unknown stored batch:\n%s", errOut)
+	}
+	if st := storeStats(t, store); st.FlaggedContexts != 0 || st.ContextsBySource[testModel] != st.Chunks {
+		t.Errorf("after the new batch: %+v", st)
 	}
 }
