@@ -3,8 +3,16 @@
 //
 // It writes a short, deterministic, EXTRACTIVE context for every chunk, built
 // only from the document itself: the title or file name, the heading path
-// above the chunk, and the document's opening summary sentence (licence
-// headers, headings and badges skipped). For source code (Format "code") it
+// above the chunk, and the document's subject, the name its opening sentence
+// starts with (licence headers, headings and badges skipped): "Puerto
+// Almenara", "Die Falkenried Solar GmbH" -> "Falkenried Solar GmbH",
+// "«Ладожский свет» — …", "青石镇是…" -> "青石镇". The subject is named after
+// the title when the title does not already name it ("From doc17.txt
+// (Puerto Almenara): Puerto Almenara.") and again after the colon, unless the
+// chunk itself names it. The whole opening sentence is not repeated: on
+// every chunk of a document it pulls questions about the opening towards
+// all of them. When no subject is found and the title is only a file name,
+// the opening sentence's first clause stands in. For source code (Format "code") it
 // outlines the file instead: its path, language and package or namespace, the
 // main types and functions the whole file defines, the declarations enclosing
 // the chunk (impl DiffExecutor > fn run_target) and what the chunk itself

@@ -30,6 +30,10 @@ var nameJoiners = map[string]bool{
 // "星河电池科技有限公司是一家...", "某某公司位于...").
 var verbsZH = []string{"是", "位于", "坐落", "地处", "成立", "创建", "创办", "始建", "始于", "由", "为", "于", "，", "（", "(", "、", "。"}
 
+// openersZH open a Chinese sentence with something other than its subject:
+// time, cause, purpose, a demonstrative ("本公司", "该镇") or a pronoun.
+var openersZH = []string{"随着", "根据", "按照", "在", "近年", "目前", "去年", "今年", "明年", "截至", "自从", "自", "为了", "由于", "如果", "虽然", "本", "该", "这", "那", "我们", "我", "他们", "他", "她", "它", "其"}
+
 // subjectEntity returns the name a document's opening sentence is about:
 // its leading capitalised words ("Brightwater Logistics", "Puerto
 // Almenara", "Североозёрск"), a quoted name opening it («Ладожский свет»),
@@ -116,6 +120,17 @@ func subjectZH(s string) string {
 		return ""
 	}
 	sub := strings.TrimRight(s[:end], "”」》\"' ")
+	if r, _ := utf8.DecodeRuneInString(sub); unicode.IsDigit(r) || strings.ContainsRune("〇一二三四五六七八九十", r) {
+		return "" // 2023年，… or 一九九八年，…: a date, not a name
+	}
+	for _, p := range openersZH {
+		if strings.HasPrefix(sub, p) {
+			return ""
+		}
+	}
+	if r, _ := utf8.DecodeLastRuneInString(sub); strings.ContainsRune("年月日时后前来中里间", r) {
+		return "" // 近年来, 在此期间: a time or place phrase
+	}
 	for _, r := range sub {
 		if !isHan(r) && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '·' && r != ' ' {
 			return ""
