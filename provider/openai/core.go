@@ -146,13 +146,24 @@ func (c *core) doJSON(ctx context.Context, op, method, fullURL string, in, out a
 	}
 	tctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := c.newRequest(tctx, method, fullURL, body)
-	if err != nil {
-		return fmt.Errorf("openai: %s: %w", op, err)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.transportError(ctx, op, err)
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		req, err := c.newRequest(tctx, method, fullURL, body)
+		if err != nil {
+			return fmt.Errorf("openai: %s: %w", op, err)
+		}
+		resp, err = c.http.Do(req)
+		if err == nil {
+			break
+		}
+		e := c.transportError(ctx, op, err)
+		// These requests (props, models, tokenize, embeddings, rerank) are
+		// safe to repeat: a connection that broke before any answer (an
+		// idle keep-alive connection closed by the server as it was
+		// reused) is tried once more on a new one.
+		if e.Type != TypeConnection || attempt > 0 || tctx.Err() != nil {
+			return e
+		}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {

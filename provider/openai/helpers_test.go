@@ -3,6 +3,7 @@ package openai_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -71,5 +72,57 @@ func TestStaleKeepAliveConnection(t *testing.T) {
 	}
 	if n := conns.Load(); n < 2 {
 		t.Errorf("%d connections: the closed one was not replaced", n)
+	}
+}
+
+// TestReadRequestsRetryBrokenConnection: a tokenize request whose
+// connection is closed before any answer is sent once more; a second
+// failure is returned as a retryable connection error.
+func TestReadRequestsRetryBrokenConnection(t *testing.T) {
+	for _, failures := range []int32{1, 2} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conns atomic.Int32
+		go func() {
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				n := conns.Add(1)
+				go func(conn net.Conn) {
+					defer conn.Close()
+					req, err := http.ReadRequest(bufio.NewReader(conn))
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					if n <= failures {
+						return // close without answering
+					}
+					const body = `{"tokens":[1,2,3]}`
+					fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+				}(conn)
+			}
+		}()
+		c, err := openai.New(openai.Options{BaseURL: "http://" + l.Addr().String() + "/v1", Flavor: openai.FlavorLlamaCpp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.CountTokens(context.Background(), "abc")
+		switch failures {
+		case 1:
+			if err != nil || n != 3 {
+				t.Errorf("one broken connection: %d, %v; want 3", n, err)
+			}
+		case 2:
+			var oe *openai.Error
+			if !errors.As(err, &oe) || oe.Type != openai.TypeConnection || !oe.Retryable() || conns.Load() != 2 {
+				t.Errorf("two broken connections: %v after %d connections; want a retryable connection error after 2", err, conns.Load())
+			}
+		}
+		l.Close()
 	}
 }

@@ -113,3 +113,36 @@ func TestLlamaServer(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestLlamaServerEmbeddings runs the Embedder against llama-server
+// --embedding --pooling mean serving the generated model.
+func TestLlamaServerEmbeddings(t *testing.T) {
+	s := llamatest.Start(t, llamatest.Options{Args: []string{"--embedding", "--pooling", "mean"}})
+	e, err := openai.NewEmbedder(openai.EmbedOptions{BaseURL: s.BaseURL, Flavor: openai.FlavorLlamaCpp, BatchSize: 2, MaxInputTokens: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"revenue grew in the north", "Выручка выросла на севере", "北方收入增长", "revenue grew in the north"}
+	vecs, err := e.Embed(context.Background(), texts, situate.InputDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vecs) != 4 || len(vecs[0]) != 64 {
+		t.Fatalf("%d vectors of %d dimensions, want 4 of 64 (the model's d)", len(vecs), len(vecs[0]))
+	}
+	same := func(a, b []float32) bool {
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(vecs[0], vecs[3]) || same(vecs[0], vecs[1]) || same(vecs[1], vecs[2]) {
+		t.Error("equal texts must embed equally and different texts differently")
+	}
+	_, err = e.Embed(context.Background(), []string{strings.Repeat("long text ", 200)}, situate.InputDocument)
+	if !errors.Is(err, situate.ErrPromptTooLarge) {
+		t.Errorf("input above MaxInputTokens: %v", err)
+	}
+}
