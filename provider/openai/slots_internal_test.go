@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -85,4 +86,23 @@ func TestSlotGateCancel(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("slot not free after a cancelled waiter")
 	}
+}
+
+// FuzzReadStream: the SSE reader never panics or hangs, and text is only
+// returned without error when the stream ended properly.
+func FuzzReadStream(f *testing.F) {
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("error: {\"code\":500,\"message\":\"x\",\"type\":\"server_error\"}\n\n"))
+	f.Add([]byte(": ping\r\n\r\ndata: {\"choices\":[]}\r\n"))
+	c, _ := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := c.readStream(context.Background(), bytes.NewReader(data), "", nil)
+		if err == nil && len(data) == 0 {
+			t.Fatalf("empty stream accepted: %+v", res)
+		}
+		var e *Error
+		if err != nil && !errors.As(err, &e) {
+			t.Fatalf("error %v is not an *Error", err)
+		}
+	})
 }
