@@ -11,7 +11,7 @@ import (
 // TestCACMRecipe checks the recipe's arms on a document-level English
 // collection: CACM MAP and P@30 (top 1000, trec_eval ordering) for Anserini's
 // reference (english, k1=0.9 b=0.4: MAP 0.3123), Lucene's defaults and the
-// recipe's two arms. Every document is its own group, so DocumentBlend would
+// recipe's arms. Every document is its own group, so DocumentBlend would
 // only scale scores and is left out. The recipe must not fall below Lucene's
 // defaults, which situate used before.
 func TestCACMRecipe(t *testing.T) {
@@ -21,21 +21,30 @@ func TestCACMRecipe(t *testing.T) {
 	}
 	maps := map[string]float64{}
 	for _, p := range []pipeline{
-		{name: "anserini: english k1=0.9 b=0.4", arms: []arm{{"english", 1, 0.9, 0.4}}},
-		{name: "lucene defaults: english k1=1.2 b=0.75", arms: []arm{{"english", 1, luceneK1, luceneB}}},
-		{name: "english + code arms, both k1=1.6 b=0.3", arms: []arm{{"english", 1, 1.6, 0.3}, {"code", 1, 1.6, 0.3}}},
+		{name: "anserini: english k1=0.9 b=0.4", arms: []arm{{analyzer: "english", weight: 1, k1: 0.9, b: 0.4}}},
+		{name: "lucene defaults: english k1=1.2 b=0.75", arms: []arm{{analyzer: "english", weight: 1, k1: luceneK1, b: luceneB}}},
+		{name: "english + code arms, both k1=1.6 b=0.3", arms: []arm{{analyzer: "english", weight: 1, k1: 1.6, b: 0.3}, {analyzer: "code", weight: 1, k1: 1.6, b: 0.3}}},
+		{name: recipeV1.name, arms: recipeV1.arms},
 		{name: recipe.name, arms: recipe.arms},
 	} {
 		var ixs []*bm25.Index
 		for _, a := range p.arms {
-			ix, err := bm25.New(bm25.Options{K1: a.k1, B: a.b, Analyzer: a.analyzer})
+			opts := bm25.Options{K1: a.k1, B: a.b, Analyzer: a.analyzer}
+			if a.pairs {
+				opts.Analyzer = rank.DefaultPairAnalyzer
+			}
+			ix, err := bm25.New(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { ix.Close() })
 			var b bm25.Batch
 			for _, d := range ds.Docs {
-				b.Replace(d.ID, []bm25.Doc{{ID: d.ID, Fields: map[string]string{bm25.DefaultField: d.Text}}})
+				text := d.Text
+				if a.pairs {
+					text = pairText(a.analyzer, "en", text)
+				}
+				b.Replace(d.ID, []bm25.Doc{{ID: d.ID, Fields: map[string]string{bm25.DefaultField: text}}})
 			}
 			if err := ix.Apply(&b); err != nil {
 				t.Fatal(err)
@@ -47,7 +56,14 @@ func TestCACMRecipe(t *testing.T) {
 			var lists [][]rank.Hit
 			var weights []float64
 			for i, ix := range ixs {
-				res, err := ix.Search(bm25.Query{Text: q.Text, K: 1000})
+				text := q.Text
+				switch a := p.arms[i]; {
+				case a.pairs:
+					text = pairText(a.analyzer, "en", text)
+				case a.emphasize:
+					text = rank.EmphasizeIdentifiers(text, rank.DefaultIdentifierRepeat)
+				}
+				res, err := ix.Search(bm25.Query{Text: text, K: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,20 +1,27 @@
 // Package rank reorders the ranked lists of situate's lexical arm with the
 // evidence a single chunk score misses: it sums the scores of several arms of
-// the same query (Combine) and lifts every chunk of a document that matches
-// well as a whole (DocumentBlend).
+// the same query (Combine), lifts every chunk of a document that matches
+// well as a whole (DocumentBlend), and prepares the text of two extra
+// arms: word pairs for a phrase-like BM25 arm (PairText) and queries with
+// their code identifiers emphasized (EmphasizeIdentifiers).
 //
 // The recipe these functions implement was chosen on half of the queries of
 // Anthropic's codebase set and checked on the other half, on XQuAD (en, de)
 // and on CACM; EVAL.md at the repository root has every configuration tried.
 // With the Claude 3 Haiku contexts and no embedding model, the recipe is:
 //
-//  1. Index the contextualized text ("chunk\n\ncontext") twice: with the
-//     analyzer of the document's language and BM25 k1 = DefaultK1,
-//     b = DefaultB (Lucene's defaults), and with the "code" analyzer
+//  1. Index the contextualized text ("chunk\n\ncontext") three times: with
+//     the analyzer of the document's language and BM25 k1 = DefaultK1,
+//     b = DefaultB (Lucene's defaults); with the "code" analyzer
 //     (identifiers split into sub-words, whole words kept unstemmed) and
-//     k1 = DefaultCodeK1, b = DefaultCodeB.
-//  2. Search both with the query, DefaultCandidates results each, and
-//     Combine them with weights 1 and DefaultCodeWeight (summed scores).
+//     k1 = DefaultCodeK1, b = DefaultCodeB; and, as word pairs, PairText of
+//     the language analyzer's terms indexed with DefaultPairAnalyzer and
+//     k1 = DefaultPairK1, b = DefaultPairB.
+//  2. Search the language arm with the query, the code arm with
+//     EmphasizeIdentifiers(query, DefaultIdentifierRepeat) and the pair arm
+//     with PairText of the query's terms, DefaultCandidates results each,
+//     and Combine them with weights 1, DefaultCodeWeight and
+//     DefaultPairWeight (summed scores).
 //  3. DocumentBlend the sum with DefaultDocumentWeight: each chunk gains
 //     that share of the best score of any chunk of its document.
 //

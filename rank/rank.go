@@ -22,6 +22,15 @@ const (
 	DefaultCodeWeight = 1.0
 	// DefaultDocumentWeight is DocumentBlend's weight.
 	DefaultDocumentWeight = 0.7
+	// DefaultPairWeight, DefaultPairK1 and DefaultPairB are the weight and
+	// BM25 parameters of the word-pair arm (PairText of the language
+	// analyzer's terms, indexed with DefaultPairAnalyzer).
+	DefaultPairWeight = 0.7
+	DefaultPairK1     = 1.6
+	DefaultPairB      = 0.3
+	// DefaultPairAnalyzer is the bm25 analyzer of the word-pair arm: it
+	// keeps every "left_right" pair token whole and unstemmed.
+	DefaultPairAnalyzer = "standard"
 	// DefaultCandidates is how many results each arm contributes before
 	// Combine and DocumentBlend (the technique's "top 150").
 	DefaultCandidates = 150

@@ -1,0 +1,109 @@
+package rank_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/situate/situate/analysis"
+	"github.com/situate/situate/rank"
+)
+
+func TestIdentifiers(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"How does the DefaultCredentialRetrievers class avoid duplicate CredentialRetriever instances?", []string{"DefaultCredentialRetrievers", "CredentialRetriever"}},
+		{"What is the purpose of the `printPluginMock` function?", []string{"printPluginMock"}},
+		{"How does the test1() method test the FMTLayout?", []string{"FMTLayout"}},
+		{"what does parse_json_v2 return for __init__", []string{"parse_json_v2"}},
+		{"Wer baute den Berliner Dom? Über die Stadt.", nil},
+		{"Что такое getValue и ИНН?", []string{"getValue", "ИНН"}},
+		{"`run` and `go test`, then run", []string{"run", "go", "test"}},
+		{"unclosed `tick and snake_case snake_case", []string{"snake_case"}},
+		{"如何调用 `内部函数`?", []string{"内部函数"}},
+		{"", nil},
+	} {
+		if got := rank.Identifiers(tc.query); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Identifiers(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
+
+func TestEmphasizeIdentifiers(t *testing.T) {
+	q := "Where is getUser called?"
+	if got, want := rank.EmphasizeIdentifiers(q, 1), q+" getUser"; got != want {
+		t.Errorf("EmphasizeIdentifiers(%q, 1) = %q, want %q", q, got, want)
+	}
+	if got, want := rank.EmphasizeIdentifiers(q, 2), q+" getUser getUser"; got != want {
+		t.Errorf("EmphasizeIdentifiers(%q, 2) = %q, want %q", q, got, want)
+	}
+	for _, q := range []string{"What year was this code copyrighted?", "getUser"} {
+		r := 1
+		if q == "getUser" {
+			r = 0
+		}
+		if got := rank.EmphasizeIdentifiers(q, r); got != q {
+			t.Errorf("EmphasizeIdentifiers(%q, %d) = %q, want it unchanged", q, r, got)
+		}
+	}
+}
+
+func TestPairText(t *testing.T) {
+	for _, tc := range []struct {
+		terms []string
+		want  string
+	}{
+		{[]string{"contextu", "retriev", "work"}, "contextu_retriev retriev_work"},
+		{[]string{"one"}, ""},
+		{nil, ""},
+		// A CJK bigram or a term the standard analyzer would split breaks the chain.
+		{[]string{"go", "中文", "code", "x", "c++", "y"}, "code_x"},
+		{[]string{"u.s", "armi", "don't", "go", "3.14"}, "u.s_armi armi_don't don't_go go_3.14"},
+		{[]string{".x", "y"}, ""},
+	} {
+		if got := rank.PairText(tc.terms); got != tc.want {
+			t.Errorf("PairText(%q) = %q, want %q", tc.terms, got, tc.want)
+		}
+	}
+}
+
+// TestPairTextStandard checks PairText's promise to the pair arm: every pair
+// of every language analyzer's terms is one token of the standard analyzer,
+// unchanged.
+func TestPairTextStandard(t *testing.T) {
+	std, err := analysis.New(rank.DefaultPairAnalyzer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{
+		"en": "Anthropic's contextual retrieval doesn't lose U.S. chunks: 3.14 percent, e.g. the user's getUserName() call (HTTPServer v2).",
+		"de": "Die Straße führt über den Fluß; Öl- und Gasförderung stieg 2019 um 3,5 %.",
+		"es": "¿Dónde está la estación? El niño comió pingüinos y acción.",
+		"ru": "Ёлка стоит в Москве; «Война и мир» — роман Толстого, 1869 г.",
+		"zh": "上下文检索把每个块放在文档中。BM25 与 embedding 融合。",
+		"":   "func (e *Engine) lexicalSearch(text string, k int) { return e.lex.Search(bm25.Query{Text: text}) } // parse_json_v2 x+=1",
+	}
+	for lang, text := range texts {
+		for _, name := range []string{analysis.ForLanguage(lang).Name(), analysis.Code, analysis.Standard} {
+			a, _ := analysis.New(name)
+			var terms []string
+			for _, tok := range a.Analyze(text) {
+				terms = append(terms, tok.Term)
+			}
+			pt := rank.PairText(terms)
+			want := strings.Fields(pt)
+			var got []string
+			for _, tok := range std.Analyze(pt) {
+				got = append(got, tok.Term)
+			}
+			if (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
+				t.Errorf("%s/%s: standard analyzer on PairText = %q, want %q", lang, name, got, want)
+			}
+			if lang != "zh" && name != analysis.Code && len(want) < len(terms)/2 {
+				t.Errorf("%s/%s: only %d pairs from %d terms %q", lang, name, len(want), len(terms), terms)
+			}
+		}
+	}
+}
