@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -79,7 +81,7 @@ type Index struct {
 	lock    interface{ Close() error }
 	gen     uint64
 	nextSeg uint64
-	ids     map[string]docRef
+	ids     map[string]docRef   // nil until the first write
 	groups  map[string][]docRef
 
 	anMu      sync.Mutex
@@ -102,8 +104,6 @@ func New(opts Options) (*Index, error) {
 		k1:        float32(o.K1),
 		b:         float32(o.B),
 		fieldIdx:  map[string]int{},
-		ids:       map[string]docRef{},
-		groups:    map[string][]docRef{},
 		analyzers: map[string]analysis.Analyzer{},
 	}
 	for i, f := range o.Fields {
@@ -209,9 +209,15 @@ func (ix *Index) Apply(b *Batch) error {
 	if ix.closed {
 		return ErrClosed
 	}
+	if ix.ids == nil {
+		// Built on the first write, so a process that only searches does
+		// not hold a map entry per doc.
+		ix.ids, ix.groups = map[string]docRef{}, map[string][]docRef{}
+		ix.updateMaps(nil, ix.snap.Load().segs)
+	}
 	for id, g := range seen {
 		if ref, ok := ix.ids[id]; ok {
-			if og := ref.seg.groups[ref.doc]; og != g {
+			if og := ref.seg.group(ref.doc); og != g {
 				if _, replaced := b.ops[og]; !replaced {
 					return fmt.Errorf("bm25 apply: doc ID %q of group %q already belongs to group %q", id, g, og)
 				}
@@ -387,15 +393,19 @@ func (t *tx) markDeleted(i int, d uint32) {
 }
 
 func (t *tx) addSegment(data []byte) error {
-	name := ""
+	var seg *segment
+	var err error
 	if t.ix.dir != "" {
 		t.ix.nextSeg++
-		name = segFileName(t.ix.nextSeg)
+		name := segFileName(t.ix.nextSeg)
 		if err := writeFileSync(t.ix.dir, name, data); err != nil {
 			return err
 		}
+		// Serve the file through the page cache, not the heap copy.
+		seg, err = mapSegment(filepath.Join(t.ix.dir, name), name)
+	} else {
+		seg, err = openSegment("", data)
 	}
-	seg, err := openSegment(name, data)
 	if err != nil {
 		return err
 	}
@@ -428,7 +438,9 @@ func (t *tx) commit() error {
 	ix.gen = gen
 	old := ix.snap.Load()
 	ix.snap.Store(newSnapshot(ix, t.segs, gen))
-	ix.updateMaps(old, t.segs)
+	if ix.ids != nil {
+		ix.updateMaps(old, t.segs)
+	}
 	if ix.dir != "" {
 		for _, s := range t.dropped {
 			removeFile(ix.dir, s.name)
@@ -478,11 +490,11 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 			if os.deleted(uint32(d)) || (ns != nil && !ns.deleted(uint32(d))) {
 				continue
 			}
-			id := seg.ids[d]
+			id := seg.id(uint32(d))
 			if r, ok := ix.ids[id]; ok && r.seg == seg {
 				delete(ix.ids, id)
 			}
-			touched[seg.groups[d]] = true
+			touched[seg.group(uint32(d))] = true
 		}
 	}
 	// Add docs of new segments.
@@ -495,10 +507,10 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 			if segs[i].deleted(uint32(d)) {
 				continue
 			}
-			id := seg.ids[d]
+			id := seg.id(uint32(d))
 			delete(ix.ids, id) // re-insert so the key points into the live segment
 			ix.ids[id] = docRef{seg, uint32(d)}
-			touched[seg.groups[d]] = true
+			touched[seg.group(uint32(d))] = true
 		}
 	}
 	if len(touched) == 0 {
@@ -508,7 +520,7 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 	for i := range segs {
 		seg := segs[i].seg
 		for d := 0; d < seg.numDocs; d++ {
-			if g := seg.groups[d]; touched[g] && !segs[i].deleted(uint32(d)) {
+			if g := seg.group(uint32(d)); touched[g] && !segs[i].deleted(uint32(d)) {
 				refs[g] = append(refs[g], docRef{seg, uint32(d)})
 			}
 		}
@@ -517,7 +529,7 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 		delete(ix.groups, g)
 	}
 	for _, r := range refs {
-		g := r[0].seg.groups[r[0].doc]
+		g := r[0].seg.group(r[0].doc)
 		ix.groups[g] = r
 	}
 }
@@ -553,6 +565,7 @@ func (ix *Index) Stats() Stats {
 		return Stats{}
 	}
 	s.statsOnce.Do(func() { s.stats = s.computeStats() })
+	runtime.KeepAlive(s)
 	return s.stats
 }
 
@@ -564,7 +577,7 @@ func (s *snapshot) computeStats() Stats {
 		st.Docs += ss.seg.numDocs - ss.delCount
 		for d := 0; d < ss.seg.numDocs; d++ {
 			if !ss.deleted(uint32(d)) {
-				groups[ss.seg.groups[d]] = true
+				groups[ss.seg.group(uint32(d))] = true
 			}
 		}
 	}

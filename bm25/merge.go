@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"math"
+	"runtime"
 	"sort"
 )
 
@@ -21,6 +22,7 @@ func (t *tx) merge() error {
 			srcs[i] = &t.segs[p]
 		}
 		data, err := mergeSegments(srcs)
+		runtime.KeepAlive(srcs)
 		if err != nil {
 			return err
 		}
@@ -100,7 +102,7 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 				analyzers = append(analyzers, an)
 			}
 			remap[si][d] = int32(len(metas))
-			metas = append(metas, docMeta{id: seg.ids[d], group: seg.groups[d], analyzer: ai, attrs: seg.attrs[d]})
+			metas = append(metas, docMeta{id: seg.id(uint32(d)), group: seg.group(uint32(d)), analyzer: ai, attrs: seg.attr(uint32(d))})
 		}
 	}
 	if len(metas) == 0 {

@@ -56,7 +56,6 @@ func Open(dir string, opts Options) (*Index, error) {
 	}
 	ix.gen, ix.nextSeg = gen, next
 	ix.snap.Store(newSnapshot(ix, segs, gen))
-	ix.updateMaps(nil, segs)
 	removeUnreferenced(dir, segs)
 	return ix, nil
 }
@@ -123,16 +122,12 @@ func readIndex(dir string) (segs []snapSeg, gen, next uint64, err error) {
 			break
 		}
 		segPath := filepath.Join(dir, name)
-		sdata, err := os.ReadFile(segPath)
+		seg, err := mapSegment(segPath, name)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("bm25 open: segment named by %s: %w", path, err)
 		}
-		if uint64(len(sdata)) != size || len(sdata) < footerSize || binary.LittleEndian.Uint32(sdata[len(sdata)-8:]) != crc {
+		if uint64(len(seg.data)) != size || binary.LittleEndian.Uint32(seg.data[len(seg.data)-8:]) != crc {
 			return nil, 0, 0, fmt.Errorf("bm25 open: %s: size or checksum differs from %s: %w", segPath, path, errCorrupt)
-		}
-		seg, err := openSegment(name, sdata)
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("bm25 open: %s: %w", segPath, err)
 		}
 		if seg.numDocs != numDocs {
 			return nil, 0, 0, fmt.Errorf("bm25 open: %s: %d docs, manifest says %d: %w", segPath, seg.numDocs, numDocs, errCorrupt)

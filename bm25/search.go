@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"sort"
 	"sync"
 )
@@ -74,7 +75,9 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 	if len(clauses) == 0 {
 		return []Result{}, nil
 	}
-	return s.run(clauses, k, q.Filter), nil
+	res := s.run(clauses, k, q.Filter)
+	runtime.KeepAlive(s) // clauses point into its segments' mappings
+	return res, nil
 }
 
 // clauses analyses the query per partition and looks its terms up.
@@ -193,7 +196,6 @@ func liveDF(ss *snapSeg, e termEntry) int {
 
 type scratch struct {
 	acc     []float64
-	seen    []uint64
 	touched []int32
 	fstate  []uint8
 	fdone   []int32
@@ -209,7 +211,6 @@ func getScratch(n int) *scratch {
 	}
 	if len(sc.acc) < n {
 		sc.acc = make([]float64, n)
-		sc.seen = make([]uint64, (n+63)/64)
 		sc.fstate = make([]uint8, n)
 	}
 	return sc
@@ -218,7 +219,6 @@ func getScratch(n int) *scratch {
 func putScratch(sc *scratch) {
 	for _, d := range sc.touched {
 		sc.acc[d] = 0
-		sc.seen[d>>6] = 0
 	}
 	for _, d := range sc.fdone {
 		sc.fstate[d] = 0
@@ -238,11 +238,11 @@ func (s *snapshot) allowed(sc *scratch, f *Filter, ss *snapSeg, d uint32) bool {
 	}
 	ok := true
 	seg := ss.seg
-	if f.Groups != nil && !f.Groups[seg.groups[d]] {
+	if f.Groups != nil && !f.Groups[seg.group(d)] {
 		ok = false
 	}
 	if ok && f.Accept != nil {
-		ok = f.Accept(seg.ids[d], seg.groups[d], seg.attrs[d])
+		ok = f.Accept(seg.id(d), seg.group(d), seg.attr(d))
 	}
 	sc.fdone = append(sc.fdone, g)
 	if ok {
@@ -275,6 +275,11 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter) []Result {
 	phase2 := false
 	for ; ci < len(clauses); ci++ {
 		c := &clauses[ci]
+		// Scores of tf = 1, the most common case, by norm byte.
+		var one [256]float32
+		for i := range one {
+			one[i] = termScore(c.weight, 1, c.cache[i])
+		}
 		for _, l := range c.lists {
 			ss := &s.segs[l.seg]
 			base := int32(ss.base)
@@ -285,12 +290,21 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter) []Result {
 					continue
 				}
 				g := base + int32(d)
-				v := sc.acc[g] + float64(termScore(c.weight, float32(p.tf), c.cache[l.norms[d]]))
-				sc.acc[g] = v
-				if sc.seen[g>>6]&(1<<(g&63)) == 0 {
-					sc.seen[g>>6] |= 1 << (g & 63)
+				var score float32
+				if p.tf == 1 {
+					score = one[l.norms[d]]
+				} else {
+					score = termScore(c.weight, float32(p.tf), c.cache[l.norms[d]])
+				}
+				if score == 0 {
+					continue // only with an absurd k1; keeps acc == 0 meaning "new"
+				}
+				old := sc.acc[g]
+				if old == 0 {
 					sc.touched = append(sc.touched, g)
 				}
+				v := old + float64(score)
+				sc.acc[g] = v
 				if v > maxAcc {
 					maxAcc = v
 				}
@@ -443,7 +457,7 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
 			continue
 		}
 		ss, d := s.locate(g)
-		x := hit{score: score, id: ss.seg.ids[d], g: g}
+		x := hit{score: score, id: ss.seg.id(d), g: g}
 		if len(h) < k {
 			heap.Push(&h, x)
 		} else if worse(h[0], x) {
@@ -455,7 +469,7 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
 	for i := len(h) - 1; i >= 0; i-- {
 		x := heap.Pop(&h).(hit)
 		ss, d := s.locate(x.g)
-		out[i] = Result{ID: x.id, Group: ss.seg.groups[d], Score: float64(x.score)}
+		out[i] = Result{ID: x.id, Group: ss.seg.group(d), Score: float64(x.score)}
 	}
 	return out
 }

@@ -1,11 +1,14 @@
 package bm25
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"sort"
+	"strings"
 	"unsafe"
 )
 
@@ -62,13 +65,28 @@ type segment struct {
 	name      string // file name; "" for in-memory segments
 	data      []byte
 	numDocs   int
-	ids       []string
-	groups    []string
+	idBytes   []byte   // doc ids, concatenated
+	idOff     []uint32 // id d is idBytes[idOff[d]:idOff[d+1]]
+	groupIdx  []uint32 // index into groupTab of every doc
+	groupTab  []string
 	analyzers []string
-	docAn     []uint16 // analyzer index of every doc
-	attrs     []map[string]string
+	docAn     []uint16            // analyzer index of every doc
+	attrs     []map[string]string // nil when no doc has attributes
 	fields    []segField
 	parts     []segPart
+}
+
+func (s *segment) id(d uint32) string {
+	return unsafeString(s.idBytes[s.idOff[d]:s.idOff[d+1]])
+}
+
+func (s *segment) group(d uint32) string { return s.groupTab[s.groupIdx[d]] }
+
+func (s *segment) attr(d uint32) map[string]string {
+	if s.attrs == nil {
+		return nil
+	}
+	return s.attrs[d]
 }
 
 // termEntry is a decoded term dictionary entry.
@@ -187,7 +205,8 @@ func (r *reader) span(data []byte, limit int) []byte {
 }
 
 // openSegment checks and decodes a segment's bytes. data must not change
-// afterwards: the segment's strings point into it.
+// while the segment is reachable: term lookups and postings read it in place.
+// Nothing that escapes the package points into data.
 func openSegment(name string, data []byte) (*segment, error) {
 	if len(data) < len(segMagic)+footerSize || string(data[:len(segMagic)]) != segMagic {
 		return nil, fmt.Errorf("segment %s: bad header: %w", name, errCorrupt)
@@ -209,11 +228,11 @@ func openSegment(name string, data []byte) (*segment, error) {
 	s.numDocs = r.int(1 << 31)
 	nan := r.int(1 << 16)
 	for i := 0; i < nan && r.err == nil; i++ {
-		s.analyzers = append(s.analyzers, r.str())
+		s.analyzers = append(s.analyzers, strings.Clone(r.str()))
 	}
 	nf := r.int(1 << 16)
 	for i := 0; i < nf && r.err == nil; i++ {
-		f := segField{name: r.str()}
+		f := segField{name: strings.Clone(r.str())}
 		f.lengths = r.span(data, body)
 		f.norms = r.span(data, body)
 		if r.err == nil && (len(f.lengths) != 4*s.numDocs || len(f.norms) != s.numDocs) {
@@ -223,7 +242,7 @@ func openSegment(name string, data []byte) (*segment, error) {
 	}
 	np := r.int(1 << 20)
 	for i := 0; i < np && r.err == nil; i++ {
-		p := segPart{field: r.int(uint64(nf)), analyzer: r.str()}
+		p := segPart{field: r.int(uint64(nf)), analyzer: strings.Clone(r.str())}
 		p.docCount = int64(r.uvarint())
 		p.sumTTF = int64(r.uvarint())
 		p.numTerms = r.int(1 << 31)
@@ -253,20 +272,23 @@ func openSegment(name string, data []byte) (*segment, error) {
 			}
 		}
 	}
-	dr := &reader{b: docs}
-	s.ids = make([]string, s.numDocs)
-	s.groups = make([]string, s.numDocs)
+	// Doc ids, groups and attributes escape (results, filters, the writer's
+	// maps): they live in a heap copy, so data may be an mmap that is
+	// unmapped once the segment is unreachable.
+	dr := &reader{b: bytes.Clone(docs)}
+	s.idOff = make([]uint32, s.numDocs+1)
+	s.groupIdx = make([]uint32, s.numDocs)
 	s.docAn = make([]uint16, s.numDocs)
-	s.attrs = make([]map[string]string, s.numDocs)
-	var lastGroup string
 	for d := 0; d < s.numDocs && dr.err == nil; d++ {
-		s.ids[d] = dr.str()
-		if g := dr.str(); g == "" && d > 0 {
-			s.groups[d] = lastGroup // "" means: same group as the previous doc
-		} else {
-			s.groups[d] = g
-			lastGroup = g
+		s.idBytes = append(s.idBytes, dr.bytes(dr.uvarint())...)
+		if len(s.idBytes) > math.MaxUint32 {
+			dr.err = fmt.Errorf("doc ids exceed 4 GiB: %w", errCorrupt)
 		}
+		s.idOff[d+1] = uint32(len(s.idBytes))
+		if g := dr.str(); g != "" || d == 0 {
+			s.groupTab = append(s.groupTab, g) // "" means: same group as the previous doc
+		}
+		s.groupIdx[d] = uint32(len(s.groupTab) - 1)
 		s.docAn[d] = uint16(dr.int(1 << 16))
 		if dr.err == nil && int(s.docAn[d]) >= len(s.analyzers) {
 			dr.err = fmt.Errorf("doc %d: bad analyzer: %w", d, errCorrupt)
@@ -277,6 +299,9 @@ func openSegment(name string, data []byte) (*segment, error) {
 			for j := 0; j < na && dr.err == nil; j++ {
 				k := dr.str()
 				m[k] = dr.str()
+			}
+			if s.attrs == nil {
+				s.attrs = make([]map[string]string, s.numDocs)
 			}
 			s.attrs[d] = m
 		}

@@ -61,11 +61,19 @@ public class LuceneBench {
     return n;
   }
 
+  // Like situate's bm25: terms with frequencies and norms, no positions.
+  static final FieldType TEXT = new FieldType();
+  static {
+    TEXT.setIndexOptions(IndexOptions.DOCS_AND_FREQS);
+    TEXT.setTokenized(true);
+    TEXT.freeze();
+  }
+
   static Document doc(String id, String group, String text) {
     Document d = new Document();
     d.add(new StringField("id", id, Field.Store.YES));
     d.add(new StringField("group", group, Field.Store.NO));
-    d.add(new TextField("text", text, Field.Store.NO));
+    d.add(new Field("text", text, TEXT));
     return d;
   }
 
