@@ -81,7 +81,7 @@ type Index struct {
 	lock    interface{ Close() error }
 	gen     uint64
 	nextSeg uint64
-	ids     map[string]docRef   // nil until the first write
+	ids     map[string]docRef // nil until the first write
 	groups  map[string][]docRef
 
 	anMu      sync.Mutex
