@@ -39,7 +39,9 @@ import (
 //     at the batch discount. The meta entry is then cleared.
 //  5. Commit: the caller puts the documents through the engine returned,
 //     whose contextualizer answers from the cache and gives a chunk whose
-//     batch request failed the offline context flagged "fallback".
+//     batch request failed the offline context flagged "fallback". The next
+//     batch run sends such chunks again (their documents are re-processed
+//     even when unchanged; the other chunks come from the cache).
 
 // batchMetaKey is the store meta key holding the pending batch.
 const batchMetaKey = "llm-batch:anthropic"
@@ -263,12 +265,31 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	memo := &tokenMemo{counts: map[string]int{}, client: client}
 	price, hasPrice := llm.DefaultPrices().Lookup(client.Name())
 
-	// The changed documents, chunked as Prepare does.
+	// The changed documents, chunked as Prepare does, and the unchanged
+	// ones holding a fallback context (a request that failed in an earlier
+	// batch): those are retried.
 	current := eng.ProcessingFingerprint()
-	var dcs []llm.DocChunks
+	var (
+		dcs   []llm.DocChunks
+		retry []situate.DocumentRecord
+	)
+	sst, err := store.Stats(ctx)
+	if err != nil {
+		return nil, rep, err
+	}
 	for _, d := range docs {
 		if rec, err := eng.Document(d.ID); err == nil && rec.Hash == d.Hash()+"/"+current {
-			continue
+			if sst.FlaggedContexts == 0 {
+				continue
+			}
+			fb, err := hasFallback(ctx, store, d.ID)
+			if err != nil {
+				return nil, rep, err
+			}
+			if !fb {
+				continue
+			}
+			retry = append(retry, rec)
 		}
 		d.Lang = situate.ResolveLanguage(d)
 		chunks, err := eng.Split(d)
@@ -416,6 +437,22 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		return nil, rep, err
 	}
 
+	// Documents retried for their fallback contexts are marked stale so
+	// that the engine re-processes them.
+	for _, rec := range retry {
+		chunks, err := store.Chunks(ctx, rec.ID)
+		if err != nil {
+			return nil, rep, err
+		}
+		rec.Hash += regenerateMark
+		if err := store.PutDocument(ctx, rec, chunks); err != nil {
+			return nil, rep, err
+		}
+	}
+	if len(retry) > 0 && !bo.Quiet {
+		fmt.Fprintf(e.stderr, "batch: %d unchanged documents with fallback contexts retried\n", len(retry))
+	}
+
 	// 5. The engine that commits: cache hits, the fallback for failures.
 	o := baseOpts
 	o.MaxCostUSD = 0
@@ -445,6 +482,22 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		fmt.Fprintf(e.stderr, "batch: %d results succeeded, %d failed (failed chunks get the offline context, flagged)\n", rep.Succeeded, rep.Failed)
 	}
 	return neng, rep, nil
+}
+
+// hasFallback reports whether a stored document has a chunk whose context
+// is the fallback for a request that failed or came back empty.
+func hasFallback(ctx context.Context, store *sqlite.Store, id string) (bool, error) {
+	chunks, err := store.Chunks(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range chunks {
+		// A chunk too large for any prompt would fail again.
+		if hasFlag(ch.Context.Flags, llm.FlagFallback) && !hasFlag(ch.Context.Flags, llm.FlagTooLarge) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func hasFlag(flags []string, f string) bool {

@@ -81,14 +81,22 @@ func TestBatchIndexRoundTrip(t *testing.T) {
 	if b.CostUSD < 0.49*full || b.CostUSD > 0.51*full {
 		t.Errorf("batch cost $%.5f, want half of $%.5f", b.CostUSD, full)
 	}
+	// The next run sends the failed request again, and only it.
 	_, errOut = f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", corpus)
-	if st := f.srv.Stats(); st.BatchesCreated != 1 || !strings.Contains(errOut, "3 unchanged") {
-		t.Errorf("second batch run: %d batches created\n%s", st.BatchesCreated, errOut)
+	if st := f.srv.Stats(); st.BatchesCreated != 2 || st.BatchRequests != chunks || !strings.Contains(errOut, "1 updated, 2 unchanged") {
+		t.Errorf("second batch run: %d batches created, %d requests run in all\n%s", st.BatchesCreated, st.BatchRequests, errOut)
+	}
+	if got := dumpStore(t, store); got != strings.Replace(want, "doc doc001.md v1", "doc doc001.md v2", 1) {
+		t.Errorf("after the retry the store differs from the streaming run's:\n%s", got)
+	}
+	_, errOut = f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", corpus)
+	if st := f.srv.Stats(); st.BatchesCreated != 2 || !strings.Contains(errOut, "3 unchanged") {
+		t.Errorf("third batch run: %d batches created\n%s", st.BatchesCreated, errOut)
 	}
 	if code, _, errOut := f.run(t, dir, "index", "--store", filepath.Join(dir, "capped"), "--llm", testModel, "--batch", "--max-cost", "0.001", corpus); code != exitFailure || !strings.Contains(errOut, "exceed --max-cost") {
 		t.Errorf("--batch --max-cost 0.001: exit %d %s", code, errOut)
 	}
-	if st := f.srv.Stats(); st.BatchesCreated != 1 {
+	if st := f.srv.Stats(); st.BatchesCreated != 2 {
 		t.Errorf("a batch over --max-cost was submitted")
 	}
 	if code, _, errOut := f.run(t, dir, "index", "--store", store, "--batch", corpus); code != exitUsage || !strings.Contains(errOut, "--llm anthropic:MODEL") {
