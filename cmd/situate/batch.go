@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -269,27 +270,14 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	// ones holding a fallback context (a request that failed in an earlier
 	// batch): those are retried.
 	current := eng.ProcessingFingerprint()
-	var (
-		dcs   []llm.DocChunks
-		retry []situate.DocumentRecord
-	)
-	sst, err := store.Stats(ctx)
+	retry, err := fallbackDocs(ctx, eng, store, docs)
 	if err != nil {
 		return nil, rep, err
 	}
+	var dcs []llm.DocChunks
 	for _, d := range docs {
-		if rec, err := eng.Document(d.ID); err == nil && rec.Hash == d.Hash()+"/"+current {
-			if sst.FlaggedContexts == 0 {
-				continue
-			}
-			fb, err := hasFallback(ctx, store, d.ID)
-			if err != nil {
-				return nil, rep, err
-			}
-			if !fb {
-				continue
-			}
-			retry = append(retry, rec)
+		if rec, err := eng.Document(d.ID); err == nil && rec.Hash == d.Hash()+"/"+current && !slices.ContainsFunc(retry, func(r situate.DocumentRecord) bool { return r.ID == d.ID }) {
+			continue
 		}
 		d.Lang = situate.ResolveLanguage(d)
 		chunks, err := eng.Split(d)
@@ -439,15 +427,8 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 
 	// Documents retried for their fallback contexts are marked stale so
 	// that the engine re-processes them.
-	for _, rec := range retry {
-		chunks, err := store.Chunks(ctx, rec.ID)
-		if err != nil {
-			return nil, rep, err
-		}
-		rec.Hash += regenerateMark
-		if err := store.PutDocument(ctx, rec, chunks); err != nil {
-			return nil, rep, err
-		}
+	if err := markStale(ctx, store, retry); err != nil {
+		return nil, rep, err
 	}
 	if len(retry) > 0 && !bo.Quiet {
 		fmt.Fprintf(e.stderr, "batch: %d unchanged documents with fallback contexts retried\n", len(retry))
@@ -482,22 +463,6 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		fmt.Fprintf(e.stderr, "batch: %d results succeeded, %d failed (failed chunks get the offline context, flagged)\n", rep.Succeeded, rep.Failed)
 	}
 	return neng, rep, nil
-}
-
-// hasFallback reports whether a stored document has a chunk whose context
-// is the fallback for a request that failed or came back empty.
-func hasFallback(ctx context.Context, store *sqlite.Store, id string) (bool, error) {
-	chunks, err := store.Chunks(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	for _, ch := range chunks {
-		// A chunk too large for any prompt would fail again.
-		if hasFlag(ch.Context.Flags, llm.FlagFallback) && !hasFlag(ch.Context.Flags, llm.FlagTooLarge) {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 func hasFlag(flags []string, f string) bool {

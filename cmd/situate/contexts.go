@@ -229,18 +229,12 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	eo.Contextualizer = ctxz
 	// Mark the documents stale so the engine re-processes them; the old
 	// version stays searchable until the new one is committed.
-	for _, doc := range todo {
-		rec := byID[doc.ID]
-		chunks, err := store.Chunks(ctx, doc.ID)
-		if err != nil {
-			return err
-		}
-		if !strings.HasSuffix(rec.Hash, regenerateMark) {
-			rec.Hash += regenerateMark
-		}
-		if err := store.PutDocument(ctx, rec, chunks); err != nil {
-			return err
-		}
+	recs := make([]situate.DocumentRecord, len(todo))
+	for i, doc := range todo {
+		recs[i] = byID[doc.ID]
+	}
+	if err := markStale(ctx, store, recs); err != nil {
+		return err
 	}
 	eng, err := situate.Open(ctx, c.storeDir(e), store, eo)
 	if err != nil {
@@ -283,4 +277,92 @@ func (s skipFlagged) CachedContext(ctx context.Context, key string) (situate.Con
 		return situate.Context{}, false, err
 	}
 	return x, true, nil
+}
+
+// hasFallback reports whether a stored document has a chunk whose context
+// is the fallback for a request that failed or came back empty.
+func hasFallback(ctx context.Context, store *sqlite.Store, id string) (bool, error) {
+	chunks, err := store.Chunks(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range chunks {
+		// A chunk too large for any prompt would fail again.
+		if slices.Contains(ch.Context.Flags, llm.FlagFallback) && !slices.Contains(ch.Context.Flags, llm.FlagTooLarge) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// fallbackDocs returns the records of the documents among docs that are
+// unchanged since eng indexed them but hold a fallback context (a call that
+// kept failing): they are to be retried.
+func fallbackDocs(ctx context.Context, eng *situate.Engine, store *sqlite.Store, docs []situate.Document) ([]situate.DocumentRecord, error) {
+	st, err := store.Stats(ctx)
+	if err != nil || st.FlaggedContexts == 0 {
+		return nil, err
+	}
+	current := eng.ProcessingFingerprint()
+	var out []situate.DocumentRecord
+	for _, d := range docs {
+		rec, err := eng.Document(d.ID)
+		if err != nil || rec.Hash != d.Hash()+"/"+current {
+			continue // new or changed: re-processed anyway
+		}
+		fb, err := hasFallback(ctx, store, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		if fb {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}
+
+// markStale changes the stored hash of documents so that an engine opened
+// afterwards re-processes them; their chunks stay searchable meanwhile.
+func markStale(ctx context.Context, store *sqlite.Store, recs []situate.DocumentRecord) error {
+	for _, rec := range recs {
+		chunks, err := store.Chunks(ctx, rec.ID)
+		if err != nil {
+			return err
+		}
+		if !strings.HasSuffix(rec.Hash, regenerateMark) {
+			rec.Hash += regenerateMark
+		}
+		if err := store.PutDocument(ctx, rec, chunks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retryFallbacks makes "situate index" retry, with the LLM, the chunks of
+// unchanged documents that got the fallback context in an earlier run: it
+// marks those documents stale and returns an engine reopened over the
+// store (closing eng) that re-processes them; their other chunks come from
+// the context cache. With nothing to retry it returns eng itself.
+func retryFallbacks(ctx context.Context, e *env, c *config, eng *situate.Engine, store *sqlite.Store, docs []situate.Document) (*situate.Engine, int, error) {
+	recs, err := fallbackDocs(ctx, eng, store, docs)
+	if err != nil || len(recs) == 0 {
+		return eng, 0, err
+	}
+	if err := markStale(ctx, store, recs); err != nil {
+		return nil, 0, err
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	eo, err := engineOptions(c, e, store, log)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := eng.Close(); err != nil {
+		return nil, 0, err
+	}
+	neng, err := situate.Open(ctx, c.storeDir(e), store, eo)
+	if err != nil {
+		return nil, 0, err
+	}
+	return neng, len(recs), nil
 }

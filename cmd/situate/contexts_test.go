@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -152,5 +154,56 @@ func TestContextsBadInput(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("situate %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut, tc.code, tc.want)
 		}
+	}
+}
+
+// TestRetryFallbacks: a chunk whose call kept failing gets the fallback;
+// retryFallbacks (what "situate index" calls before putting documents)
+// makes the next run ask the model again for it alone.
+func TestRetryFallbacks(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	writeLongCorpus(t, corpus, 3)
+	f := newFakeAPI(t, anthropictest.Config{})
+	f.srv.Inject(anthropictest.Fault{Kind: anthropictest.FaultSpendLimit})
+	store := filepath.Join(dir, "store")
+	args := []string{"--store", store, "--llm", testModel}
+	f.mustRun(t, dir, append(append([]string{"index"}, args...), corpus)...)
+	if n := storeStats(t, store).FlaggedContexts; n != 1 {
+		t.Fatalf("%d flagged contexts after a spend-limit fault, want 1", n)
+	}
+
+	ctx := context.Background()
+	var stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stderr, stderr: &stderr, getenv: func(k string) string { return f.vars[k] }, workDir: dir}
+	c := newConfig()
+	fs := newFlagSet("index", "", "")
+	c.flags(fs, "store", "config")
+	c.flags(fs, llmSettings...)
+	if _, err := c.parse(e, fs, args); err != nil {
+		t.Fatal(err)
+	}
+	eng, st, err := openEngine(ctx, e, c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _, err := collectDocs(ctx, e, c, []string{corpus}, "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	neng, n, err := retryFallbacks(ctx, e, c, eng, st, docs)
+	if err != nil || n != 1 || neng == eng {
+		t.Fatalf("retryFallbacks: %d documents, new engine %v, err %v", n, neng != eng, err)
+	}
+	neng.Close()
+	st.Close()
+
+	before := f.srv.Stats().Messages
+	_, errOut := f.mustRun(t, dir, append(append([]string{"index"}, args...), corpus)...)
+	if calls := f.srv.Stats().Messages - before; calls != 1 || !strings.Contains(errOut, "1 updated, 2 unchanged") {
+		t.Errorf("rerun: %d calls, want 1 (the fallback chunk)\n%s", calls, errOut)
+	}
+	if n := storeStats(t, store).FlaggedContexts; n != 0 {
+		t.Errorf("%d flagged contexts after the retry, want 0", n)
 	}
 }
