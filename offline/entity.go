@@ -95,6 +95,15 @@ func subjectEntity(sentence string, common func(string) bool) string {
 	if quoted && !strings.ContainsAny(name[len(name)-1], "»\"”“") {
 		return "" // an unclosed quotation is not a name
 	}
+	// A possessive is not part of the name: Luther's writings, Seamans' committee.
+	if n := len(name); n > 0 && !quoted {
+		for _, suf := range []string{"'s", "’s", "'", "’"} {
+			if len(name[n-1]) > len(suf) && strings.HasSuffix(name[n-1], suf) {
+				name[n-1] = strings.TrimSuffix(name[n-1], suf)
+				break
+			}
+		}
+	}
 	for len(name) > 0 && nameJoiners[strings.ToLower(name[len(name)-1])] {
 		name = name[:len(name)-1]
 	}
@@ -197,4 +206,28 @@ func lowercaseWords(text string) map[string]bool {
 		}
 	}
 	return set
+}
+
+// midSentenceCaps returns the stemKeys of the capitalised words that occur in
+// text other than at the start of a sentence or line: evidence that a word is
+// a name rather than capitalised by its position ("Nearby, ...").
+func midSentenceCaps(text string) map[string]bool {
+	set := map[string]bool{}
+	start := true
+	for _, w := range strings.Fields(text) {
+		core := strings.TrimLeft(w, "«\"“„(['‘")
+		if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
+			set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))] = true
+		}
+		r, _ := utf8.DecodeLastRuneInString(w)
+		start = strings.ContainsRune(".!?:;。！？", r)
+	}
+	return set
+}
+
+// isSingleWord reports whether a name is one word written in an alphabet
+// (not quoted, not Chinese): the kind a sentence-initial adverb or noun
+// ("Nearby", "Despite", "Disorders") can be mistaken for.
+func isSingleWord(name string) bool {
+	return !strings.ContainsAny(name, " «»\"“”„") && hanCount(name) == 0
 }

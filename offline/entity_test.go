@@ -24,6 +24,8 @@ func TestSubjectEntity(t *testing.T) {
 		{"The company was founded by two brothers.", ""},
 		{"Im dritten Quartal ging der Umsatz zurück.", ""},
 		{"«Незакрытая кавычка и дальше текст без конца", ""},
+		{"Luther's writings circulated widely, reaching France.", "Luther"},
+		{"Seamans' establishment of an ad-hoc committee followed.", "Seamans"},
 		{"", ""},
 	} {
 		if got := subjectEntity(tc.sentence, func(w string) bool { return common[w] }); got != tc.want {
@@ -45,6 +47,15 @@ func TestMentions(t *testing.T) {
 	} {
 		if got := mentions(tc.text, tc.entity); got != tc.want {
 			t.Errorf("mentions(%q, %q) = %v, want %v", tc.text, tc.entity, got, tc.want)
+		}
+	}
+}
+
+func TestMidSentenceCaps(t *testing.T) {
+	caps := midSentenceCaps("Nearby, in Ogród Saski, the theatre was open. Tesla worked there.\nAristotle wrote. Later Aristotle's pupils read Tesla.")
+	for w, want := range map[string]bool{"nearb": false, "ogród": true, "saski": true, "tesla": true, "arist": true, "later": false} {
+		if caps[w] != want {
+			t.Errorf("midSentenceCaps[%q] = %v, want %v", w, caps[w], want)
 		}
 	}
 }

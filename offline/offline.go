@@ -88,6 +88,12 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		lead := proseSummary(doc.Text)
 		lower := lowercaseWords(doc.Text)
 		subject = subjectEntity(lead, func(w string) bool { return lower[w] })
+		// One capitalised word opening the text is a name only if the title
+		// or a capitalised use inside a sentence says so: in "Nearby, in the
+		// Saxon Garden, ..." it is not.
+		if subject != "" && isSingleWord(subject) && !mentions(title, subject) && !midSentenceCaps(doc.Text)[stemKey(subject)] {
+			subject = ""
+		}
 		switch {
 		case subject != "" && !mentions(title, subject):
 			entity = subject
@@ -111,17 +117,13 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 const maxLeadWords = 8
 
 // informativeTitle reports whether title was written for the document rather
-// than derived from its file name or id (report-2024.txt, doc_17).
+// than derived from its file name (report-2024.txt, notes.md): a title with
+// a file extension and no spaces is a file name. A one-word title such as
+// "Warsaw" is a title even when it is also the document's id.
 func informativeTitle(doc situate.Document, title string) bool {
 	if strings.TrimSpace(doc.Title) == "" {
 		return false
 	}
-	for _, s := range []string{doc.ID, doc.Path} {
-		if s != "" && (title == s || title == path.Base(strings.ReplaceAll(s, "\\", "/"))) {
-			return false
-		}
-	}
-	// A name with an extension and no spaces is a file name.
 	return strings.Contains(title, " ") || path.Ext(title) == ""
 }
 
