@@ -162,6 +162,7 @@ func TestUsageAfterLLMIndex(t *testing.T) {
 		t.Errorf("implausible usage line: %+v", g)
 	}
 	out, _ := f.mustRun(t, dir, "usage", "--store", store)
+	t.Logf("situate usage:\n%s", out)
 	if !strings.Contains(out, "anthropic:claude-sonnet-4-5") || !strings.Contains(out, "read share") {
 		t.Errorf("usage table:\n%s", out)
 	}
