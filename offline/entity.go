@@ -28,7 +28,7 @@ var nameJoiners = map[string]bool{
 
 // verbsZH end the subject of a Chinese opening sentence ("青石镇是...",
 // "星河电池科技有限公司是一家...", "某某公司位于...").
-var verbsZH = []string{"是", "位于", "坐落", "地处", "成立", "创建", "创办", "始建", "始于", "由", "为", "于", "，", "（", "(", "、", "。"}
+var verbsZH = []string{"是", "成为", "拥有", "属于", "隶属", "位于", "坐落", "地处", "成立", "创建", "创办", "始建", "始于", "由", "为", "于", "，", "（", "(", "、", "。"}
 
 // openersZH open a Chinese sentence with something other than its subject:
 // time, cause, purpose, a demonstrative ("本公司", "该镇") or a pronoun.
@@ -208,16 +208,37 @@ func lowercaseWords(text string) map[string]bool {
 	return set
 }
 
-// midSentenceCaps returns the stemKeys of the capitalised words that occur in
+// laterName returns the first name inside a sentence that does not open
+// with one: "In 2019, Acme Corp opened ..." -> "Acme Corp", "Founded in
+// 1987, Brightwater Logistics is ..." -> "Brightwater Logistics",
+// "2023年，星河电池公司…" -> "星河电池公司".
+func laterName(sentence string) string {
+	s := strings.TrimSpace(sentence)
+	if hanCount(s) >= 4 {
+		if i := strings.Index(s, "，"); i > 0 {
+			return subjectZH(s[i+len("，"):])
+		}
+		return ""
+	}
+	words := strings.Fields(s)
+	for k := 1; k < len(words); k++ {
+		if isCapitalised(words[k]) {
+			return subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false })
+		}
+	}
+	return ""
+}
+
+// midSentenceCaps counts, by stemKey, the capitalised words that occur in
 // text other than at the start of a sentence or line: evidence that a word is
 // a name rather than capitalised by its position ("Nearby, ...").
-func midSentenceCaps(text string) map[string]bool {
-	set := map[string]bool{}
+func midSentenceCaps(text string) map[string]int {
+	set := map[string]int{}
 	start := true
 	for _, w := range strings.Fields(text) {
 		core := strings.TrimLeft(w, "«\"“„(['‘")
 		if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
-			set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))] = true
+			set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))]++
 		}
 		r, _ := utf8.DecodeLastRuneInString(w)
 		start = strings.ContainsRune(".!?:;。！？", r)

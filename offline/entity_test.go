@@ -53,9 +53,23 @@ func TestMentions(t *testing.T) {
 
 func TestMidSentenceCaps(t *testing.T) {
 	caps := midSentenceCaps("Nearby, in Ogród Saski, the theatre was open. Tesla worked there.\nAristotle wrote. Later Aristotle's pupils read Tesla.")
-	for w, want := range map[string]bool{"nearb": false, "ogród": true, "saski": true, "tesla": true, "arist": true, "later": false} {
+	for w, want := range map[string]int{"nearb": 0, "ogród": 1, "saski": 1, "tesla": 1, "arist": 1, "later": 0} {
 		if caps[w] != want {
 			t.Errorf("midSentenceCaps[%q] = %v, want %v", w, caps[w], want)
+		}
+	}
+}
+
+func TestLaterName(t *testing.T) {
+	for _, tc := range []struct{ sentence, want string }{
+		{"In 2019, Acme Corp opened a second plant.", "Acme Corp"},
+		{"Founded in 1987, Brightwater Logistics is a freight company.", "Brightwater Logistics"},
+		{"Seit 2004 stellt die Falkenried Solar GmbH in Lindenhain Module her.", "Falkenried Solar GmbH"},
+		{"2023年，星河电池公司成为全省最大的储能企业。", "星河电池公司"},
+		{"the company was founded by two brothers.", ""},
+	} {
+		if got := laterName(tc.sentence); got != tc.want {
+			t.Errorf("laterName(%q) = %q, want %q", tc.sentence, got, tc.want)
 		}
 	}
 }

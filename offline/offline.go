@@ -91,8 +91,16 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		// One capitalised word opening the text is a name only if the title
 		// or a capitalised use inside a sentence says so: in "Nearby, in the
 		// Saxon Garden, ..." it is not.
-		if subject != "" && isSingleWord(subject) && !mentions(title, subject) && !midSentenceCaps(doc.Text)[stemKey(subject)] {
+		caps := midSentenceCaps(doc.Text)
+		if subject != "" && isSingleWord(subject) && !mentions(title, subject) && caps[stemKey(subject)] == 0 {
 			subject = ""
+		}
+		// A sentence opening with a date or a phrase ("In 2019, Acme Corp
+		// ...") names its subject further on; one word there needs a second
+		// capitalised use.
+		if later := laterName(lead); subject == "" && later != "" &&
+			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2) {
+			subject = later
 		}
 		switch {
 		case subject != "" && !mentions(title, subject):
