@@ -13,6 +13,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
+	"github.com/situate/situate/llm"
 )
 
 func runIndex(ctx context.Context, e *env, args []string) error {
@@ -108,6 +109,13 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 
 	if *batch {
 		if eng, _, err = indexBatch(ctx, e, c, eng, store, docs, batchOptions{Poll: *batchPoll, Quiet: *quiet}); err != nil {
+			return err
+		}
+		defer eng.Close()
+	} else if _, ok := eng.Options().Contextualizer.(*llm.Contextualizer); ok {
+		// Chunks whose calls kept failing got the offline fallback; their
+		// documents are marked stale so this run asks again for them.
+		if eng, _, err = retryFallbacks(ctx, e, c, eng, store, docs); err != nil {
 			return err
 		}
 		defer eng.Close()

@@ -209,8 +209,12 @@ func TestKilledLLMIndexResumes(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Process start-up is ~50-150 ms; kill anywhere in the run.
-		time.Sleep(time.Duration(80+rng.IntN(int(full/time.Millisecond)+1)) * time.Millisecond)
+		// Wait for the run's first call (start-up time varies by machine),
+		// then kill it at a random point of the rest of the run.
+		for deadline := time.Now().Add(10 * time.Second); f.srv.Stats().Messages == before && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(int(full/time.Millisecond)/2+1)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		calls := f.srv.Stats().Messages - before
