@@ -19,13 +19,18 @@
 // Two content parts are not used: vLLM and llama.cpp join text parts with
 // a newline of their own.
 //
-// Measured against a real llama-server (TestCacheEfficiency, see bench/):
-// with llama.cpp's host-memory prompt cache (--cache-ram, on by default in
-// this version) the server restores any earlier prefix, so the
-// contextualizer's order and a shuffled order both evaluate 0.98x the
-// minimum; with --cache-ram 0 a slot holds one prefix, the contextualizer
-// (which starts a new document while the previous one's last chunks are
-// still queued) evaluates 1.28x the minimum and a shuffled order 2.1x.
+// Measured against a real llama-server (TestCacheEfficiency, see
+// bench/provider-openai-llamacpp-cache-*.txt), in prompt tokens evaluated
+// relative to the minimum: with llama.cpp's host-memory prompt cache
+// (--cache-ram, on by default in this version) the server restores any
+// earlier prefix, so the contextualizer's order and a shuffled order both
+// evaluate 0.98x; with --cache-ram 0 a slot holds one prefix, and the
+// contextualizer (which starts a new document while the previous one's
+// last chunks are still queued in its own scheduler) evaluates 1.27x and
+// a shuffled order 2.09x. Letting the server pick slots (SlotsServer) is
+// worse: 1.42x and 1.79x. llama-server sends the first stream chunk after
+// it has processed the prompt, so Prompt.Started means the prefix is in
+// the slot's cache.
 // Keep --cache-ram on.
 //
 // The answer is streamed (SSE data: lines, [DONE], stream_options
