@@ -17,6 +17,12 @@ var leadWords = map[string]bool{
 	"der": true, "die": true, "das": true, "den": true, "dem": true, "des": true, "ein": true, "eine": true,
 	"el": true, "la": true, "los": true, "las": true, "lo": true, "un": true, "una": true,
 	"le": true, "les": true, "il": true, "lo'": true,
+	// sentence-opening adverbs and prepositions: "Сегодня Верхнекамск — …",
+	// "Heute ist Oberwendel …", "Today the Corran Valley Railway …"
+	"today": true, "now": true, "currently": true, "in": true, "at": true, "since": true,
+	"heute": true, "derzeit": true, "seit": true, "im": true, "am": true, "in der": true,
+	"hoy": true, "actualmente": true, "ahora": true, "en": true, "desde": true,
+	"сегодня": true, "сейчас": true, "ныне": true, "теперь": true, "в": true, "во": true, "на": true, "с": true, "это": true,
 }
 
 // nameJoiners may sit inside a name between capitalised words ("Bank of

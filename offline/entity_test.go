@@ -26,6 +26,8 @@ func TestSubjectEntity(t *testing.T) {
 		{"«Незакрытая кавычка и дальше текст без конца", ""},
 		{"Luther's writings circulated widely, reaching France.", "Luther"},
 		{"Seamans' establishment of an ad-hoc committee followed.", "Seamans"},
+		{"Сегодня Верхнекамск — небольшой город.", "Верхнекамск"},
+		{"Heute ist Oberwendel eine Kleinstadt.", ""},
 		{"", ""},
 	} {
 		if got := subjectEntity(tc.sentence, func(w string) bool { return common[w] }); got != tc.want {
