@@ -213,3 +213,51 @@ func measureCache(t *testing.T, slots string, args []string) {
 		t.Errorf("without the RAM cache, the shuffled order evaluated %d tokens, not more than grouped %d", naive.PromptN, grouped.PromptN)
 	}
 }
+
+// TestLlamaServerWindowing: a document twice as long as a slot's context
+// goes through llm.Contextualizer with this client: the window comes from
+// /props, the exact size from /tokenize, and every prompt the
+// contextualizer builds fits the slot (no HTTP 400, no fallback).
+func TestLlamaServerWindowing(t *testing.T) {
+	s := llamatest.Start(t, llamatest.Options{})
+	rec := &recorder{c: llamaClient(t, s)}
+	docs := corpus(1, 3600, 4) // ~5,100 tokens on 4,096-token slots
+	opts := llm.DefaultOptions()
+	opts.MaxTokens, opts.Concurrency, opts.MaxRetries = 8, 2, 0
+	cz, err := llm.New(rec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := rec.c.CountTokens(context.Background(), docs[0].Doc.Text)
+	if err != nil || n < 4500 {
+		t.Fatalf("document has %d tokens (%v), want more than a slot's 4096", n, err)
+	}
+	var flags []string
+	err = cz.Run(context.Background(), docs, func(_, i int, x situate.Context) error {
+		for _, f := range x.Flags {
+			if f == llm.FlagFallback || f == llm.FlagTooLarge || f == llm.FlagError {
+				flags = append(flags, fmt.Sprintf("chunk %d: %v", i, x.Flags))
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flags) > 0 || len(rec.calls) != len(docs[0].Chunks) {
+		t.Fatalf("%d successful calls for %d chunks; failed contexts: %v", len(rec.calls), len(docs[0].Chunks), flags)
+	}
+	for _, c := range rec.calls {
+		if total := c.usage.InputTokens + c.usage.CacheReadTokens; total+8 > 4096 {
+			t.Errorf("a prompt of %d tokens does not leave room for the answer in a 4096-token slot", total)
+		}
+	}
+	t.Logf("document of %d tokens: %d calls, prompt sizes %v", n, len(rec.calls), func() []int {
+		var out []int
+		for _, c := range rec.calls {
+			out = append(out, c.usage.InputTokens+c.usage.CacheReadTokens)
+		}
+		return out
+	}())
+}
