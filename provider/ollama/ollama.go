@@ -108,6 +108,11 @@ type Options struct {
 	// defaults to DefaultKeepAlive so the model and its prefix cache stay
 	// between documents.
 	KeepAlive string
+	// Think, if set, is sent as "think": false keeps thinking models
+	// (qwen3, deepseek-r1, gpt-oss) from spending the answer budget on
+	// reasoning; unset lets the model decide. Ollama rejects think:true
+	// for models without the capability.
+	Think *bool
 	// ExtraOptions are merged into "options" ("temperature", "top_k",
 	// "seed"...). num_ctx and num_predict are the client's.
 	ExtraOptions map[string]any
@@ -132,6 +137,7 @@ type Client struct {
 	numCtx    int
 	maxNumCtx int
 	keepAlive string
+	think     *bool
 	extra     map[string]any
 	estimate  func(string) int
 	http      *http.Client
@@ -169,7 +175,7 @@ func New(opts Options) (*Client, error) {
 		return nil, bad("Model", "empty")
 	}
 	c := &Client{base: u, model: opts.Model, maxTokens: opts.MaxTokens, numCtx: opts.NumCtx, maxNumCtx: opts.MaxNumCtx,
-		keepAlive: opts.KeepAlive, estimate: opts.EstimateTokens, http: opts.HTTPClient, timeout: opts.Timeout,
+		keepAlive: opts.KeepAlive, think: opts.Think, estimate: opts.EstimateTokens, http: opts.HTTPClient, timeout: opts.Timeout,
 		headers: opts.Headers.Clone()}
 	switch {
 	case c.maxTokens < 0:
@@ -383,6 +389,9 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 		"stream":     true,
 		"options":    options,
 		"keep_alive": c.keepAlive,
+	}
+	if c.think != nil {
+		body["think"] = *c.think
 	}
 	resp, err := c.post(ctx, op, "/api/chat", body)
 	if err != nil {

@@ -97,7 +97,8 @@ func TestNewValidates(t *testing.T) {
 // to cut a prompt.
 func TestChatWire(t *testing.T) {
 	s := newServer(t, ollamatest.Config{})
-	c := newClient(t, s, ollama.Options{ExtraOptions: map[string]any{"temperature": 0}})
+	noThink := false
+	c := newClient(t, s, ollama.Options{ExtraOptions: map[string]any{"temperature": 0}, Think: &noThink})
 	ctx := context.Background()
 	doc := strings.Repeat("ACME Corp annual report: revenue, costs and outlook. ", 250) // ~13.3 kB
 	var usages []situate.Usage
@@ -118,13 +119,14 @@ func TestChatWire(t *testing.T) {
 		Model     string
 		Stream    bool
 		KeepAlive string `json:"keep_alive"`
+		Think     *bool
 		Messages  []struct{ Role, Content string }
 		Options   map[string]any
 	}
 	if err := json.Unmarshal(s.Requests()[len(s.Requests())-1], &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Model != "qwen3:8b" || !body.Stream || body.KeepAlive != ollama.DefaultKeepAlive || len(body.Messages) != 1 ||
+	if body.Model != "qwen3:8b" || !body.Stream || body.Think == nil || *body.Think || body.KeepAlive != ollama.DefaultKeepAlive || len(body.Messages) != 1 ||
 		body.Messages[0].Role != "user" || !strings.HasPrefix(body.Messages[0].Content, "<document>\n"+doc) ||
 		body.Options["num_predict"] != 100.0 || body.Options["temperature"] != 0.0 {
 		t.Errorf("body = %+v", body)
