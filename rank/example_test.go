@@ -39,3 +39,15 @@ func Example() {
 	// auth.go#3    8.70
 	// readme.md#2  8.50
 }
+
+// The query side of the extra arms: the code arm searches the query with its
+// identifiers emphasized; the pair arm searches adjacent term pairs (here of
+// terms an english analyzer would produce), indexed with the standard
+// analyzer.
+func ExamplePairText() {
+	fmt.Println(rank.EmphasizeIdentifiers("How does buildToDockerDaemonAndRun verify the image?", rank.DefaultIdentifierRepeat))
+	fmt.Println(rank.PairText([]string{"buildtodockerdaemonandrun", "verifi", "imag"}))
+	// Output:
+	// How does buildToDockerDaemonAndRun verify the image? buildToDockerDaemonAndRun
+	// buildtodockerdaemonandrun_verifi verifi_imag
+}

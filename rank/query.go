@@ -162,3 +162,40 @@ func pairable(t string) bool {
 	}
 	return true
 }
+
+// PairQuery is the pair arm's query text when the index holds documents of
+// several languages: PairText of the query's terms under each analyzer in
+// use (one term list per analyzer), merged so that a pair every analyzer
+// produces alike counts as often as in one list, not once per analyzer
+// (its count is the largest count of any list). Repeats of a pair are
+// grouped at its first appearance; with one list the result holds exactly
+// PairText's pairs and counts, which is all a BM25 query reads.
+func PairQuery(termLists ...[]string) string {
+	counts := map[string]int{}
+	var order []string
+	for _, terms := range termLists {
+		pairs := strings.Fields(PairText(terms))
+		here := map[string]int{}
+		for _, p := range pairs {
+			here[p]++
+		}
+		for _, p := range pairs {
+			if c, ok := counts[p]; !ok {
+				order = append(order, p)
+				counts[p] = here[p]
+			} else if here[p] > c {
+				counts[p] = here[p]
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range order {
+		for range counts[p] {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}

@@ -2,6 +2,7 @@ package rank_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,23 @@ func TestPairTextStandard(t *testing.T) {
 				t.Errorf("%s/%s: only %d pairs from %d terms %q", lang, name, len(want), len(terms), terms)
 			}
 		}
+	}
+}
+
+func TestPairQuery(t *testing.T) {
+	en := []string{"run", "fast", "run", "fast"}
+	de := []string{"run", "fast", "schnell"}
+	got, want := strings.Fields(rank.PairQuery(en)), strings.Fields(rank.PairText(en))
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("PairQuery(one list) pairs = %q, want PairText's %q", got, want)
+	}
+	// run_fast twice in en, once in de: twice; fast_run once; fast_schnell once.
+	if got, want := rank.PairQuery(en, de), "run_fast run_fast fast_run fast_schnell"; got != want {
+		t.Errorf("PairQuery(en, de) = %q, want %q", got, want)
+	}
+	if got := rank.PairQuery(); got != "" {
+		t.Errorf("PairQuery() = %q, want empty", got)
 	}
 }
