@@ -46,9 +46,14 @@
 // of about the same size are merged (MergeFactor). Open keeps the index in a
 // directory: segment files and a MANIFEST with checksums, written with
 // fsync and an atomic rename, so a crash at any point reopens at the last
-// committed state. Searches read an immutable snapshot and never block on
-// writers. See persist.go for the file protocol and segment.go for the
-// format.
+// committed state. Segment files are memory-mapped (read whole elsewhere
+// than on Unix); a mapping is released when no snapshot uses its segment
+// any more, so the disk space of merged-away segments returns after the
+// next garbage collection. Searches read an immutable snapshot and never
+// block on writers. Only one process may open a directory (flock on LOCK);
+// the per-doc maps a writer needs are built on the first write, so a
+// search-only process does not pay for them. See persist.go for the file
+// protocol and segment.go for the format.
 //
 // # Search
 //

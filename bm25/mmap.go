@@ -1,11 +1,28 @@
+//go:build unix
+
 package bm25
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"syscall"
 )
+
+// lockDir takes an exclusive flock on dir/LOCK for the life of the index.
+func lockDir(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockName)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("bm25 open: lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bm25 open: %s is in use by another process: %w", dir, err)
+	}
+	return f, nil
+}
 
 // mapSegment maps a segment file read-only and opens it. The mapping is
 // released when the segment becomes unreachable: only term lookups and

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // On disk an index is a directory of immutable segment files and one
@@ -58,19 +57,6 @@ func Open(dir string, opts Options) (*Index, error) {
 	ix.snap.Store(newSnapshot(ix, segs, gen))
 	removeUnreferenced(dir, segs)
 	return ix, nil
-}
-
-func lockDir(dir string) (*os.File, error) {
-	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("bm25 open: lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("bm25 open: %s is in use by another process: %w", dir, err)
-	}
-	return f, nil
 }
 
 func readIndex(dir string) (segs []snapSeg, gen, next uint64, err error) {
