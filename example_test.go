@@ -53,5 +53,5 @@ func Example() {
 	}
 	// Output:
 	// acme.md chunk 1: "## Results\n\nRevenue grew 3% over the previous quarter."
-	// [context by offline] From ACME Corp annual report, section Results: ACME Corp makes anvils.
+	// [context by offline] From ACME Corp annual report, section Results: ACME Corp.
 }

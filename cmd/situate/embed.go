@@ -72,22 +72,22 @@ func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (s
 			base = e.getenv("OPENAI_BASE_URL")
 		}
 		emb, err = openai.NewEmbedder(openai.EmbedOptions{APIKey: apiKey(c, e, "embed-api-key-env", "OPENAI_API_KEY"),
-			BaseURL: base, Model: model, Flavor: flavor, Dimensions: dims, MaxInputTokens: maxTokens})
+			BaseURL: base, Model: model, Flavor: flavor, Dimensions: dims, MaxInputTokens: maxTokens, Usage: store})
 	case "ollama":
 		if base == "" {
 			if base, err = ollama.BaseURL(e.getenv("OLLAMA_HOST")); err != nil {
 				return nil, err
 			}
 		}
-		emb, err = ollama.NewEmbedder(ollama.EmbedOptions{BaseURL: base, Model: model, Dimensions: dims})
+		emb, err = ollama.NewEmbedder(ollama.EmbedOptions{BaseURL: base, Model: model, Dimensions: dims, Usage: store})
 	case "tei":
-		emb, err = tei.NewEmbedder(ctx, tei.Options{BaseURL: base, APIKey: apiKey(c, e, "embed-api-key-env", "HF_API_TOKEN"), Model: model, MaxInputTokens: maxTokens})
+		emb, err = tei.NewEmbedder(ctx, tei.Options{BaseURL: base, APIKey: apiKey(c, e, "embed-api-key-env", "HF_API_TOKEN"), Model: model, MaxInputTokens: maxTokens, Usage: store})
 	case "voyage":
-		emb, err = voyage.NewEmbedder(voyage.Options{APIKey: apiKey(c, e, "embed-api-key-env", "VOYAGE_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, MaxInputTokens: maxTokens})
+		emb, err = voyage.NewEmbedder(voyage.Options{APIKey: apiKey(c, e, "embed-api-key-env", "VOYAGE_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, MaxInputTokens: maxTokens, Usage: store})
 	case "cohere":
-		emb, err = cohere.NewEmbedder(cohere.Options{APIKey: apiKey(c, e, "embed-api-key-env", "CO_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, MaxInputTokens: maxTokens})
+		emb, err = cohere.NewEmbedder(cohere.Options{APIKey: apiKey(c, e, "embed-api-key-env", "CO_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, MaxInputTokens: maxTokens, Usage: store})
 	case "gemini":
-		emb, err = gemini.NewEmbedder(gemini.Options{APIKey: apiKey(c, e, "embed-api-key-env", "GEMINI_API_KEY"), BaseURL: base, Model: model, Dimensions: dims})
+		emb, err = gemini.NewEmbedder(gemini.Options{APIKey: apiKey(c, e, "embed-api-key-env", "GEMINI_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, Usage: store})
 	default:
 		return nil, usagef("--embed %q: provider must be openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere or gemini", spec)
 	}

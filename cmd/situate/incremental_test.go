@@ -137,9 +137,11 @@ func TestKilledIndexResumes(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
 	os.MkdirAll(corpus, 0o755)
-	writeCorpus(t, corpus, 300)
+	writeCorpus(t, corpus, 600)
 	ref := filepath.Join(dir, "ref")
+	refStart := time.Now()
 	mustRun(t, dir, "index", "--store", ref, corpus)
+	full := time.Since(refStart)
 	want := dumpStore(t, ref)
 	wantSearch := search(t, dir, ref, 10, "Entity0123 Works revenue")
 
@@ -154,7 +156,14 @@ func TestKilledIndexResumes(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Duration(100+rng.IntN(900)) * time.Millisecond)
+			// Wait until the run has created its store (start-up time
+			// varies by machine), then kill it in the first half of a run.
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(store, storeFile)); err == nil {
+					break
+				}
+			}
+			time.Sleep(time.Duration(rng.IntN(int(full/time.Millisecond)/2+1)) * time.Millisecond)
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

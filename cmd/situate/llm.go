@@ -10,6 +10,7 @@ import (
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/provider/anthropic"
+	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/sqlite"
 )
@@ -21,7 +22,7 @@ var llmSettings = []string{"llm", "llm-base-url", "llm-api-key-env", "llm-concur
 func llmSettingDefs() []*setting {
 	d := llm.DefaultOptions()
 	return []*setting{
-		{name: "llm", usage: "LLM that writes contexts, as PROVIDER:MODEL: anthropic:claude-haiku-4-5, openai:gpt-5-mini, openai-compatible:NAME, vllm:NAME, llamacpp (with --llm-base-url)"},
+		{name: "llm", usage: "LLM that writes contexts, as PROVIDER:MODEL: anthropic:claude-haiku-4-5, openai:gpt-5-mini, openai-compatible:NAME, vllm:NAME, llamacpp (with --llm-base-url), ollama:qwen3:4b (OLLAMA_HOST)"},
 		{name: "llm-base-url", usage: "API base URL; several comma-separated URLs are replicas of one local server (each document goes to one). Defaults: ANTHROPIC_BASE_URL / OPENAI_BASE_URL or the provider's"},
 		{name: "llm-api-key-env", usage: "environment variable holding the API key (default ANTHROPIC_API_KEY or OPENAI_API_KEY); keys are never stored"},
 		{name: "llm-concurrency", def: fmt.Sprint(d.Concurrency), usage: "calls in flight per document batch"},
@@ -94,10 +95,27 @@ func newLLM(c *config, e *env) ([]situate.LLM, error) {
 			if err != nil {
 				return nil, fmt.Errorf("--llm %s: %w", spec, err)
 			}
+			// LLM() hides token counting where the server cannot count, so
+			// the contextualizer estimates instead.
+			models = append(models, m.LLM())
+		}
+	case "ollama":
+		if len(urls) == 0 {
+			u, err := ollama.BaseURL(e.getenv("OLLAMA_HOST"))
+			if err != nil {
+				return nil, usagef("--llm %s: %v", spec, err)
+			}
+			urls = []string{u}
+		}
+		for _, u := range urls {
+			m, err := ollama.New(ollama.Options{BaseURL: u, Model: model, MaxTokens: maxTokens, MaxNumCtx: window, ExtraOptions: extra})
+			if err != nil {
+				return nil, fmt.Errorf("--llm %s: %w", spec, err)
+			}
 			models = append(models, m)
 		}
 	default:
-		return nil, usagef("--llm %q: provider must be anthropic, openai, openai-compatible, vllm or llamacpp", spec)
+		return nil, usagef("--llm %q: provider must be anthropic, openai, openai-compatible, vllm, llamacpp or ollama", spec)
 	}
 	return models, nil
 }
