@@ -25,6 +25,9 @@ import (
 //   - clustered: n/50 centres drawn iid N(0,1); a vector is a centre plus
 //     iid N(0,1) noise (cosine with its cluster mates ~0.5, with others
 //     ~0); a query is a fresh point drawn the same way.
+//   - diffuse: clustered with noise of standard deviation 3: cluster mates
+//     have cosine ~0.1, barely above the ~0 of the rest (between gaussian
+//     and clustered; TestRecallReport only).
 //   - anisotropic: clustered plus one offset shared by every vector and
 //     query (iid N(0,1) components), as embedding models have a common
 //     direction: unrelated vectors have cosine ~0.33, cluster mates ~0.67,
@@ -57,7 +60,12 @@ func (s benchSet) centres() [][]float32 {
 // point draws one vector of the set's distribution.
 func (s benchSet) point(r *rand.Rand, centres [][]float32) []float32 {
 	v := gaussian(r, s.dim)
-	if s.kind == "clustered" || s.kind == "anisotropic" {
+	if s.kind == "diffuse" {
+		for i := range v {
+			v[i] *= 3
+		}
+	}
+	if s.kind == "clustered" || s.kind == "anisotropic" || s.kind == "diffuse" {
 		c := centres[r.IntN(len(centres))]
 		for i := range v {
 			v[i] += c[i]
@@ -259,7 +267,7 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportMetric(procStatus("VmRSS"), "rss-MB")
 			})
 		}
-		for _, rescore := range []int{0, 1000} {
+		for _, rescore := range []int{0, 1000, 10000} {
 			b.Run(fmt.Sprintf("%s/mode=binary/rescore=%d/k=10", name, rescore), func(b *testing.B) {
 				ix := setup(b)
 				rec := recall(b, ix, s.queries[:20], 10, rescore)
@@ -278,15 +286,21 @@ func BenchmarkSearch(b *testing.B) {
 
 // TestRecallReport prints recall@10 of the binary first pass against exact
 // search for several rescore counts (go test -run RecallReport -v with
-// SITUATE_VECTOR_RECALL=1; it generates the benchmark data if missing).
+// SITUATE_VECTOR_RECALL=1 or =diffuse,gaussian...; it generates the
+// benchmark data if missing).
 func TestRecallReport(t *testing.T) {
-	if os.Getenv("SITUATE_VECTOR_RECALL") == "" {
-		t.Skip("set SITUATE_VECTOR_RECALL=1 to measure recall on the benchmark data")
+	env := os.Getenv("SITUATE_VECTOR_RECALL")
+	if env == "" {
+		t.Skip("set SITUATE_VECTOR_RECALL=1 (or a comma-separated list of data kinds) to measure recall on the benchmark data")
 	}
-	for _, kind := range []string{"gaussian", "clustered", "anisotropic"} {
+	kinds := []string{"gaussian", "clustered", "anisotropic", "diffuse"}
+	if env != "1" {
+		kinds = strings.Split(env, ",")
+	}
+	for _, kind := range kinds {
 		s := benchSet{kind: kind, n: 100_000, dim: 1024}
 		ix := s.open(t)
-		for _, rescore := range []int{200, 500, 1000, 2000, 5000} {
+		for _, rescore := range []int{200, 500, 1000, 2000, 5000, 10000, 20000} {
 			t.Logf("data=%s n=%d dim=%d queries=%d rescore=%d recall@10=%.3f", kind, s.n, s.dim, len(s.queries), rescore, recall(t, ix, s.queries, 10, rescore))
 		}
 		ix.Close()

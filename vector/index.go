@@ -519,7 +519,9 @@ func (ix *Index) ReplaceBatch(batch map[string][]Item) error {
 		}
 	}
 	if len(views) > ix.opts.MaxSegments {
-		return ix.merge(false)
+		if err := ix.merge(false); err != nil {
+			return fmt.Errorf("vector replace: committed, but merging segments failed: %w", err)
+		}
 	}
 	return nil
 }
