@@ -12,7 +12,7 @@ import (
 // collection: CACM MAP and P@30 (top 1000, trec_eval ordering) for Anserini's
 // reference (english, k1=0.9 b=0.4: MAP 0.3123), Lucene's defaults and the
 // recipe's arms. Every document is its own group, so DocumentBlend would
-// only scale scores and is left out. The recipe must not fall below Lucene's
+// only scale scores and is left out (document evidence acts per document). The recipe must not fall below Lucene's
 // defaults, which situate used before.
 func TestCACMRecipe(t *testing.T) {
 	ds, err := eval.LoadTREC(sharedData(t, "cacm/cacm.tar.gz"), sharedData(t, "cacm/topics.cacm.txt"), sharedData(t, "cacm/qrels.cacm.txt"))
@@ -54,14 +54,13 @@ func TestCACMRecipe(t *testing.T) {
 		run := eval.Run{}
 		for _, q := range ds.Queries {
 			var lists [][]rank.Hit
-			var weights []float64
 			for i, ix := range ixs {
 				text := q.Text
 				switch a := p.arms[i]; {
 				case a.pairs:
 					text = pairText(a.analyzer, "en", text)
 				case a.emphasize:
-					text = rank.EmphasizeIdentifiers(text, rank.DefaultIdentifierRepeat)
+					text = rank.EmphasizeIdentifiers(text, 1)
 				}
 				res, err := ix.Search(bm25.Query{Text: text, K: 1000})
 				if err != nil {
@@ -72,9 +71,8 @@ func TestCACMRecipe(t *testing.T) {
 					hits[j] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
 				}
 				lists = append(lists, hits)
-				weights = append(weights, p.arms[i].weight)
 			}
-			hits, err := rank.Combine(lists, weights)
+			hits, err := combine(p.arms, lists)
 			if err != nil {
 				t.Fatal(err)
 			}

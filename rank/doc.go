@@ -1,9 +1,9 @@
 // Package rank reorders the ranked lists of situate's lexical arm with the
 // evidence a single chunk score misses: it sums the scores of several arms of
 // the same query (Combine), lifts every chunk of a document that matches
-// well as a whole (DocumentBlend), and prepares the text of two extra
-// arms: word pairs for a phrase-like BM25 arm (PairText) and queries with
-// their code identifiers emphasized (EmphasizeIdentifiers).
+// well as a whole (DocumentBlend, DocumentEvidence), and prepares the text
+// of a phrase-like word-pair BM25 arm (PairText, PairQuery). It also offers
+// EmphasizeIdentifiers, measured but not part of the recipe.
 //
 // The recipe these functions implement was chosen on half of the queries of
 // Anthropic's codebase set and checked on the other half, on XQuAD (en, de)
@@ -17,13 +17,17 @@
 //     k1 = DefaultCodeK1, b = DefaultCodeB; and, as word pairs, PairText of
 //     the language analyzer's terms indexed with DefaultPairAnalyzer and
 //     k1 = DefaultPairK1, b = DefaultPairB.
-//  2. Search the language arm with the query, the code arm with
-//     EmphasizeIdentifiers(query, DefaultIdentifierRepeat) and the pair arm
-//     with PairText of the query's terms, DefaultCandidates results each,
-//     and Combine them with weights 1, DefaultCodeWeight and
-//     DefaultPairWeight (summed scores).
-//  3. DocumentBlend the sum with DefaultDocumentWeight: each chunk gains
-//     that share of the best score of any chunk of its document.
+//  2. Search each arm (the pair arm with PairText, or PairQuery, of the
+//     query's terms), DefaultCandidates results each; Combine the language
+//     and code arms with weights 1 and DefaultCodeWeight (summed scores).
+//  3. DocumentEvidence with the pair arm's list and DefaultPairWeight: each
+//     chunk gains that share of the best pair score of its document.
+//  4. DocumentBlend with DefaultDocumentWeight: each chunk gains that share
+//     of the best score of any chunk of its document.
+//
+// Steps 3 and 4 never reorder the chunks of one document; the word pairs
+// say which documents hold the query's phrases, the chunk arms which of
+// their chunks answer.
 //
 // All functions work on plain values (ids, document ids, scores); they never
 // modify their input and order ties by ID so that results are deterministic.

@@ -45,7 +45,7 @@ func Example() {
 // terms an english analyzer would produce), indexed with the standard
 // analyzer.
 func ExamplePairText() {
-	fmt.Println(rank.EmphasizeIdentifiers("How does buildToDockerDaemonAndRun verify the image?", rank.DefaultIdentifierRepeat))
+	fmt.Println(rank.EmphasizeIdentifiers("How does buildToDockerDaemonAndRun verify the image?", 1))
 	fmt.Println(rank.PairText([]string{"buildtodockerdaemonandrun", "verifi", "imag"}))
 	// Output:
 	// How does buildToDockerDaemonAndRun verify the image? buildToDockerDaemonAndRun

@@ -22,9 +22,10 @@ const (
 	DefaultCodeWeight = 1.0
 	// DefaultDocumentWeight is DocumentBlend's weight.
 	DefaultDocumentWeight = 0.7
-	// DefaultPairWeight, DefaultPairK1 and DefaultPairB are the weight and
-	// BM25 parameters of the word-pair arm (PairText of the language
-	// analyzer's terms, indexed with DefaultPairAnalyzer).
+	// DefaultPairWeight, DefaultPairK1 and DefaultPairB are the
+	// DocumentEvidence weight and the BM25 parameters of the word-pair arm
+	// (PairText of the language analyzer's terms, indexed with
+	// DefaultPairAnalyzer).
 	DefaultPairWeight = 0.7
 	DefaultPairK1     = 1.6
 	DefaultPairB      = 0.3
@@ -115,6 +116,47 @@ func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
 	}
 	out := make([]Hit, len(hits))
 	for i, h := range hits {
+		h.Score += weight * best[h.Doc]
+		out[i] = h
+	}
+	Sort(out)
+	return out, nil
+}
+
+// DocumentEvidence adds to every hit's score weight × the best score of
+// any hit of the same document in evidence, a ranked list from another arm
+// of the same query (the word-pair arm in the recipe), and returns the hits
+// in the new order (score descending, then ID ascending). A hit whose
+// document has no hit in evidence gains nothing; evidence hits whose
+// document has no hit in hits are ignored. Like DocumentBlend it never
+// changes the order of the chunks of one document: the evidence says which
+// documents match, the chunk arms which of their chunks. Only the evidence
+// given is seen, so pass the arm's whole candidate list.
+// A negative, NaN or infinite weight or score is an error, as is an ID
+// listed twice in hits.
+func DocumentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
+	if err := checkNumber(weight); err != nil {
+		return nil, fmt.Errorf("rank document evidence: weight: %w", err)
+	}
+	best := map[string]float64{}
+	for i, h := range evidence {
+		if err := checkNumber(h.Score); err != nil {
+			return nil, fmt.Errorf("rank document evidence: evidence[%d] %q: Score: %w", i, h.ID, err)
+		}
+		if s, ok := best[h.Doc]; !ok || h.Score > s {
+			best[h.Doc] = h.Score
+		}
+	}
+	seen := make(map[string]bool, len(hits))
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		if err := checkNumber(h.Score); err != nil {
+			return nil, fmt.Errorf("rank document evidence: hits[%d] %q: Score: %w", i, h.ID, err)
+		}
+		if seen[h.ID] {
+			return nil, fmt.Errorf("rank document evidence: hits[%d]: duplicate ID %q: %w", i, h.ID, ErrInvalid)
+		}
+		seen[h.ID] = true
 		h.Score += weight * best[h.Doc]
 		out[i] = h
 	}

@@ -142,3 +142,43 @@ func TestDocumentBlendErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestDocumentEvidence(t *testing.T) {
+	hits := []Hit{{"a#0", "a", 5}, {"b#0", "b", 4}, {"b#1", "b", 3.5}, {"c#0", "c", 3}}
+	evidence := []Hit{{"b#1", "b", 2}, {"b#0", "b", 1}, {"x#0", "x", 9}, {"a#1", "a", 0.5}}
+	got, err := DocumentEvidence(hits, evidence, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b's best evidence is 2 (from b#1) for both b chunks; a gains 0.35; c
+	// nothing; x is not a hit and is ignored.
+	want := []Hit{{"b#0", "b", 5.4}, {"a#0", "a", 5.35}, {"b#1", "b", 4.9}, {"c#0", "c", 3}}
+	if len(got) != len(want) {
+		t.Fatalf("DocumentEvidence = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Doc != want[i].Doc || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+			t.Errorf("DocumentEvidence[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if hits[0].Score != 5 {
+		t.Error("DocumentEvidence modified its input")
+	}
+	if got, err := DocumentEvidence(hits, nil, 0.7); err != nil || got[0] != hits[0] || got[3] != hits[3] {
+		t.Errorf("DocumentEvidence without evidence = %v, %v; want hits unchanged", got, err)
+	}
+	for name, tc := range map[string]struct {
+		hits, ev []Hit
+		w        float64
+	}{
+		"weight":    {hits, evidence, -1},
+		"nan":       {hits, evidence, math.NaN()},
+		"evidence":  {hits, []Hit{{"a#0", "a", math.Inf(1)}}, 1},
+		"hit score": {[]Hit{{"a#0", "a", -1}}, evidence, 1},
+		"duplicate": {[]Hit{{"a#0", "a", 1}, {"a#0", "a", 2}}, evidence, 1},
+	} {
+		if _, err := DocumentEvidence(tc.hits, tc.ev, tc.w); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+		}
+	}
+}
