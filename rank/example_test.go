@@ -6,8 +6,9 @@ import (
 	"github.com/situate/situate/rank"
 )
 
-// The recipe after the BM25 arms: sum the language and code arms, then lift
-// the chunks of documents that match well as a whole.
+// The recipe after the BM25 arms: sum the language and code arms, add the
+// word-pair arm as document evidence, then lift the chunks of documents that
+// match well as a whole.
 func Example() {
 	language := []rank.Hit{ // BM25 with the document's language analyzer
 		{ID: "auth.go#0", Doc: "auth.go", Score: 6.0},
@@ -23,6 +24,14 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	pairs := []rank.Hit{ // BM25 over rank.PairText word pairs
+		{ID: "auth.go#0", Doc: "auth.go", Score: 1.0},
+	}
+	hits, err = rank.DocumentEvidence(hits, pairs, rank.DefaultPairWeight)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	hits, err = rank.DocumentBlend(hits, rank.DefaultDocumentWeight)
 	if err != nil {
 		fmt.Println(err)
@@ -32,11 +41,13 @@ func Example() {
 		fmt.Printf("%-12s %.2f\n", h.ID, h.Score)
 	}
 	// Combined, readme.md#2 (4+1 = 5) is above auth.go#3 (2.5+2 = 4.5); the
-	// blend adds 0.7 × each document's best (6 for auth.go, 5 for readme.md).
+	// pair evidence adds 0.7 × 1 to both auth.go chunks (6.7 and 5.2); the
+	// blend adds 0.7 × each document's best (6.7 for auth.go, 5 for
+	// readme.md).
 
 	// Output:
-	// auth.go#0    10.20
-	// auth.go#3    8.70
+	// auth.go#0    11.39
+	// auth.go#3    9.89
 	// readme.md#2  8.50
 }
 
