@@ -206,8 +206,9 @@ func SplitChunkID(sep string) ChunkKey {
 // which is Python's code-point order for UTF-8); use CookbookKeyed to
 // compare (doc, index) pairs as the cookbook's tuples do.
 //
-// The cookbook then replaces each score by 1/(position+1); Result.Score
-// keeps the weighted sum that ordered the results.
+// The cookbook then keeps the first k and replaces each score by
+// 1/(position+1); Cookbook returns every fused ID, and Result.Score keeps
+// the weighted sum that ordered them.
 func Cookbook(lists ...List) ([]Result, error) {
 	return cookbook(nil, lists)
 }
