@@ -19,6 +19,7 @@ import (
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/rank"
 	"github.com/situate/situate/vector"
 )
 
@@ -35,6 +36,7 @@ const (
 	metaIndexLayout = "engine.index-layout"
 	lexicalDirName  = "bm25"
 	codeDirName     = "bm25-code"
+	pairsDirName    = "bm25-pairs"
 	chunkKeySep     = "#"
 	fieldText       = "text"
 	fieldChunk      = "chunk"
@@ -74,6 +76,8 @@ type Engine struct {
 	lex   *bm25.Index
 	// code is the code-analyzer arm (nil when Options.CodeArmWeight is 0).
 	code *bm25.Index
+	// pairs is the word-pair arm (nil when Options.PairArmWeight is 0).
+	pairs *bm25.Index
 	// vec is the dense arm (nil without an embedder, or before the first
 	// vectors are committed); vecDir is where it lives ("" in memory).
 	vec    *vector.Index
@@ -115,9 +119,13 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		if err == nil && opts.CodeArmWeight > 0 {
 			e.code, err = bm25.New(e.codeOptions())
 		}
+		if err == nil && opts.PairArmWeight > 0 {
+			e.pairs, err = bm25.New(e.pairOptions())
+		}
 	} else {
 		lexDir := filepath.Join(dir, lexicalDirName)
 		codeDir := filepath.Join(dir, codeDirName)
+		pairsDir := filepath.Join(dir, pairsDirName)
 		if ms, ok := store.(MetaStore); ok {
 			prev, found, merr := ms.Meta(ctx, metaIndexLayout)
 			if merr != nil {
@@ -127,7 +135,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 				// The analyzer or field layout changed: the index is rebuilt
 				// from the store, which keeps chunks and contexts.
 				e.log.Info("index layout changed, rebuilding", "from", prev, "to", e.layout)
-				for _, d := range []string{lexDir, codeDir} {
+				for _, d := range []string{lexDir, codeDir, pairsDir} {
 					if err := os.RemoveAll(d); err != nil {
 						return nil, fmt.Errorf("open engine: remove %s: %w", d, err)
 					}
@@ -140,6 +148,9 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		e.lex, err = bm25.Open(lexDir, lexOpts)
 		if err == nil && opts.CodeArmWeight > 0 {
 			e.code, err = bm25.Open(codeDir, e.codeOptions())
+		}
+		if err == nil && opts.PairArmWeight > 0 {
+			e.pairs, err = bm25.Open(pairsDir, e.pairOptions())
 		}
 	}
 	if err != nil {
@@ -177,19 +188,39 @@ func (e *Engine) Close() error {
 	if e.code != nil {
 		err = errors.Join(err, e.code.Close())
 	}
+	if e.pairs != nil {
+		err = errors.Join(err, e.pairs.Close())
+	}
 	if e.vec != nil {
 		err = errors.Join(err, e.vec.Close())
 	}
 	return err
 }
 
+// lexicalBatch is one batch for every lexical arm: the language and code
+// arms index the same docs, the pair arm their word-pair text.
+type lexicalBatch struct{ text, pairs bm25.Batch }
+
+// stage adds a document's chunk docs to b.
+func (e *Engine) stage(b *lexicalBatch, id string, docs []bm25.Doc) {
+	b.text.Replace(id, docs)
+	if e.pairs != nil {
+		b.pairs.Replace(id, e.pairDocs(docs))
+	}
+}
+
 // applyLexical applies one batch to every lexical arm.
-func (e *Engine) applyLexical(b *bm25.Batch) error {
-	if err := e.lex.Apply(b); err != nil {
+func (e *Engine) applyLexical(b *lexicalBatch) error {
+	if err := e.lex.Apply(&b.text); err != nil {
 		return err
 	}
 	if e.code != nil {
-		return e.code.Apply(b)
+		if err := e.code.Apply(&b.text); err != nil {
+			return err
+		}
+	}
+	if e.pairs != nil {
+		return e.pairs.Apply(&b.pairs)
 	}
 	return nil
 }
@@ -200,7 +231,12 @@ func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
 		return err
 	}
 	if e.code != nil {
-		return e.code.Replace(id, docs)
+		if err := e.code.Replace(id, docs); err != nil {
+			return err
+		}
+	}
+	if e.pairs != nil {
+		return e.pairs.Replace(id, e.pairDocs(docs))
 	}
 	return nil
 }
@@ -210,9 +246,91 @@ func (e *Engine) deleteLexical(id string) error {
 		return err
 	}
 	if e.code != nil {
-		return e.code.Delete(id)
+		if err := e.code.Delete(id); err != nil {
+			return err
+		}
+	}
+	if e.pairs != nil {
+		return e.pairs.Delete(id)
 	}
 	return nil
+}
+
+// pairOptions are the word-pair arm's: one text field of pair tokens, kept
+// whole by rank.DefaultPairAnalyzer.
+func (e *Engine) pairOptions() bm25.Options {
+	o := e.bm25Options()
+	o.Fields = nil
+	o.Analyzer = rank.DefaultPairAnalyzer
+	o.K1, o.B = e.opts.PairK1, e.opts.PairB
+	if o.B == 0 {
+		o.B = math.SmallestNonzeroFloat64 // bm25 reads 0 as "default"
+	}
+	return o
+}
+
+// pairAnalyzer is the analyzer whose terms are paired for a document of
+// language lang (the forced Options.Analyzer, else the language's).
+func (e *Engine) pairAnalyzer(lang string) analysis.Analyzer {
+	if e.opts.Analyzer != "" {
+		if a, err := analysis.New(e.opts.Analyzer); err == nil {
+			return a
+		}
+	}
+	return analysis.ForLanguage(lang)
+}
+
+func pairTerms(a analysis.Analyzer, text string) []string {
+	toks := a.Analyze(text)
+	terms := make([]string, len(toks))
+	for i, t := range toks {
+		terms[i] = t.Term
+	}
+	return terms
+}
+
+// pairDocs turns the text arm's docs into the pair arm's: the same ids,
+// groups and attributes, the contextualized text as rank.PairText.
+func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc {
+	out := make([]bm25.Doc, len(docs))
+	for i, d := range docs {
+		text, ok := d.Fields[fieldText]
+		if !ok {
+			text = Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
+		}
+		out[i] = bm25.Doc{ID: d.ID, Group: d.Group, Lang: d.Lang, Attrs: d.Attrs,
+			Fields: map[string]string{bm25.DefaultField: rank.PairText(pairTerms(e.pairAnalyzer(d.Lang), text))}}
+	}
+	return out
+}
+
+// pairQuery is the pair arm's query: the query's word pairs under the
+// analyzer of every language indexed.
+func (e *Engine) pairQuery(text string) string {
+	var names []string
+	if e.opts.Analyzer != "" {
+		names = []string{e.opts.Analyzer}
+	} else {
+		seen := map[string]bool{}
+		e.mu.RLock()
+		for _, r := range e.docs {
+			if n := analysis.ForLanguage(r.Lang).Name(); !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		e.mu.RUnlock()
+		slices.Sort(names)
+	}
+	lists := make([][]string, 0, len(names))
+	for _, n := range names {
+		a, err := analysis.New(n)
+		if err != nil {
+			continue
+		}
+		lists = append(lists, pairTerms(a, text))
+	}
+	return rank.PairQuery(lists...)
 }
 
 func (e *Engine) codeOptions() bm25.Options {
@@ -233,7 +351,7 @@ func (e *Engine) indexLayout() string {
 	if e.opts.ContextWeight > 0 {
 		fields = "chunk,context"
 	}
-	return fmt.Sprintf("fields=%s analyzer=%q code-arm=%v", fields, e.opts.Analyzer, e.opts.CodeArmWeight > 0)
+	return fmt.Sprintf("fields=%s analyzer=%q code-arm=%v pair-arm=%v", fields, e.opts.Analyzer, e.opts.CodeArmWeight > 0, e.opts.PairArmWeight > 0)
 }
 
 func (e *Engine) processingFingerprint() string {
@@ -427,7 +545,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	changes := make([]Change, len(batch))
 	records := make([]DocumentRecord, len(batch))
 	versions := map[string]int{}
-	var lexBatch bm25.Batch
+	var lexBatch lexicalBatch
 	vecBatch := map[string][]vector.Item{}
 	for i, p := range batch {
 		doc := p.doc
@@ -452,7 +570,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		if err := e.store.PutDocument(ctx, rec, stored); err != nil {
 			return nil, fmt.Errorf("store %s: %w", doc.ID, err)
 		}
-		lexBatch.Replace(doc.ID, e.lexicalDocs(rec, stored))
+		e.stage(&lexBatch, doc.ID, e.lexicalDocs(rec, stored))
 		if e.opts.Embedder != nil {
 			vecBatch[doc.ID] = vectorItems(doc.ID, p.vectors)
 		}
@@ -578,18 +696,18 @@ func parseChunkKey(key string) (string, int, error) {
 // the store, without chunking or contextualizing anything again.
 func (e *Engine) reindexFromStore(ctx context.Context, records []DocumentRecord) error {
 	const batchSize = 256
-	var b bm25.Batch
+	var b lexicalBatch
 	for i, r := range records {
 		chunks, err := e.store.Chunks(ctx, r.ID)
 		if err != nil {
 			return fmt.Errorf("rebuild index: %w", err)
 		}
-		b.Replace(r.ID, e.lexicalDocs(r, chunks))
-		if b.Len() == batchSize || i == len(records)-1 {
+		e.stage(&b, r.ID, e.lexicalDocs(r, chunks))
+		if b.text.Len() == batchSize || i == len(records)-1 {
 			if err := e.applyLexical(&b); err != nil {
 				return fmt.Errorf("rebuild index: %w", err)
 			}
-			b = bm25.Batch{}
+			b = lexicalBatch{}
 		}
 	}
 	return nil

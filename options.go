@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+
+	"github.com/situate/situate/rank"
 )
 
 // Defaults for Options. Chunk sizes and BM25 parameters are the starting
@@ -37,6 +39,12 @@ const (
 	DefaultCodeK1         = 1.6
 	DefaultCodeB          = 0.3
 	DefaultDocumentWeight = 0.7
+	// The pair arm is recipe v2 (EVAL.md): a third BM25 index of adjacent
+	// term pairs (rank.PairText) whose best score per document lifts that
+	// document's chunks (rank.DocumentEvidence).
+	DefaultPairArmWeight = rank.DefaultPairWeight
+	DefaultPairK1        = rank.DefaultPairK1
+	DefaultPairB         = rank.DefaultPairB
 )
 
 // Fusion methods for hybrid search (package fusion).
@@ -69,6 +77,12 @@ type Options struct {
 	CodeArmWeight float64
 	CodeK1        float64
 	CodeB         float64
+	// PairArmWeight enables a third BM25 arm over the adjacent term pairs
+	// of the contextualized text (BM25 PairK1, PairB): every candidate chunk
+	// gains this share of its document's best pair score; 0 disables it.
+	PairArmWeight float64
+	PairK1        float64
+	PairB         float64
 	// DocumentWeight lifts every candidate chunk by this share of the best
 	// score of any chunk of its document; 0 disables it.
 	DocumentWeight float64
@@ -91,6 +105,11 @@ type Options struct {
 	Fusion        string
 	DenseWeight   float64
 	LexicalWeight float64
+	// VectorQuantizeAbove is passed to the vector index: above this many
+	// vectors a binary-quantized first pass picks candidates for exact
+	// rescoring; 0 means the vector package's default, negative means
+	// always exact.
+	VectorQuantizeAbove int
 	// Reranker, when set, reorders the top RerankCandidates fused results
 	// of queries that ask for it.
 	Reranker         Reranker
@@ -113,6 +132,9 @@ func DefaultOptions() Options {
 		CodeK1:            DefaultCodeK1,
 		CodeB:             DefaultCodeB,
 		DocumentWeight:    DefaultDocumentWeight,
+		PairArmWeight:     DefaultPairArmWeight,
+		PairK1:            DefaultPairK1,
+		PairB:             DefaultPairB,
 		Candidates:        DefaultCandidates,
 		ParallelDocuments: DefaultParallelDocuments,
 		Fusion:            DefaultFusion,
@@ -139,6 +161,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: CodeArmWeight: must be >= 0, got %g: %w", o.CodeArmWeight, ErrInvalid)
 	case o.CodeArmWeight > 0 && (o.CodeK1 < 0 || o.CodeB < 0 || o.CodeB > 1):
 		return fmt.Errorf("options: CodeK1/CodeB: want k1 >= 0 and b in [0, 1], got %g/%g: %w", o.CodeK1, o.CodeB, ErrInvalid)
+	case o.PairArmWeight < 0:
+		return fmt.Errorf("options: PairArmWeight: must be >= 0, got %g: %w", o.PairArmWeight, ErrInvalid)
+	case o.PairArmWeight > 0 && (o.PairK1 < 0 || o.PairB < 0 || o.PairB > 1):
+		return fmt.Errorf("options: PairK1/PairB: want k1 >= 0 and b in [0, 1], got %g/%g: %w", o.PairK1, o.PairB, ErrInvalid)
 	case o.DocumentWeight < 0:
 		return fmt.Errorf("options: DocumentWeight: must be >= 0, got %g: %w", o.DocumentWeight, ErrInvalid)
 	case o.Fusion != FusionRRF && o.Fusion != FusionCookbook && o.Fusion != FusionMinMax && o.Fusion != FusionRelative:

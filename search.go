@@ -250,30 +250,47 @@ func (e *Engine) lexicalFilter(f Filter) *bm25.Filter {
 // (rank.Combine) and every chunk is lifted by a share of its document's best
 // score (rank.DocumentBlend), the recipe measured in EVAL.md.
 func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.Result, error) {
-	if e.code == nil && e.opts.DocumentWeight == 0 {
+	if e.code == nil && e.pairs == nil && e.opts.DocumentWeight == 0 {
 		return e.lex.Search(bm25.Query{Text: text, K: k, Filter: filter})
 	}
 	n := max(k, e.opts.Candidates)
-	arms := []*bm25.Index{e.lex}
-	weights := []float64{1}
-	if e.code != nil {
-		arms = append(arms, e.code)
-		weights = append(weights, e.opts.CodeArmWeight)
-	}
-	lists := make([][]rank.Hit, len(arms))
-	for i, arm := range arms {
-		res, err := arm.Search(bm25.Query{Text: text, K: n, Filter: filter})
+	search := func(ix *bm25.Index, text string) ([]rank.Hit, error) {
+		res, err := ix.Search(bm25.Query{Text: text, K: n, Filter: filter})
 		if err != nil {
 			return nil, err
 		}
-		lists[i] = make([]rank.Hit, len(res))
-		for j, r := range res {
-			lists[i][j] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+		hits := make([]rank.Hit, len(res))
+		for i, r := range res {
+			hits[i] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
 		}
+		return hits, nil
+	}
+	lang, err := search(e.lex, text)
+	if err != nil {
+		return nil, err
+	}
+	lists, weights := [][]rank.Hit{lang}, []float64{1}
+	if e.code != nil {
+		code, err := search(e.code, text)
+		if err != nil {
+			return nil, err
+		}
+		lists, weights = append(lists, code), append(weights, e.opts.CodeArmWeight)
 	}
 	hits, err := rank.Combine(lists, weights)
 	if err != nil {
 		return nil, err
+	}
+	if e.pairs != nil {
+		if pq := e.pairQuery(text); pq != "" {
+			pairs, err := search(e.pairs, pq)
+			if err != nil {
+				return nil, err
+			}
+			if hits, err = rank.DocumentEvidence(hits, pairs, e.opts.PairArmWeight); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if e.opts.DocumentWeight > 0 {
 		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
