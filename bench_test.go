@@ -43,7 +43,7 @@ func (r *randomEmbedder) Embed(_ context.Context, texts []string, _ situate.Inpu
 
 // benchEngine builds an engine over docs×chunksPerDoc chunks of ~150 words
 // from a Zipfian vocabulary, with 1024-d vectors.
-func benchEngine(b *testing.B, docs, chunksPerDoc int) *situate.Engine {
+func benchEngine(b *testing.B, docs, chunksPerDoc int, quantizeAbove int) *situate.Engine {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -54,6 +54,7 @@ func benchEngine(b *testing.B, docs, chunksPerDoc int) *situate.Engine {
 	b.Cleanup(func() { store.Close() })
 	opts := situate.DefaultOptions()
 	opts.Embedder = &randomEmbedder{dim: 1024, rng: rand.New(rand.NewPCG(1, 2))}
+	opts.VectorQuantizeAbove = quantizeAbove
 	eng, err := situate.Open(ctx, dir, store, opts)
 	if err != nil {
 		b.Fatal(err)
@@ -97,13 +98,17 @@ func benchEngine(b *testing.B, docs, chunksPerDoc int) *situate.Engine {
 	return eng
 }
 
-// BenchmarkHybridSearch measures BM25 (both arms) + exact 1024-d vector
-// search + RRF fusion + fetching the hits from the store, no rerank.
-// Reports p50 and p99 latency over the queries run.
+// BenchmarkHybridSearch measures BM25 (both arms) + 1024-d vector search
+// (exact, or with the binary-quantized first pass) + RRF fusion + fetching
+// the hits from the store, no rerank. Reports p50 and p99 latency.
 func BenchmarkHybridSearch(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
-		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
-			eng := benchEngine(b, n/10, 10)
+	for _, c := range []struct {
+		n      int
+		vector string
+		qa     int
+	}{{10000, "exact", -1}, {100000, "exact", -1}, {100000, "binary", 20000}} {
+		b.Run(fmt.Sprintf("chunks=%d/vectors=%s", c.n, c.vector), func(b *testing.B) {
+			eng := benchEngine(b, c.n/10, 10, c.qa)
 			ctx := context.Background()
 			zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.1, 1, 50000)
 			rng := rand.New(rand.NewPCG(9, 10))

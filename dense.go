@@ -42,7 +42,7 @@ func (e *Engine) openVectors(ctx context.Context, dir string, records []Document
 		_, statErr := os.Stat(e.vecDir)
 		switch {
 		case found && prev == name && statErr == nil:
-			ix, err := vector.Open(e.vecDir, vector.Options{})
+			ix, err := vector.Open(e.vecDir, vector.Options{QuantizeAbove: e.opts.VectorQuantizeAbove})
 			if err != nil {
 				return fmt.Errorf("open engine: vector index: %w", err)
 			}
@@ -177,10 +177,11 @@ func (e *Engine) replaceVectors(batch map[string][]vector.Item) error {
 			return nil // nothing to index yet
 		}
 		var err error
+		vo := vector.Options{Dim: dim, QuantizeAbove: e.opts.VectorQuantizeAbove}
 		if e.vecDir == "" {
-			e.vec, err = vector.New(vector.Options{Dim: dim})
+			e.vec, err = vector.New(vo)
 		} else {
-			e.vec, err = vector.Open(e.vecDir, vector.Options{Dim: dim})
+			e.vec, err = vector.Open(e.vecDir, vo)
 		}
 		if err != nil {
 			return fmt.Errorf("vector index: %w", err)
