@@ -40,6 +40,13 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 		return o, err
 	}
 	o.Analyzer = c.str("analyzer")
+	switch r := c.str("recipe"); r {
+	case "situate":
+	case "lucene":
+		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight = 0, 0, 0
+	default:
+		return o, usagef("--recipe %q (from %s): must be situate or lucene", r, c.settings["recipe"].origin)
+	}
 	name := c.str("contextualizer")
 	if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
 		name = "llm"

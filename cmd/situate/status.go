@@ -12,7 +12,7 @@ import (
 func runStatus(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("status", "", "Show documents, chunks, languages, contexts by source, store size, and what is stale\n(documents indexed with other chunking or contextualizer settings than the current ones).")
-	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight", "recipe")
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
 	}
