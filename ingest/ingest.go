@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -63,7 +64,17 @@ type Options struct {
 	// ErrNoPDF. Package ingest/pdf provides one; it lives apart because it
 	// carries a WebAssembly build of PDFium.
 	PDF PDFExtractor
+	// Unchanged, when set, is asked before a file is read; returning true
+	// skips reading and parsing it, and Walk reports it to fn as a
+	// Document with only ID and Path set and the error ErrUnchanged.
+	// Indexers use it to skip files whose size and modification time they
+	// have already indexed.
+	Unchanged func(id string, info fs.FileInfo) bool
 }
+
+// ErrUnchanged is passed to a Walk callback for files Options.Unchanged
+// skipped; it is not a failure.
+var ErrUnchanged = errors.New("ingest: unchanged")
 
 func (o Options) maxFileSize() int64 {
 	if o.MaxFileSize <= 0 {

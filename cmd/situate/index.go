@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,12 +61,47 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	var (
 		docs    []situate.Document
 		skipped int
+		// known are files the store already holds as they are (same size,
+		// modification time and processing): they are not even read.
+		known    []string
+		statMu   sync.Mutex
+		statInfo = map[string]string{}
 	)
+	llmConfigured := false
+	if _, ok := eng.Options().Contextualizer.(*llm.Contextualizer); ok {
+		llmConfigured = true
+	}
+	ingestOpts.Unchanged = func(id string, info iofs.FileInfo) bool {
+		stat := fileStat(info)
+		statMu.Lock()
+		statInfo[id] = stat
+		statMu.Unlock()
+		rec, err := eng.Document(id)
+		if err != nil {
+			return false
+		}
+		v, ok, err := store.Meta(ctx, statKey(id))
+		if err != nil || !ok || v != stat+" "+rec.Hash {
+			return false
+		}
+		// With an LLM, chunks that fell back to the offline context are
+		// retried: such documents must be read again.
+		if llmConfigured {
+			if fb, err := hasFallback(ctx, store, id); err != nil || fb {
+				return false
+			}
+		}
+		return true
+	}
 	report := func(err error) {
 		skipped++
 		fmt.Fprintf(e.stderr, "skip %v\n", err)
 	}
 	collect := func(doc situate.Document, err error) error {
+		if errors.Is(err, ingest.ErrUnchanged) {
+			known = append(known, doc.ID)
+			return nil
+		}
 		if err != nil {
 			var fe *ingest.FileError
 			if errors.As(err, &fe) {
@@ -138,6 +174,14 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		} else {
 			counts[change]++
 			chunks += n
+			statMu.Lock()
+			stat, walked := statInfo[id]
+			statMu.Unlock()
+			if rec, rerr := eng.Document(id); walked && rerr == nil {
+				if err := store.SetMeta(ctx, statKey(id), stat+" "+rec.Hash); err != nil {
+					fmt.Fprintf(e.stderr, "warning: %s: %v\n", id, err)
+				}
+			}
 		}
 		prog.add(1)
 	}
@@ -180,9 +224,12 @@ feed:
 
 	removed := 0
 	if *prune {
-		seen := make(map[string]bool, len(docs))
+		seen := make(map[string]bool, len(docs)+len(known))
 		for _, d := range docs {
 			seen[d.ID] = true
+		}
+		for _, id := range known {
+			seen[id] = true
 		}
 		for _, r := range eng.Documents() {
 			if !seen[r.ID] {
@@ -195,11 +242,19 @@ feed:
 	}
 	if !*quiet {
 		fmt.Fprintf(e.stderr, "indexed %d documents in %s: %d added, %d updated, %d unchanged, %d removed, %d skipped, %d failed; %d new chunks; store %s\n",
-			len(docs), time.Since(start).Round(time.Millisecond), counts[situate.Added], counts[situate.Updated],
-			counts[situate.Unchanged], removed, skipped, failures, chunks, storeDir)
+			len(docs)+len(known), time.Since(start).Round(time.Millisecond), counts[situate.Added], counts[situate.Updated],
+			counts[situate.Unchanged]+len(known), removed, skipped, failures, chunks, storeDir)
 	}
 	if failures > 0 || (*strict && skipped > 0) {
 		return errAlreadyReported
 	}
 	return nil
+}
+
+// statKey is the store meta key holding a walked file's size and
+// modification time with the record hash it was indexed as.
+func statKey(id string) string { return "file-stat:" + id }
+
+func fileStat(info iofs.FileInfo) string {
+	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
 }
