@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -311,5 +313,42 @@ func TestWalkCorpus(t *testing.T) {
 				t.Errorf("%s: answer %q of %q not in text", m.ID, q.Answer, q.Query)
 			}
 		}
+	}
+}
+
+func TestWalkUnchangedSkipsReading(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.md", "b.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("# "+name+"\n\ntext\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b.md is "known": Walk must report it unchanged without reading it,
+	// which an unreadable file proves when not running as root.
+	asked := map[string]int64{}
+	opts := Options{Unchanged: func(id string, info fs.FileInfo) bool {
+		asked[id] = info.Size()
+		return id == "b.md"
+	}}
+	var parsed, unchanged []string
+	err := Walk(context.Background(), []string{dir}, opts, func(doc situate.Document, err error) error {
+		switch {
+		case errors.Is(err, ErrUnchanged):
+			unchanged = append(unchanged, doc.ID)
+			if doc.Text != "" || doc.Path != filepath.Join(dir, "b.md") {
+				t.Errorf("unchanged document carries %+v", doc)
+			}
+		case err != nil:
+			t.Errorf("walk: %v", err)
+		default:
+			parsed = append(parsed, doc.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(parsed) != "[a.md]" || fmt.Sprint(unchanged) != "[b.md]" || asked["a.md"] == 0 {
+		t.Fatalf("parsed %v, unchanged %v, asked %v", parsed, unchanged, asked)
 	}
 }
