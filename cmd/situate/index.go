@@ -174,6 +174,9 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		} else {
 			counts[change]++
 			chunks += n
+			if e.tally != nil {
+				prog.describe("situating · " + e.tally.String())
+			}
 			statMu.Lock()
 			stat, walked := statInfo[id]
 			statMu.Unlock()
@@ -239,6 +242,9 @@ feed:
 				removed++
 			}
 		}
+	}
+	if !*quiet && e.tally != nil && e.tally.calls.Load() > 0 {
+		fmt.Fprintf(e.stderr, "llm: %s\n", e.tally)
 	}
 	if !*quiet {
 		fmt.Fprintf(e.stderr, "indexed %d documents in %s: %d added, %d updated, %d unchanged, %d removed, %d skipped, %d failed; %d new chunks; store %s\n",

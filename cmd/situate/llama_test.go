@@ -32,6 +32,9 @@ func TestIndexWithRealLlamaServer(t *testing.T) {
 	if !strings.Contains(errOut, "0 failed") {
 		t.Fatalf("index: %s", errOut)
 	}
+	if !strings.Contains(errOut, "llm: ") || !strings.Contains(errOut, "% cached") {
+		t.Errorf("index did not report what the LLM calls cost:\n%s", errOut)
+	}
 	out, _ := mustRun(t, dir, "usage", "--store", store)
 	t.Logf("usage:\n%s", out)
 	if !strings.Contains(out, "llamacpp") {

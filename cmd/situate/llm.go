@@ -144,7 +144,8 @@ func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Conte
 	o.CacheTTL = c.str("llm-cache-ttl")
 	o.TemplateFile = c.str("llm-template")
 	o.Language = c.str("llm-language")
-	o.Cache, o.Usage = store, store
+	e.tally = &usageTally{next: store}
+	o.Cache, o.Usage = store, e.tally
 	o.Fallback = offline.New(offline.DefaultOptions())
 	o.CallTimeout = 2 * time.Minute
 	if len(models) > 1 {

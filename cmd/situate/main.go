@@ -58,6 +58,8 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	workDir        string
+	// tally counts LLM usage during this run when an LLM is configured.
+	tally *usageTally
 }
 
 func main() {
