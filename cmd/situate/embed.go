@@ -10,6 +10,7 @@ import (
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/provider/cohere"
 	"github.com/situate/situate/provider/gemini"
+	"github.com/situate/situate/provider/glove"
 	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/tei"
@@ -88,6 +89,8 @@ func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (s
 		emb, err = cohere.NewEmbedder(cohere.Options{APIKey: apiKey(c, e, "embed-api-key-env", "CO_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, MaxInputTokens: maxTokens, Usage: store})
 	case "gemini":
 		emb, err = gemini.NewEmbedder(gemini.Options{APIKey: apiKey(c, e, "embed-api-key-env", "GEMINI_API_KEY"), BaseURL: base, Model: model, Dimensions: dims, Usage: store})
+	case "glove": // offline GloVe word vectors: glove:[mean:|sif:]PATH (scripts/fetch-glove.sh)
+		emb, err = glove.New(glove.ParseSpec(model))
 	default:
 		return nil, usagef("--embed %q: provider must be openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere or gemini", spec)
 	}
