@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,5 +218,30 @@ func TestEmbedShortenedNeverSilent(t *testing.T) {
 	}
 	if flagged == 0 {
 		t.Fatalf("no chunk flagged %s with a 12-token embedding limit: %+v", situate.FlagEmbedShortened, chunks)
+	}
+}
+
+func TestLostIndexIsRebuiltFromStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := situate.DefaultOptions()
+	eng, store := openTestEngine(t, dir, opts)
+	for _, d := range denseDocs {
+		if _, err := eng.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "bm25")); err != nil {
+		t.Fatal(err)
+	}
+	eng2, err := situate.Open(ctx, dir, store, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng2.Close()
+	hits, err := eng2.Search(ctx, situate.Query{Text: "Calder bakery rye", K: 1})
+	if err != nil || len(hits) != 1 || hits[0].DocID != "bakery.md" {
+		t.Fatalf("after losing the index directory: %v %+v", err, hits)
 	}
 }

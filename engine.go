@@ -161,6 +161,12 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		e.Close()
 		return nil, err
 	}
+	if !rebuild && !e.lexicalComplete(records) {
+		// An index directory lost or emptied behind the store's back: the
+		// store is the source of truth.
+		e.log.Warn("BM25 index does not hold every stored document, rebuilding", "dir", dir)
+		rebuild = true
+	}
 	if rebuild {
 		if err := e.reindexFromStore(ctx, records); err != nil {
 			e.Close()
@@ -177,6 +183,23 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		}
 	}
 	return e, nil
+}
+
+// lexicalComplete reports whether every lexical arm holds as many documents
+// (groups) as the store has documents with chunks.
+func (e *Engine) lexicalComplete(records []DocumentRecord) bool {
+	want := 0
+	for _, r := range records {
+		if r.Chunks > 0 {
+			want++
+		}
+	}
+	for _, ix := range []*bm25.Index{e.lex, e.code, e.pairs} {
+		if ix != nil && ix.Stats().Groups != want {
+			return false
+		}
+	}
+	return true
 }
 
 // Close closes the indexes; the store belongs to the caller.
