@@ -215,8 +215,17 @@ func (e *Engine) denseSearch(ctx context.Context, text string, n int, f Filter) 
 		return nil, fmt.Errorf("embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(qv))
 	}
 	var vf *vector.Filter
-	if allow := e.docAllowed(f); allow != nil {
-		vf = &vector.Filter{Accept: func(_, group string) bool { return allow(group) }}
+	switch {
+	case f.Docs != nil && f.Principals == nil && len(f.Metadata) == 0:
+		// A plain document set keeps the vector scan on its fast path.
+		vf = &vector.Filter{Groups: make(map[string]bool, len(f.Docs))}
+		for _, d := range f.Docs {
+			vf.Groups[d] = true
+		}
+	default:
+		if allow := e.docAllowed(f); allow != nil {
+			vf = &vector.Filter{Accept: func(_, group string) bool { return allow(group) }}
+		}
 	}
 	if len(qv[0]) != ix.Dim() {
 		return nil, fmt.Errorf("dense search: %s gives %d-d vectors but the index holds %d-d ones: %w", e.opts.Embedder.Name(), len(qv[0]), ix.Dim(), ErrInvalid)
