@@ -23,7 +23,7 @@
 // boundaries ("parseHTTPHeader" → parse, http, header); snake_case and
 // kebab-case split at the separator. Unknown words are skipped.
 //
-// Weighting "mean" averages known words; "sif" weights each word by
+// Weighting "mean" averages known words; "sif" (the default) weights each word by
 // a/(a+p(w)) (Arora et al. 2017, a = DefaultSIFA) with p(w) estimated from
 // the word's frequency rank by Zipf's law. Both then remove the projection
 // on the vocabulary's frequency-weighted mean vector (the "common

@@ -35,5 +35,5 @@ func Example() {
 	fmt.Printf("cat~kitten %.2f, cat~desk %.2f\n", cos(v[0], v[1]), cos(v[0], v[2]))
 	// Output:
 	// glove:tiny 4
-	// cat~kitten 0.83, cat~desk -0.90
+	// cat~kitten 0.96, cat~desk -0.75
 }

@@ -70,8 +70,8 @@ func TestWords(t *testing.T) {
 // the known words, minus its projection on the common direction,
 // normalised.
 func TestEmbedMean(t *testing.T) {
-	e := tiny(t, Options{})
-	if e.Name() != "glove:tiny" || e.Dim() != 4 {
+	e := tiny(t, Options{Weighting: WeightingMean})
+	if e.Name() != "glove:tiny+mean" || e.Dim() != 4 {
 		t.Fatalf("name %q dim %d", e.Name(), e.Dim())
 	}
 	got, err := e.Embed(context.Background(), []string{"The CAT, the kitten; zebra!"}, situate.InputQuery)
