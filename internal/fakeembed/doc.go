@@ -1,0 +1,14 @@
+// Package fakeembed is the "model" behind the fake embedding and rerank
+// servers (provider/cohere/coheretest, provider/voyage/voyagetest,
+// provider/gemini/geminitest, provider/tei/teitest): a hashed bag of words.
+// Texts sharing words get similar vectors, so retrieval over a fake behaves
+// like (very crude) semantic search and end-to-end tests can assert
+// rankings.
+//
+// It owns term splitting (Terms), the hashed embedding (Vector,
+// ContextVector), the overlap reranker score (Score) and a token-count
+// estimate (Tokens). All functions are pure and deterministic: the same
+// text gives the same vector in every fake and every run.
+//
+// It imports nothing from situate and is for tests and fakes only.
+package fakeembed
