@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Reranker scores texts against a query with POST /v2/rerank. It is safe for concurrent use.
@@ -65,13 +66,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	}
 	c := r.c
 	if query == "" {
-		e := (batchRef{}).err(c, op, TypeInvalid, "query is empty")
+		e := c.newError(op, batch.Ref{}, TypeInvalid, "query is empty")
 		e.Err = situate.ErrInvalid
 		return nil, e
 	}
 	qt := EstimateTokens(query)
 	if qt >= c.maxInput {
-		e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
+		e := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
 		e.Err = situate.ErrPromptTooLarge
 		return nil, e
 	}
@@ -80,13 +81,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, err
 	}
 	scores := make([]float64, len(texts))
-	err = run(ctx, plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s span, b batchRef) error {
+	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		var resp rerankResponse
 		start := time.Now()
-		req := rerankRequest{Model: c.model, Query: query, Documents: texts[s.lo:s.hi], TopN: s.hi - s.lo}
+		req := rerankRequest{Model: c.model, Query: query, Documents: texts[s.Lo:s.Hi], TopN: s.Hi - s.Lo}
 		err := c.post(ctx, op, "/v2/rerank", b, req, &resp)
 		if err == nil {
-			err = r.collect(op, b, resp, scores[s.lo:s.hi])
+			err = r.collect(op, b, resp, scores[s.Lo:s.Hi])
 		}
 		tokens := 0
 		if resp.Meta.Tokens != nil {
@@ -96,7 +97,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 			err = rerr
 		}
 		return err
-	})
+	}, tooLarge)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 }
 
 // collect maps the results (ordered by relevance) back to input order.
-func (r *Reranker) collect(op string, b batchRef, resp rerankResponse, dst []float64) error {
+func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []float64) error {
 	c := r.c
 	n := len(dst)
 	if len(resp.Results) != n {

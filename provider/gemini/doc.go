@@ -30,5 +30,6 @@
 // Reading GEMINI_API_KEY is the caller's job. Package geminitest is a fake
 // server speaking the same wire format. There is no Gemini reranker.
 //
-// This package imports only the root package situate.
+// This package imports only the root package situate and internal/batch
+// (batching and response checks shared with the other embedding adapters).
 package gemini

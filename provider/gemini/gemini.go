@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Defaults and API limits.
@@ -164,7 +165,7 @@ func marshal(v any) ([]byte, error) {
 }
 
 // post sends in as JSON to path and decodes the answer into out.
-func (c *Client) post(ctx context.Context, op, path string, b batchRef, in, out any) error {
+func (c *Client) post(ctx context.Context, op, path string, b batch.Ref, in, out any) error {
 	body, err := marshal(in)
 	if err != nil {
 		return fmt.Errorf("gemini: %s: encode request: %w", op, err)
@@ -229,39 +230,4 @@ func EstimateTokens(s string) int {
 		}
 	}
 	return (ascii+3)/4 + cjk + (other+1)/2
-}
-
-// checkVectors validates one batch's vectors: the count, a common
-// dimension (want, if > 0), finite values and a non-zero norm. It returns
-// the dimension or a description of the first problem.
-func checkVectors(vecs [][]float32, n, want int, src string) (int, string) {
-	if len(vecs) == 0 {
-		return 0, fmt.Sprintf("got no vectors for %d texts", n)
-	}
-	if len(vecs) != n {
-		return 0, fmt.Sprintf("got %d vectors for %d texts", len(vecs), n)
-	}
-	dim := want
-	if dim <= 0 {
-		dim, src = len(vecs[0]), "vector 0"
-	}
-	if dim == 0 {
-		return 0, "vector 0 is empty"
-	}
-	for i, v := range vecs {
-		if len(v) != dim {
-			return 0, fmt.Sprintf("vector %d has dimension %d, want %d as %s", i, len(v), dim, src)
-		}
-		var norm float64
-		for j, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return 0, fmt.Sprintf("vector %d has %v at position %d", i, x, j)
-			}
-			norm += float64(x) * float64(x)
-		}
-		if norm == 0 {
-			return 0, fmt.Sprintf("vector %d is all zeros", i)
-		}
-	}
-	return dim, ""
 }

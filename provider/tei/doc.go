@@ -36,5 +36,6 @@
 //
 // Package teitest is a fake TEI server speaking the same wire format.
 //
-// This package imports only the root package situate.
+// This package imports only the root package situate and internal/batch
+// (batching and response checks shared with the other embedding adapters).
 package tei

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Embedder embeds texts with POST /embed. It is safe for concurrent use.
@@ -49,22 +50,25 @@ type embedRequest struct {
 	PromptName string   `json:"prompt_name,omitempty"`
 }
 
-// span is a batch: items[lo:hi].
-type span struct{ lo, hi int }
-
-// batchRef names the request an error belongs to.
-type batchRef struct {
-	n, first, last int // n is 1-based; 0 means none
+// newError is an error about request b of a call (batch.Ref{} for none).
+func (c *Client) newError(op string, b batch.Ref, typ, msg string) *Error {
+	return &Error{Op: op, Model: c.model, Batch: b.N, First: b.First, Last: b.Last, Index: -1, Type: typ, Message: msg}
 }
 
-func (b batchRef) err(c *Client, op, typ, msg string) *Error {
-	return &Error{Op: op, Model: c.model, Batch: b.n, First: b.first, Last: b.last, Index: -1, Type: typ, Message: msg}
+// inputError is a text refused before sending.
+func (c *Client) inputError(op string, p *batch.Problem) *Error {
+	e := c.newError(op, batch.Ref{}, TypeInvalid, p.Message)
+	e.Index, e.Err = p.Index, situate.ErrInvalid
+	if p.TooLong {
+		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
+	}
+	return e
 }
 
 // badResponse is a 2xx answer that cannot be used. A truncated or
 // malformed body is retryable; a well-formed wrong answer is not.
-func (c *Client) badResponse(op string, b batchRef, retry bool, format string, args ...any) *Error {
-	e := b.err(c, op, TypeBadResponse, fmt.Sprintf(format, args...))
+func (c *Client) badResponse(op string, b batch.Ref, retry bool, format string, args ...any) *Error {
+	e := c.newError(op, b, TypeBadResponse, fmt.Sprintf(format, args...))
 	e.retryable = retry
 	return e
 }
@@ -72,13 +76,13 @@ func (c *Client) badResponse(op string, b batchRef, retry bool, format string, a
 // run sends n items in batches of at most limit items, in order. A 413
 // "batch size N > maximum allowed batch size M" lowers limit to M (for
 // later calls too) and resends the batch split accordingly.
-func run(ctx context.Context, n int, limit *atomic.Int64, send func(ctx context.Context, s span, b batchRef) error) error {
-	var spans []span
-	cut := func(lo, hi int) []span {
-		var out []span
+func run(ctx context.Context, n int, limit *atomic.Int64, send func(ctx context.Context, s batch.Span, b batch.Ref) error) error {
+	var spans []batch.Span
+	cut := func(lo, hi int) []batch.Span {
+		var out []batch.Span
 		size := int(limit.Load())
 		for i := lo; i < hi; i += size {
-			out = append(out, span{i, min(i+size, hi)})
+			out = append(out, batch.Span{Lo: i, Hi: min(i+size, hi)})
 		}
 		return out
 	}
@@ -88,21 +92,21 @@ func run(ctx context.Context, n int, limit *atomic.Int64, send func(ctx context.
 		s := spans[0]
 		spans = spans[1:]
 		num++
-		err := send(ctx, s, batchRef{num, s.lo, s.hi - 1})
+		err := send(ctx, s, batch.Ref{N: num, First: s.Lo, Last: s.Hi - 1})
 		var e *Error
-		if err != nil && errors.As(err, &e) && s.hi-s.lo > 1 {
+		if err != nil && errors.As(err, &e) && s.Hi-s.Lo > 1 {
 			if m := batchLimit(e); m > 0 || (e.StatusCode == http.StatusRequestEntityTooLarge && e.Err == nil) {
-				if m <= 0 || m >= s.hi-s.lo {
-					m = (s.hi - s.lo) / 2
+				if m <= 0 || m >= s.Hi-s.Lo {
+					m = (s.Hi - s.Lo) / 2
 				}
 				if int64(m) < limit.Load() {
 					limit.Store(int64(m))
 				}
-				hi := s.hi // spans are contiguous: re-cut everything left
+				hi := s.Hi // spans are contiguous: re-cut everything left
 				if len(spans) > 0 {
-					hi = spans[len(spans)-1].hi
+					hi = spans[len(spans)-1].Hi
 				}
-				spans = cut(s.lo, hi)
+				spans = cut(s.Lo, hi)
 				continue
 			}
 		}
@@ -115,20 +119,12 @@ func run(ctx context.Context, n int, limit *atomic.Int64, send func(ctx context.
 
 // prepare applies the input type's prefix and checks every text.
 func (c *Client) prepare(op string, texts []string, prefix string, limit int) ([]string, error) {
+	if _, p := batch.CheckTexts(texts, prefix, limit, "text", EstimateTokens); p != nil {
+		return nil, c.inputError(op, p)
+	}
 	out := make([]string, len(texts))
 	for i, t := range texts {
-		if t == "" {
-			e := (batchRef{}).err(c, op, TypeInvalid, fmt.Sprintf("text %d is empty", i))
-			e.Index, e.Err = i, situate.ErrInvalid
-			return nil, e
-		}
 		out[i] = prefix + t
-		if n := EstimateTokens(out[i]); n > limit {
-			e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("text %d: about %d tokens (estimated from %d bytes) > MaxInputTokens %d; shorten it before embedding",
-				i, n, len(out[i]), limit))
-			e.Index, e.Err = i, situate.ErrPromptTooLarge
-			return nil, e
-		}
 	}
 	return out, nil
 }
@@ -151,20 +147,20 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
-	err = run(ctx, len(in), &e.batch, func(ctx context.Context, s span, b batchRef) error {
-		req := embedRequest{Inputs: in[s.lo:s.hi], Normalize: !c.opts.NoNormalize, PromptName: prompt}
+	err = run(ctx, len(in), &e.batch, func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		req := embedRequest{Inputs: in[s.Lo:s.Hi], Normalize: !c.opts.NoNormalize, PromptName: prompt}
 		var vecs [][]float32
 		var hdr http.Header
 		start := time.Now()
 		err := c.do(ctx, op, http.MethodPost, "/embed", b, req, &vecs, &hdr)
 		if err == nil {
-			err = e.check(op, b, vecs, s.hi-s.lo)
+			err = e.check(op, b, vecs, s.Hi-s.Lo)
 		}
 		if rerr := c.record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		if err == nil {
-			copy(out[s.lo:s.hi], vecs)
+			copy(out[s.Lo:s.Hi], vecs)
 		}
 		return err
 	})
@@ -174,13 +170,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	return out, nil
 }
 
-func (e *Embedder) check(op string, b batchRef, vecs [][]float32, n int) error {
-	want, src := int(e.dim.Load()), "earlier batches"
-	dim, problem := checkVectors(vecs, n, want, src)
-	if problem == "" && want == 0 && !e.dim.CompareAndSwap(0, int64(dim)) && int(e.dim.Load()) != dim {
-		problem = fmt.Sprintf("vectors have dimension %d, earlier batches had %d", dim, e.dim.Load())
-	}
-	if problem != "" {
+func (e *Embedder) check(op string, b batch.Ref, vecs [][]float32, n int) error {
+	if problem := batch.CheckEmbeddings(vecs, n, 0, &e.dim); problem != "" {
 		return e.c.badResponse(op, b, false, "%s", problem)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Error types the client reports besides the HTTP status.
@@ -149,13 +150,13 @@ func batchLimit(e *Error) int {
 // responseError reads a non-2xx answer. TEI's error body is
 // {"error": "...", "error_type": "Validation"} (error_type Unhealthy 503,
 // Backend 424, Overloaded 429, Validation 413, Tokenizer 422).
-func (c *Client) responseError(op string, b batchRef, resp *http.Response) *Error {
+func (c *Client) responseError(op string, b batch.Ref, resp *http.Response) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var env struct {
 		Error     string `json:"error"`
 		ErrorType string `json:"error_type"`
 	}
-	e := b.err(c, op, TypeHTTP, "")
+	e := c.newError(op, b, TypeHTTP, "")
 	if err := json.Unmarshal(body, &env); err == nil && env.Error != "" {
 		e.Message = env.Error
 		if env.ErrorType != "" {
@@ -189,8 +190,8 @@ func (c *Client) responseError(op string, b batchRef, resp *http.Response) *Erro
 // transportError classifies an error from sending a request or reading its
 // answer. If the caller's context ended the error is final; if only the
 // client's Timeout fired, the call may be retried.
-func (c *Client) transportError(parent context.Context, op string, b batchRef, err error) *Error {
-	e := b.err(c, op, "", "")
+func (c *Client) transportError(parent context.Context, op string, b batch.Ref, err error) *Error {
+	e := c.newError(op, b, "", "")
 	e.Err = err
 	switch {
 	case parent.Err() != nil:

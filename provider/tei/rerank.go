@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Reranker scores texts against a query with POST /rerank (a
@@ -58,13 +59,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	}
 	c := r.c
 	if query == "" {
-		e := (batchRef{}).err(c, op, TypeInvalid, "query is empty")
+		e := c.newError(op, batch.Ref{}, TypeInvalid, "query is empty")
 		e.Err = situate.ErrInvalid
 		return nil, e
 	}
 	qt := EstimateTokens(query)
 	if qt >= c.maxInput {
-		e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
+		e := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
 		e.Err = situate.ErrPromptTooLarge
 		return nil, e
 	}
@@ -72,14 +73,14 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, err
 	}
 	scores := make([]float64, len(texts))
-	err := run(ctx, len(texts), &r.batch, func(ctx context.Context, s span, b batchRef) error {
+	err := run(ctx, len(texts), &r.batch, func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		var ranks []rank
 		var hdr http.Header
 		start := time.Now()
 		err := c.do(ctx, op, http.MethodPost, "/rerank", b,
-			rerankRequest{Query: query, Texts: texts[s.lo:s.hi], RawScores: c.opts.RawScores}, &ranks, &hdr)
+			rerankRequest{Query: query, Texts: texts[s.Lo:s.Hi], RawScores: c.opts.RawScores}, &ranks, &hdr)
 		if err == nil {
-			err = r.collect(op, b, ranks, scores[s.lo:s.hi])
+			err = r.collect(op, b, ranks, scores[s.Lo:s.Hi])
 		}
 		if rerr := c.record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
 			err = rerr
@@ -92,7 +93,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	return scores, nil
 }
 
-func (r *Reranker) collect(op string, b batchRef, ranks []rank, dst []float64) error {
+func (r *Reranker) collect(op string, b batch.Ref, ranks []rank, dst []float64) error {
 	c := r.c
 	n := len(dst)
 	if len(ranks) != n {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Defaults.
@@ -169,9 +169,9 @@ func newClient(ctx context.Context, opts Options, kind string) (*Client, int, er
 // Info reads GET /info.
 func (c *Client) Info(ctx context.Context) (Info, error) {
 	var info Info
-	err := c.do(ctx, "info", http.MethodGet, "/info", batchRef{}, nil, &info, nil)
+	err := c.do(ctx, "info", http.MethodGet, "/info", batch.Ref{}, nil, &info, nil)
 	if err == nil && info.ModelID == "" {
-		err = c.badResponse("info", batchRef{}, false, "no model_id")
+		err = c.badResponse("info", batch.Ref{}, false, "no model_id")
 	}
 	return info, err
 }
@@ -189,7 +189,7 @@ func marshal(v any) ([]byte, error) {
 
 // do sends a request and decodes the answer into out; hdr, if set,
 // receives the answer's headers.
-func (c *Client) do(ctx context.Context, op, method, path string, b batchRef, in, out any, hdr *http.Header) error {
+func (c *Client) do(ctx context.Context, op, method, path string, b batch.Ref, in, out any, hdr *http.Header) error {
 	var body io.Reader
 	if in != nil {
 		data, err := marshal(in)
@@ -272,39 +272,4 @@ func EstimateTokens(s string) int {
 		}
 	}
 	return (ascii+3)/4 + cjk + (other+1)/2
-}
-
-// checkVectors validates one batch's vectors: the count, a common
-// dimension (want, if > 0, named by src), finite values and a non-zero
-// norm. It returns the dimension or a description of the first problem.
-func checkVectors(vecs [][]float32, n, want int, src string) (int, string) {
-	if len(vecs) == 0 {
-		return 0, fmt.Sprintf("got no vectors for %d texts", n)
-	}
-	if len(vecs) != n {
-		return 0, fmt.Sprintf("got %d vectors for %d texts", len(vecs), n)
-	}
-	dim := want
-	if dim <= 0 {
-		dim, src = len(vecs[0]), "vector 0"
-	}
-	if dim == 0 {
-		return 0, "vector 0 is empty"
-	}
-	for i, v := range vecs {
-		if len(v) != dim {
-			return 0, fmt.Sprintf("vector %d has dimension %d, want %d as %s", i, len(v), dim, src)
-		}
-		var norm float64
-		for j, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return 0, fmt.Sprintf("vector %d has %v at position %d", i, x, j)
-			}
-			norm += float64(x) * float64(x)
-		}
-		if norm == 0 {
-			return 0, fmt.Sprintf("vector %d is all zeros", i)
-		}
-	}
-	return dim, ""
 }

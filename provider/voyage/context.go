@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Limits of POST /v1/contextualizedembeddings.
@@ -101,12 +102,12 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 	tokens := make([]int, len(docs))
 	for d, chunks := range docs {
 		if len(chunks) == 0 {
-			err := (batchRef{}).err(c, op, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
+			err := c.newError(op, batch.Ref{}, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
 			err.Index, err.Err = d, situate.ErrInvalid
 			return nil, err
 		}
 		if len(chunks) > MaxContextChunks {
-			err := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
+			err := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
 			err.Index, err.Err = d, situate.ErrPromptTooLarge
 			return nil, err
 		}
@@ -119,47 +120,47 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 			tokens[d] += t
 		}
 		if tokens[d] > c.maxInput {
-			err := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.maxInput))
+			err := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.maxInput))
 			err.Index, err.Err = d, situate.ErrPromptTooLarge
 			return nil, err
 		}
 	}
 	// Plan by documents, bounding documents, chunks and tokens.
-	var spans []span
+	var spans []batch.Span
 	lo, sumTok, sumChunks := 0, 0, 0
 	maxDocs := min(c.batchSize, MaxContextInputs)
 	for d := range docs {
 		if d > lo && (d-lo >= maxDocs || sumTok+tokens[d] > c.batchTokens || sumChunks+len(docs[d]) > MaxContextChunks) {
-			spans = append(spans, span{lo, d})
+			spans = append(spans, batch.Span{Lo: lo, Hi: d})
 			lo, sumTok, sumChunks = d, 0, 0
 		}
 		sumTok += tokens[d]
 		sumChunks += len(docs[d])
 	}
-	spans = append(spans, span{lo, len(docs)})
+	spans = append(spans, batch.Span{Lo: lo, Hi: len(docs)})
 
 	out := make([][][]float32, len(docs))
-	err := run(ctx, spans, func(ctx context.Context, s span, b batchRef) error {
-		req := contextRequest{Inputs: docs[s.lo:s.hi], Model: c.model, InputType: inputType(input),
+	err := batch.Run(ctx, spans, func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		req := contextRequest{Inputs: docs[s.Lo:s.Hi], Model: c.model, InputType: inputType(input),
 			OutputDimension: c.dims, OutputDtype: "float"}
 		var resp contextResponse
 		start := time.Now()
 		err := c.post(ctx, op, "/v1/contextualizedembeddings", b, req, &resp)
 		if err == nil {
-			err = e.collectDocs(op, b, resp, docs[s.lo:s.hi], out[s.lo:s.hi])
+			err = e.collectDocs(op, b, resp, docs[s.Lo:s.Hi], out[s.Lo:s.Hi])
 		}
 		if rerr := c.record(ctx, "embed", resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
-	})
+	}, tooLarge)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (e *ContextEmbedder) collectDocs(op string, b batchRef, resp contextResponse, docs [][]string, dst [][][]float32) error {
+func (e *ContextEmbedder) collectDocs(op string, b batch.Ref, resp contextResponse, docs [][]string, dst [][][]float32) error {
 	c := e.c
 	if len(resp.Data) != len(docs) {
 		return c.badResponse(op, b, false, "got %d documents for %d", len(resp.Data), len(docs))
@@ -175,7 +176,7 @@ func (e *ContextEmbedder) collectDocs(op string, b batchRef, resp contextRespons
 		}
 		vecs := make([][]float32, len(docs[idx]))
 		if err := collect(c, &e.dim, op, b, d.Data, vecs); err != nil {
-			err.(*Error).Message = fmt.Sprintf("document %d: %s", b.first+idx, err.(*Error).Message)
+			err.(*Error).Message = fmt.Sprintf("document %d: %s", b.First+idx, err.(*Error).Message)
 			return err
 		}
 		got[idx] = vecs

@@ -2,13 +2,12 @@ package voyage
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Embedder embeds texts with POST /v1/embeddings. It is safe for
@@ -75,86 +74,14 @@ type embedResponse struct {
 	Usage wireUsage   `json:"usage"`
 }
 
-// span is a batch: texts[lo:hi].
-type span struct{ lo, hi int }
-
-// plan cuts n items into batches of at most maxItems items and maxTokens
-// estimated tokens (an item above maxTokens goes alone).
-func plan(tokens []int, maxItems, maxTokens int) []span {
-	var out []span
-	lo, sum := 0, 0
-	for i, t := range tokens {
-		if i > lo && (i-lo >= maxItems || sum+t > maxTokens) {
-			out = append(out, span{lo, i})
-			lo, sum = i, 0
-		}
-		sum += t
-	}
-	if lo < len(tokens) {
-		out = append(out, span{lo, len(tokens)})
-	}
-	return out
-}
-
 // checkTexts rejects empty texts and texts above the input limit, and
 // returns the estimated tokens of each.
 func (c *Client) checkTexts(op string, texts []string, limit int, what string) ([]int, error) {
-	tokens := make([]int, len(texts))
-	for i, t := range texts {
-		if t == "" {
-			e := (batchRef{}).err(c, op, TypeInvalid, fmt.Sprintf("%s %d is empty", what, i))
-			e.Index, e.Err = i, situate.ErrInvalid
-			return nil, e
-		}
-		tokens[i] = EstimateTokens(t)
-		if tokens[i] > limit {
-			e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("%s %d: about %d tokens (estimated from %d bytes) > MaxInputTokens %d; shorten it before embedding",
-				what, i, tokens[i], len(t), limit))
-			e.Index, e.Err = i, situate.ErrPromptTooLarge
-			return nil, e
-		}
+	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
+	if p != nil {
+		return nil, c.inputError(op, p)
 	}
 	return tokens, nil
-}
-
-// run sends the batches of a plan in order; a batch the server rejects as
-// too large is split in two and retried.
-func run(ctx context.Context, spans []span, send func(ctx context.Context, s span, b batchRef) error) error {
-	n := 0
-	for len(spans) > 0 {
-		s := spans[0]
-		spans = spans[1:]
-		n++
-		err := send(ctx, s, batchRef{n, s.lo, s.hi - 1})
-		var e *Error
-		if err != nil && errors.As(err, &e) && batchTooLarge(e) && s.hi-s.lo > 1 {
-			mid := (s.lo + s.hi) / 2
-			spans = append([]span{{s.lo, mid}, {mid, s.hi}}, spans...)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkDim checks a batch's dimension against the configured one or the
-// first one this embedder saw.
-func checkDim(dimSeen *atomic.Int64, configured, got int) string {
-	if configured > 0 {
-		if got != configured {
-			return fmt.Sprintf("vectors have dimension %d, want Dimensions %d", got, configured)
-		}
-		return ""
-	}
-	if dimSeen.CompareAndSwap(0, int64(got)) {
-		return ""
-	}
-	if d := int(dimSeen.Load()); d != got {
-		return fmt.Sprintf("vectors have dimension %d, earlier batches had %d", got, d)
-	}
-	return ""
 }
 
 // Embed returns one vector per text, in order. Texts above the input
@@ -172,20 +99,20 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
-	err = run(ctx, plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s span, b batchRef) error {
-		req := embedRequest{Input: texts[s.lo:s.hi], Model: c.model, InputType: inputType(input),
+	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		req := embedRequest{Input: texts[s.Lo:s.Hi], Model: c.model, InputType: inputType(input),
 			OutputDimension: c.dims, OutputDtype: "float"}
 		var resp embedResponse
 		start := time.Now()
 		err := c.post(ctx, op, "/v1/embeddings", b, req, &resp)
 		if err == nil {
-			err = e.collect(op, b, resp.Data, out[s.lo:s.hi])
+			err = e.collect(op, b, resp.Data, out[s.Lo:s.Hi])
 		}
 		if rerr := c.record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
-	})
+	}, tooLarge)
 	if err != nil {
 		return nil, err
 	}
@@ -193,11 +120,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 }
 
 // collect places a batch's embeddings by their index and checks them.
-func (e *Embedder) collect(op string, b batchRef, data []embedding, dst [][]float32) error {
+func (e *Embedder) collect(op string, b batch.Ref, data []embedding, dst [][]float32) error {
 	return collect(e.c, &e.dim, op, b, data, dst)
 }
 
-func collect(c *Client, dimSeen *atomic.Int64, op string, b batchRef, data []embedding, dst [][]float32) error {
+func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []embedding, dst [][]float32) error {
 	n := len(dst)
 	if len(data) != n {
 		return c.badResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
@@ -216,15 +143,7 @@ func collect(c *Client, dimSeen *atomic.Int64, op string, b batchRef, data []emb
 		}
 		vecs[idx] = d.Embedding
 	}
-	want, src := c.dims, "Dimensions"
-	if want == 0 {
-		want, src = int(dimSeen.Load()), "earlier batches"
-	}
-	dim, problem := checkVectors(vecs, n, want, src)
-	if problem == "" {
-		problem = checkDim(dimSeen, c.dims, dim)
-	}
-	if problem != "" {
+	if problem := batch.CheckEmbeddings(vecs, n, c.dims, dimSeen); problem != "" {
 		return c.badResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)

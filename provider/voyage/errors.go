@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Error types the client reports besides the HTTP status.
@@ -136,6 +137,12 @@ func batchTooLarge(e *Error) bool {
 		strings.Contains(m, "total number of tokens")
 }
 
+// tooLarge reports an error batch.Run answers by splitting the batch.
+func tooLarge(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && batchTooLarge(e)
+}
+
 // inputTooLong reports a 400 that says one text exceeds the context length.
 func inputTooLong(msg string) bool {
 	m := strings.ToLower(msg)
@@ -145,7 +152,7 @@ func inputTooLong(msg string) bool {
 
 // responseError reads a non-2xx answer. Voyage's error body is
 // {"detail": "..."}.
-func (c *Client) responseError(op string, b batchRef, resp *http.Response) *Error {
+func (c *Client) responseError(op string, b batch.Ref, resp *http.Response) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var env struct {
 		Detail json.RawMessage `json:"detail"`
@@ -164,7 +171,7 @@ func (c *Client) responseError(op string, b batchRef, resp *http.Response) *Erro
 	if len(msg) > 300 {
 		msg = msg[:300] + "..."
 	}
-	e := b.err(c, op, TypeHTTP, msg)
+	e := c.newError(op, b, TypeHTTP, msg)
 	e.StatusCode = resp.StatusCode
 	e.retryable = retryableStatus(resp.StatusCode)
 	e.retryAfter = parseRetryAfter(resp.Header, time.Now())
@@ -182,8 +189,8 @@ func (c *Client) responseError(op string, b batchRef, resp *http.Response) *Erro
 // transportError classifies an error from sending a request or reading its
 // answer. If the caller's context ended the error is final; if only the
 // client's Timeout fired, the call may be retried.
-func (c *Client) transportError(parent context.Context, op string, b batchRef, err error) *Error {
-	e := b.err(c, op, "", "")
+func (c *Client) transportError(parent context.Context, op string, b batch.Ref, err error) *Error {
+	e := c.newError(op, b, "", "")
 	e.Err = err
 	switch {
 	case parent.Err() != nil:
@@ -202,19 +209,25 @@ func isNetTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// batchRef names the request an error belongs to.
-type batchRef struct {
-	n, first, last int // n is 1-based; 0 means none
+// newError is an error about request b of a call (batch.Ref{} for none).
+func (c *Client) newError(op string, b batch.Ref, typ, msg string) *Error {
+	return &Error{Op: op, Model: c.model, Batch: b.N, First: b.First, Last: b.Last, Index: -1, Type: typ, Message: msg}
 }
 
-func (b batchRef) err(c *Client, op, typ, msg string) *Error {
-	return &Error{Op: op, Model: c.model, Batch: b.n, First: b.first, Last: b.last, Index: -1, Type: typ, Message: msg}
+// inputError is a text refused before sending.
+func (c *Client) inputError(op string, p *batch.Problem) *Error {
+	e := c.newError(op, batch.Ref{}, TypeInvalid, p.Message)
+	e.Index, e.Err = p.Index, situate.ErrInvalid
+	if p.TooLong {
+		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
+	}
+	return e
 }
 
 // badResponse is a 2xx answer that cannot be used. A truncated or
 // malformed body is retryable; a well-formed wrong answer is not.
-func (c *Client) badResponse(op string, b batchRef, retry bool, format string, args ...any) *Error {
-	e := b.err(c, op, TypeBadResponse, fmt.Sprintf(format, args...))
+func (c *Client) badResponse(op string, b batch.Ref, retry bool, format string, args ...any) *Error {
+	e := c.newError(op, b, TypeBadResponse, fmt.Sprintf(format, args...))
 	e.retryable = retry
 	return e
 }

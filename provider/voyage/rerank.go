@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // RerankBatchTokens is the most tokens one rerank request may carry,
@@ -78,13 +79,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	}
 	c := r.c
 	if query == "" {
-		e := (batchRef{}).err(c, op, TypeInvalid, "query is empty")
+		e := c.newError(op, batch.Ref{}, TypeInvalid, "query is empty")
 		e.Err = situate.ErrInvalid
 		return nil, e
 	}
 	qt := EstimateTokens(query)
 	if ql := ModelQueryTokens(c.model); qt > ql {
-		e := (batchRef{}).err(c, op, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
+		e := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
 		e.Err = situate.ErrPromptTooLarge
 		return nil, e
 	}
@@ -96,18 +97,18 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		tokens[i] += qt // Voyage counts the query once per document
 	}
 	scores := make([]float64, len(texts))
-	err = run(ctx, plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s span, b batchRef) error {
+	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		var resp rerankResponse
 		start := time.Now()
-		err := c.post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.lo:s.hi], Model: c.model}, &resp)
+		err := c.post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.Lo:s.Hi], Model: c.model}, &resp)
 		if err == nil {
-			err = r.collect(op, b, resp, scores[s.lo:s.hi])
+			err = r.collect(op, b, resp, scores[s.Lo:s.Hi])
 		}
 		if rerr := c.record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
-	})
+	}, tooLarge)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 }
 
 // collect maps the results (ordered by relevance) back to input order.
-func (r *Reranker) collect(op string, b batchRef, resp rerankResponse, dst []float64) error {
+func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []float64) error {
 	c := r.c
 	n := len(dst)
 	if len(resp.Data) != n {

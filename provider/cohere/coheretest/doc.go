@@ -29,5 +29,6 @@
 //
 // Faults are injected per request with Inject (429, 500, wrong count,
 // short vector, NaN, empty, truncated body, repeated index, zero vector).
-// The package imports nothing from situate.
+// The package imports nothing from situate but
+// internal/fakeembed, the hashed bag of words all the fakes share.
 package coheretest

@@ -24,5 +24,6 @@
 //
 // Faults are injected per request with Inject (429, 503, wrong count,
 // short vector, NaN, empty, truncated body, zero vector). The package
-// imports nothing from situate.
+// imports nothing from situate but
+// internal/fakeembed, the hashed bag of words all the fakes share.
 package geminitest

@@ -32,5 +32,6 @@
 // Faults are injected per request with Inject (overloaded, unhealthy,
 // backend failure, wrong count, short vector, NaN, empty, truncated body,
 // repeated index, zero vector); SetMaxClientBatchSize changes the limit at
-// runtime. The package imports nothing from situate.
+// runtime. The package imports nothing from situate but
+// internal/fakeembed, the hashed bag of words all the fakes share.
 package teitest

@@ -37,5 +37,6 @@
 // truncated body, a repeated index, an all-zero vector. Stats counts
 // requests, items and rejections; Requests returns the bodies.
 //
-// The package imports nothing from situate.
+// The package imports nothing from situate but
+// internal/fakeembed, the hashed bag of words all the fakes share.
 package voyagetest

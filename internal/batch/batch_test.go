@@ -1,0 +1,124 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestPlan(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		tokens             []int
+		maxItems, maxToken int
+		want               []Span
+	}{
+		{"empty", nil, 3, 100, nil},
+		{"by items", []int{1, 1, 1, 1, 1, 1, 1}, 3, 100, []Span{{0, 3}, {3, 6}, {6, 7}}},
+		{"by tokens", []int{40, 40, 40, 10}, 10, 100, []Span{{0, 2}, {2, 4}}},
+		{"oversized item alone", []int{10, 500, 10}, 10, 100, []Span{{0, 1}, {1, 2}, {2, 3}}},
+		{"exact fit", []int{50, 50, 1}, 10, 100, []Span{{0, 2}, {2, 3}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Plan(c.tokens, c.maxItems, c.maxToken); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("Plan = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+var errTooLarge = errors.New("too large")
+
+func TestRunSplitsTooLarge(t *testing.T) {
+	// The server refuses any request of more than 2 items.
+	var sent []Span
+	var refs []Ref
+	err := Run(context.Background(), []Span{{0, 5}, {5, 6}}, func(_ context.Context, s Span, r Ref) error {
+		sent, refs = append(sent, s), append(refs, r)
+		if s.Hi-s.Lo > 2 {
+			return errTooLarge
+		}
+		return nil
+	}, func(err error) bool { return errors.Is(err, errTooLarge) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Span{{0, 5}, {0, 2}, {2, 5}, {2, 3}, {3, 5}, {5, 6}}
+	if !reflect.DeepEqual(sent, want) {
+		t.Errorf("sent %v, want %v", sent, want)
+	}
+	if r := refs[1]; r != (Ref{N: 2, First: 0, Last: 1}) {
+		t.Errorf("second request's Ref = %+v", r)
+	}
+}
+
+func TestRunStops(t *testing.T) {
+	boom := errors.New("boom")
+	n := 0
+	err := Run(context.Background(), []Span{{0, 1}, {1, 2}, {2, 3}}, func(_ context.Context, s Span, r Ref) error {
+		n++
+		if s.Lo == 1 {
+			return boom
+		}
+		return nil
+	}, func(error) bool { return true }) // a single item is never split
+	if !errors.Is(err, boom) || n != 2 {
+		t.Errorf("err %v after %d requests, want boom after 2", err, n)
+	}
+}
+
+func TestCheckTexts(t *testing.T) {
+	est := func(s string) int { return len(s) }
+	tokens, p := CheckTexts([]string{"ab", "abcd"}, "q: ", 7, "text", est)
+	if p != nil || !reflect.DeepEqual(tokens, []int{5, 7}) {
+		t.Fatalf("got %v, %+v", tokens, p)
+	}
+	_, p = CheckTexts([]string{"ab", ""}, "q: ", 7, "document 3 chunk", est)
+	if p == nil || p.TooLong || p.Index != 1 || p.Message != "document 3 chunk 1 is empty" {
+		t.Errorf("empty: %+v", p)
+	}
+	_, p = CheckTexts([]string{"abcde"}, "q: ", 7, "text", est)
+	want := "text 0: about 8 tokens (estimated from 8 bytes) > MaxInputTokens 7; shorten it before embedding"
+	if p == nil || !p.TooLong || p.Index != 0 || p.Message != want {
+		t.Errorf("too long: %+v", p)
+	}
+}
+
+func TestCheckVectors(t *testing.T) {
+	nan := float32(math.NaN())
+	for _, c := range []struct {
+		vecs [][]float32
+		n    int
+		want string
+	}{
+		{nil, 2, "got no vectors for 2 texts"},
+		{[][]float32{{1}}, 2, "got 1 vectors for 2 texts"},
+		{[][]float32{{}, {}}, 2, "vector 0 is empty"},
+		{[][]float32{{1, 0}, {1}}, 2, "vector 1 has dimension 1, want 2 as vector 0"},
+		{[][]float32{{1, nan}}, 1, "vector 0 has NaN at position 1"},
+		{[][]float32{{1, 0}, {0, 0}}, 2, "vector 1 is all zeros"},
+		{[][]float32{{1, 0}, {0, 1}}, 2, ""},
+	} {
+		if _, got := CheckVectors(c.vecs, c.n, 0, ""); got != c.want {
+			t.Errorf("CheckVectors(%v) = %q, want %q", c.vecs, got, c.want)
+		}
+	}
+}
+
+func TestCheckEmbeddings(t *testing.T) {
+	var seen atomic.Int64
+	if p := CheckEmbeddings([][]float32{{1, 0, 0}}, 1, 0, &seen); p != "" || seen.Load() != 3 {
+		t.Fatalf("first batch: %q, seen %d", p, seen.Load())
+	}
+	if p := CheckEmbeddings([][]float32{{1, 0}}, 1, 0, &seen); !strings.Contains(p, "want 3 as earlier batches") {
+		t.Errorf("second batch of another dimension: %q", p)
+	}
+	var none atomic.Int64
+	if p := CheckEmbeddings([][]float32{{1, 0}}, 1, 3, &none); p != "vector 0 has dimension 2, want 3 as Dimensions" || none.Load() != 0 {
+		t.Errorf("configured: %q, seen %d", p, none.Load())
+	}
+}
