@@ -24,6 +24,7 @@ type Contextualizer struct {
 	prices   PriceTable
 	price    Price
 	hasPrice bool
+	gate     *rateGate // nil: no rate limits
 }
 
 var _ situate.Contextualizer = (*Contextualizer)(nil)
@@ -64,6 +65,7 @@ func New(model situate.LLM, opts Options) (*Contextualizer, error) {
 	if opts.MaxCostUSD > 0 && !c.hasPrice {
 		return nil, fmt.Errorf("llm options: MaxCostUSD: no price for model %q in the price table: %w", c.name, situate.ErrInvalid)
 	}
+	c.gate = newRateGate(opts.RequestsPerMinute, opts.InputTokensPerMinute, realClock{})
 	return c, nil
 }
 
@@ -287,15 +289,24 @@ func (c *Contextualizer) projectedCost(prefixTok, suffixTok int, first bool) flo
 	return c.price.Cost(u, c.opts.CacheTTL)
 }
 
-// complete calls the model with retries. It returns the completion, the
-// number of retries and the last error.
-func (c *Contextualizer) complete(ctx context.Context, m situate.LLM, lim *limiter, epoch int, p situate.Prompt) (situate.Completion, int, error) {
+// complete calls the model with retries, each attempt after the rate
+// limits allow inTokens more input tokens (see Options.RequestsPerMinute).
+// It returns the completion, the number of retries and the last error.
+func (c *Contextualizer) complete(ctx context.Context, m situate.LLM, lim *limiter, epoch int, p situate.Prompt, inTokens int) (situate.Completion, int, error) {
 	for attempt := 0; ; attempt++ {
+		if c.gate != nil {
+			if err := c.gate.wait(ctx, inTokens); err != nil {
+				return situate.Completion{}, attempt, err
+			}
+		}
 		cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 		comp, err := m.Complete(cctx, p)
 		cancel()
 		if err == nil {
 			lim.success()
+			if c.gate != nil {
+				c.gate.correct(inTokens, comp.Usage.InputTokens+comp.Usage.CacheWriteTokens)
+			}
 			return comp, attempt, nil
 		}
 		if ctx.Err() != nil {

@@ -27,8 +27,9 @@ type EstimateOptions struct {
 	// Latency is the expected time of one call; 0 means the default.
 	Latency time.Duration
 	// RequestsPerMinute and InputTokensPerMinute are the provider's rate
-	// limits (0 = none). Cache reads do not count against the input-token
-	// limit, as with Anthropic's current models.
+	// limits (0 = those of Options, which these shadow; 0 there too =
+	// none). Cache reads do not count against the input-token limit, as
+	// with Anthropic's current models.
 	RequestsPerMinute    int
 	InputTokensPerMinute int
 }
@@ -75,13 +76,24 @@ type CostEstimate struct {
 
 // Estimate projects calls, tokens, cost and time of contextualizing docs
 // with model ("provider:model" or "model") — the basis of `situate cost`.
+// prices nil uses opts.Prices, and DefaultPrices when that is nil too.
 // It calls nothing: the prompts are rendered and counted offline, split
 // into prefix groups exactly as a run would (windowing included).
 func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOptions) CostEstimate {
 	if prices == nil {
+		prices = opts.Options.Prices
+	}
+	if prices == nil {
 		prices = DefaultPrices()
 	}
 	o := opts.Options
+	rpm, itpm := opts.RequestsPerMinute, opts.InputTokensPerMinute
+	if rpm <= 0 {
+		rpm = o.RequestsPerMinute
+	}
+	if itpm <= 0 {
+		itpm = o.InputTokensPerMinute
+	}
 	if o.MaxTokens <= 0 {
 		o.MaxTokens = DefaultMaxTokens
 	}
@@ -156,12 +168,12 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 	}
 	waves := math.Ceil(float64(e.Calls) / float64(o.Concurrency))
 	d := time.Duration(waves * float64(lat))
-	if opts.RequestsPerMinute > 0 {
-		d = max(d, time.Duration(float64(e.Calls)/float64(opts.RequestsPerMinute)*float64(time.Minute)))
+	if rpm > 0 {
+		d = max(d, time.Duration(float64(e.Calls)/float64(rpm)*float64(time.Minute)))
 	}
-	if opts.InputTokensPerMinute > 0 {
+	if itpm > 0 {
 		in := e.InputTokens + e.CacheWriteTokens
-		d = max(d, time.Duration(float64(in)/float64(opts.InputTokensPerMinute)*float64(time.Minute)))
+		d = max(d, time.Duration(float64(in)/float64(itpm)*float64(time.Minute)))
 	}
 	e.Duration = d
 	return e

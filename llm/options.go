@@ -87,6 +87,20 @@ type Options struct {
 	MaxBackoff  time.Duration
 	CallTimeout time.Duration
 
+	// RequestsPerMinute and InputTokensPerMinute are the provider's rate
+	// limits (0 = none), enforced before every call (retries included)
+	// over all documents of the Contextualizer with token buckets that
+	// hold one minute's worth and refill continuously, as Anthropic
+	// describes its limits. A call's input tokens are the prompt's
+	// estimate (EstimateMargin included) less the prefix it is expected to
+	// read from the provider's cache: as with Anthropic's current models,
+	// cache reads do not count against the input-token limit (OpenAI
+	// counts them; set a lower limit there). Once the provider reports the
+	// call's usage, the bucket is corrected to input plus cache-write
+	// tokens.
+	RequestsPerMinute    int
+	InputTokensPerMinute int
+
 	// Cache remembers contexts across runs (may be nil).
 	Cache situate.ContextCache
 	// Usage receives one record per contextualization call (may be nil).
@@ -155,6 +169,10 @@ func (o Options) Validate() error {
 		return bad("MaxBackoff", "must be >= BaseBackoff (%v), got %v", o.BaseBackoff, o.MaxBackoff)
 	case o.CallTimeout <= 0:
 		return bad("CallTimeout", "must be > 0, got %v", o.CallTimeout)
+	case o.RequestsPerMinute < 0:
+		return bad("RequestsPerMinute", "must be >= 0, got %d", o.RequestsPerMinute)
+	case o.InputTokensPerMinute < 0:
+		return bad("InputTokensPerMinute", "must be >= 0, got %d", o.InputTokensPerMinute)
 	case o.CacheTTL != "5m" && o.CacheTTL != "1h":
 		return bad("CacheTTL", "must be \"5m\" or \"1h\", got %q", o.CacheTTL)
 	case o.MaxCostUSD < 0:

@@ -2,7 +2,9 @@ package llm
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/situate/situate"
@@ -74,10 +76,7 @@ func DefaultPrices() PriceTable {
 // and a dated snapshot ("claude-3-5-haiku-20241022") matches the longest
 // table entry it starts with.
 func (t PriceTable) Lookup(name string) (Price, bool) {
-	if i := strings.LastIndexByte(name, ':'); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.ToLower(name)
+	name = priceKey(name)
 	if p, ok := t[name]; ok {
 		return p, true
 	}
@@ -102,4 +101,88 @@ func (p Price) Cost(u situate.Usage, ttl string) float64 {
 	}
 	return (float64(u.InputTokens)*p.Input + float64(u.CacheWriteTokens)*w +
 		float64(u.CacheReadTokens)*p.CacheRead + float64(u.OutputTokens)*p.Output) / 1e6
+}
+
+// priceFields are the names ParsePrice accepts, in the order it documents.
+var priceFields = []string{"input", "cache-write-5m", "cache-write-1h", "cache-read", "output", "batch-discount", "min-cache-tokens"}
+
+// ParsePrice applies overrides written as "field=value,..." to base, e.g.
+// "input=1,cache-write-5m=1.25,cache-write-1h=2,cache-read=0.1,output=5,
+// batch-discount=0.5,min-cache-tokens=4096". Prices are USD per million
+// tokens; batch-discount is the share taken off in batch mode, in [0, 1);
+// min-cache-tokens is the shortest cacheable prefix. Fields not named keep
+// base's value. Errors name the field.
+func ParsePrice(s string, base Price) (Price, error) {
+	p := base
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(part, "=")
+		name, val = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(val)
+		if !ok || name == "" {
+			return base, fmt.Errorf("price %q: want field=value (fields: %s)", part, strings.Join(priceFields, ", "))
+		}
+		if seen[name] {
+			return base, fmt.Errorf("price field %s: given twice", name)
+		}
+		seen[name] = true
+		if name == "min-cache-tokens" {
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				return base, fmt.Errorf("price field %s: %q is not a whole number >= 0", name, val)
+			}
+			p.MinCacheTokens = n
+			continue
+		}
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return base, fmt.Errorf("price field %s: %q is not a number >= 0", name, val)
+		}
+		switch name {
+		case "input":
+			p.Input = f
+		case "cache-write-5m":
+			p.CacheWrite5m = f
+		case "cache-write-1h":
+			p.CacheWrite1h = f
+		case "cache-read":
+			p.CacheRead = f
+		case "output":
+			p.Output = f
+		case "batch-discount":
+			if f >= 1 {
+				return base, fmt.Errorf("price field %s: %g must be below 1 (0.5 = half price)", name, f)
+			}
+			p.BatchDiscount = f
+		default:
+			return base, fmt.Errorf("price field %q: unknown (fields: %s)", name, strings.Join(priceFields, ", "))
+		}
+	}
+	if len(seen) == 0 {
+		return base, fmt.Errorf("price %q: no field=value given (fields: %s)", s, strings.Join(priceFields, ", "))
+	}
+	return p, nil
+}
+
+// With returns a copy of t in which model ("provider:model" or "model")
+// costs p; a later Lookup of model or of its dated snapshots finds p.
+func (t PriceTable) With(model string, p Price) PriceTable {
+	out := make(PriceTable, len(t)+1)
+	for k, v := range t {
+		out[k] = v
+	}
+	out[priceKey(model)] = p
+	return out
+}
+
+// priceKey is the table key of a model name: without the provider, lower
+// case.
+func priceKey(name string) string {
+	if i := strings.LastIndexByte(name, ':'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.ToLower(name)
 }

@@ -297,6 +297,18 @@ func (r *run) dispatch(i int) {
 	}
 }
 
+// rateTokens is what a job's call counts against InputTokensPerMinute: its
+// estimated prompt less the prefix it should read from the provider's cache
+// (a fan-out call of a group whose prefix is long enough to be cached).
+func (c *Contextualizer) rateTokens(j *job) int {
+	n := j.dp.plan.suffixTokens[j.chunk]
+	cached := !j.first && (!c.hasPrice || j.g.prefixTokens >= c.price.MinCacheTokens)
+	if !cached {
+		n += j.g.prefixTokens
+	}
+	return n
+}
+
 // exec makes one chunk's call and emits its context.
 func (r *run) exec(j *job, replica, epoch int) error {
 	c := r.c
@@ -316,7 +328,7 @@ func (r *run) exec(j *job, replica, epoch int) error {
 		p.Started = func() { q.release(j) }
 	}
 	start := time.Now()
-	comp, retries, err := c.complete(r.ctx, c.pool[replica], r.lims[replica], epoch, p)
+	comp, retries, err := c.complete(r.ctx, c.pool[replica], r.lims[replica], epoch, p, c.rateTokens(j))
 	// A call that succeeded is recorded and cached even if the run was
 	// cancelled meanwhile, so that a resumed run does not repeat it.
 	ctx := context.WithoutCancel(r.ctx)
