@@ -1,30 +1,27 @@
 package cohere
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
 
 // Error types the client reports besides the HTTP status.
 const (
-	TypeConnection  = "connection_error" // dial failure, reset, EOF before the response
-	TypeTimeout     = "timeout"          // Options.Timeout elapsed
-	TypeHTTP        = "http_error"       // non-2xx answer
-	TypeCanceled    = "canceled"         // the caller's context ended
-	TypeBadResponse = "bad_response"     // 2xx answer that is malformed or fails the checks
-	TypeTooLong     = "input_too_long"   // a text exceeds the model's input limit
-	TypeInvalid     = "invalid_input"    // an empty text, an index out of range...
+	TypeConnection  = apiclient.TypeConnection  // dial failure, reset, EOF before the response
+	TypeTimeout     = apiclient.TypeTimeout     // Options.Timeout elapsed
+	TypeHTTP        = apiclient.TypeHTTP        // non-2xx answer
+	TypeCanceled    = apiclient.TypeCanceled    // the caller's context ended
+	TypeBadResponse = apiclient.TypeBadResponse // 2xx answer that is malformed or fails the checks
+	TypeTooLong     = apiclient.TypeTooLong     // a text exceeds the model's input limit
+	TypeInvalid     = apiclient.TypeInvalid     // an empty text, an index out of range...
 )
 
 // Error is a failed Cohere call or a rejected input. It implements
@@ -58,29 +55,8 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(ProviderName)
-	if e.Model != "" {
-		b.WriteString(" " + e.Model)
-	}
-	b.WriteString(": " + e.Op)
-	if e.Batch > 0 {
-		fmt.Fprintf(&b, " batch %d (texts %d-%d)", e.Batch, e.First, e.Last)
-	}
-	b.WriteString(": ")
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, "status %d ", e.StatusCode)
-	}
-	b.WriteString(e.Type)
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	} else if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	if e.retryAfter > 0 {
-		b.WriteString(" (retry after " + e.retryAfter.String() + ")")
-	}
-	return b.String()
+	return apiclient.Text{Provider: ProviderName, Model: e.Model, Op: e.Op, Batch: e.Batch, First: e.First, Last: e.Last,
+		StatusCode: e.StatusCode, Type: e.Type, Message: e.Message, Err: e.Err, RetryAfter: e.retryAfter}.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -96,37 +72,6 @@ func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
 // RateLimited reports a 429: the caller should also lower its concurrency.
 func (e *Error) RateLimited() bool { return e.retryable && e.StatusCode == http.StatusTooManyRequests }
-
-func retryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusConflict ||
-		code == http.StatusTooManyRequests || code >= 500
-}
-
-// parseRetryAfter reads retry-after-ms or retry-after (seconds or an HTTP
-// date).
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("retry-after"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
-}
 
 // batchTooLarge reports a 400 that says the request carried too many
 // texts or documents: the caller splits the batch.
@@ -150,59 +95,52 @@ func inputTooLong(msg string) bool {
 
 // responseError reads a non-2xx answer. Cohere's error body is
 // {"id": "...", "message": "..."}.
-func (c *Client) responseError(op string, b batch.Ref, resp *http.Response) *Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Error {
 	var env struct {
 		ID      string `json:"id"`
 		Message string `json:"message"`
 	}
 	msg := ""
-	if err := json.Unmarshal(body, &env); err == nil && env.Message != "" {
+	if err := json.Unmarshal(f.Body, &env); err == nil && env.Message != "" {
 		msg = env.Message
 	} else {
-		msg = strings.TrimSpace(string(body))
+		msg = strings.TrimSpace(string(f.Body))
 	}
-	if len(msg) > 300 {
-		msg = msg[:300] + "..."
-	}
-	e := c.newError(op, b, TypeHTTP, msg)
+	msg = apiclient.Clip(msg)
+	e := c.fault(op, b, f)
+	e.Message = msg
 	e.RequestID = env.ID
 	if e.RequestID == "" {
-		e.RequestID = resp.Header.Get("x-trace-id")
+		e.RequestID = f.Header.Get("x-trace-id")
 	}
-	e.StatusCode = resp.StatusCode
-	e.retryable = retryableStatus(resp.StatusCode)
-	e.retryAfter = parseRetryAfter(resp.Header, time.Now())
 	switch {
-	case resp.StatusCode == http.StatusBadRequest && inputTooLong(msg) && !batchTooLarge(e):
+	case f.StatusCode == http.StatusBadRequest && inputTooLong(msg) && !batchTooLarge(e):
 		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
-	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity:
+	case f.StatusCode == http.StatusBadRequest || f.StatusCode == http.StatusUnprocessableEntity:
 		e.Err = situate.ErrInvalid
 	}
 	return e
 }
 
-// transportError classifies an error from sending a request or reading its
-// answer. If the caller's context ended the error is final; if only the
-// client's Timeout fired, the call may be retried.
-func (c *Client) transportError(parent context.Context, op string, b batch.Ref, err error) *Error {
-	e := c.newError(op, b, "", "")
-	e.Err = err
+// callError turns what apiclient.Do returned into this package's error.
+func (c *Client) callError(op string, b batch.Ref, err error) error {
+	var f *apiclient.Fault
 	switch {
-	case parent.Err() != nil:
-		e.Type, e.Err = TypeCanceled, parent.Err()
-	case errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err):
-		e.Type, e.retryable = TypeTimeout, true
-		e.Message = fmt.Sprintf("no answer within %s", c.timeout)
-	default:
-		e.Type, e.retryable = TypeConnection, true
+	case err == nil:
+		return nil
+	case !errors.As(err, &f):
+		return fmt.Errorf("cohere: %s: %w", op, err)
+	case f.Type == TypeHTTP:
+		return c.responseError(op, b, f)
 	}
-	return e
+	return c.fault(op, b, f)
 }
 
-func isNetTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+// fault copies a Fault into an Error about request b.
+func (c *Client) fault(op string, b batch.Ref, f *apiclient.Fault) *Error {
+	e := c.newError(op, b, f.Type, f.Message)
+	e.StatusCode, e.Err, e.retryable, e.retryAfter = f.StatusCode, f.Err, f.Retryable, f.RetryAfter
+	return e
 }
 
 // newError is an error about request b of a call (batch.Ref{} for none).

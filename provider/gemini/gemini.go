@@ -1,19 +1,16 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -153,48 +150,13 @@ func newClient(opts Options, defaultModel string) (*Client, error) {
 	return c, nil
 }
 
-// marshal encodes v without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // post sends in as JSON to path and decodes the answer into out.
 func (c *Client) post(ctx context.Context, op, path string, b batch.Ref, in, out any) error {
-	body, err := marshal(in)
-	if err != nil {
-		return fmt.Errorf("gemini: %s: encode request: %w", op, err)
-	}
-	tctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(tctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("gemini: %s: %w", op, err)
-	}
-	req.Header.Set("x-goog-api-key", c.apiKey)
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("accept", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.transportError(ctx, op, b, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return c.responseError(op, b, resp)
-	}
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return c.transportError(ctx, op, b, err)
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return c.badResponse(op, b, true, "malformed or truncated JSON (%d bytes): %v", len(data), err)
-	}
-	return nil
+	h := http.Header{}
+	h.Set("x-goog-api-key", c.apiKey)
+	_, err := apiclient.Do(ctx, c.http, c.timeout, apiclient.Request{Method: http.MethodPost,
+		URL: c.base.JoinPath(path).String(), Header: h, In: in}, out)
+	return c.callError(op, b, err)
 }
 
 // record sends a usage record if a recorder is configured.
@@ -217,17 +179,4 @@ func (c *Client) record(ctx context.Context, op string, tokens int, start time.T
 // per 4 ASCII bytes, per Han/kana/Hangul character, and per 2 other
 // characters (Cyrillic, accented Latin...). It errs on the high side for
 // the languages situate serves.
-func EstimateTokens(s string) int {
-	ascii, cjk, other := 0, 0, 0
-	for _, r := range s {
-		switch {
-		case r < 0x80:
-			ascii++
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
-			cjk++
-		default:
-			other++
-		}
-	}
-	return (ascii+3)/4 + cjk + (other+1)/2
-}
+func EstimateTokens(s string) int { return apiclient.EstimateTokens(s) }

@@ -36,6 +36,7 @@
 //
 // Package teitest is a fake TEI server speaking the same wire format.
 //
-// This package imports only the root package situate and internal/batch
-// (batching and response checks shared with the other embedding adapters).
+// This package imports only the root package situate, internal/apiclient
+// and internal/batch (HTTP plumbing, batching and response checks shared
+// with the other embedding adapters).
 package tei

@@ -1,19 +1,17 @@
 package tei
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -176,60 +174,19 @@ func (c *Client) Info(ctx context.Context) (Info, error) {
 	return info, err
 }
 
-// marshal encodes v without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // do sends a request and decodes the answer into out; hdr, if set,
 // receives the answer's headers.
 func (c *Client) do(ctx context.Context, op, method, path string, b batch.Ref, in, out any, hdr *http.Header) error {
-	var body io.Reader
-	if in != nil {
-		data, err := marshal(in)
-		if err != nil {
-			return fmt.Errorf("tei: %s: encode request: %w", op, err)
-		}
-		body = bytes.NewReader(data)
-	}
-	tctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(tctx, method, c.base.JoinPath(path).String(), body)
-	if err != nil {
-		return fmt.Errorf("tei: %s: %w", op, err)
-	}
+	h := http.Header{}
 	if c.apiKey != "" {
-		req.Header.Set("authorization", "Bearer "+c.apiKey)
+		h.Set("authorization", "Bearer "+c.apiKey)
 	}
-	if in != nil {
-		req.Header.Set("content-type", "application/json")
-	}
-	req.Header.Set("accept", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.transportError(ctx, op, b, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return c.responseError(op, b, resp)
-	}
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return c.transportError(ctx, op, b, err)
-	}
+	got, err := apiclient.Do(ctx, c.http, c.timeout, apiclient.Request{Method: method,
+		URL: c.base.JoinPath(path).String(), Header: h, In: in}, out)
 	if hdr != nil {
-		*hdr = resp.Header
+		*hdr = got
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return c.badResponse(op, b, true, "malformed or truncated JSON (%d bytes): %v", len(data), err)
-	}
-	return nil
+	return c.callError(op, b, err)
 }
 
 // computeTokens reads TEI's x-compute-tokens header (0 if absent).
@@ -259,17 +216,4 @@ func (c *Client) record(ctx context.Context, op string, tokens int, start time.T
 // other characters. BERT-style vocabularies split rare words finely, so
 // MaxInputTokens leaves a margin below max_input_length when the corpus is
 // unusual; the server still refuses (truncate:false) what does not fit.
-func EstimateTokens(s string) int {
-	ascii, cjk, other := 0, 0, 0
-	for _, r := range s {
-		switch {
-		case r < 0x80:
-			ascii++
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
-			cjk++
-		default:
-			other++
-		}
-	}
-	return (ascii+3)/4 + cjk + (other+1)/2
-}
+func EstimateTokens(s string) int { return apiclient.EstimateTokens(s) }
