@@ -122,3 +122,31 @@ func TestCheckEmbeddings(t *testing.T) {
 		t.Errorf("configured: %q, seen %d", p, none.Load())
 	}
 }
+
+func TestPlaceScores(t *testing.T) {
+	i := func(v int) *int { return &v }
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		res  []Scored
+		want string
+	}{
+		{[]Scored{{i(1), f(0.9)}, {i(0), f(0.1)}}, ""},
+		{[]Scored{{i(1), f(0.9)}}, "got 1 scores for 2 texts"},
+		{[]Scored{{i(1), f(0.9)}, {nil, f(0.1)}}, "results[1] lacks index or relevance_score"},
+		{[]Scored{{i(1), f(0.9)}, {i(1), f(0.1)}}, "results[1].index 1 is out of range or repeated (batch of 2)"},
+		{[]Scored{{i(2), f(0.9)}, {i(0), f(0.1)}}, "results[0].index 2 is out of range or repeated (batch of 2)"},
+		{[]Scored{{i(1), f(math.Inf(1))}, {i(0), f(0.1)}}, "results[0].relevance_score is +Inf"},
+	} {
+		dst := []float64{-1, -1}
+		got := PlaceScores(c.res, dst, "results", "relevance_score")
+		if got != c.want {
+			t.Errorf("PlaceScores: %q, want %q", got, c.want)
+		}
+		if got == "" && (dst[0] != 0.1 || dst[1] != 0.9) {
+			t.Errorf("dst = %v", dst)
+		}
+		if got != "" && (dst[0] != -1 || dst[1] != -1) {
+			t.Errorf("dst written despite %q: %v", got, dst)
+		}
+	}
+}

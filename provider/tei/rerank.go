@@ -3,7 +3,6 @@ package tei
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -93,26 +92,14 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	return scores, nil
 }
 
+// collect maps the results (ordered by score) back to input order.
 func (r *Reranker) collect(op string, b batch.Ref, ranks []rank, dst []float64) error {
-	c := r.c
-	n := len(dst)
-	if len(ranks) != n {
-		return c.badResponse(op, b, false, "got %d scores for %d texts", len(ranks), n)
-	}
-	seen := make([]bool, n)
+	res := make([]batch.Scored, len(ranks))
 	for i, rk := range ranks {
-		if rk.Index == nil || rk.Score == nil {
-			return c.badResponse(op, b, false, "result %d lacks index or score", i)
-		}
-		idx := *rk.Index
-		if idx < 0 || idx >= n || seen[idx] {
-			return c.badResponse(op, b, false, "result %d: index %d is out of range or repeated (batch of %d)", i, idx, n)
-		}
-		if s := *rk.Score; math.IsNaN(s) || math.IsInf(s, 0) {
-			return c.badResponse(op, b, false, "result %d: score is %v", i, s)
-		}
-		seen[idx] = true
-		dst[idx] = *rk.Score
+		res[i] = batch.Scored{Index: rk.Index, Score: rk.Score}
+	}
+	if problem := batch.PlaceScores(res, dst, "result", "score"); problem != "" {
+		return r.c.badResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package voyage
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/situate/situate"
@@ -117,25 +116,12 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 
 // collect maps the results (ordered by relevance) back to input order.
 func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []float64) error {
-	c := r.c
-	n := len(dst)
-	if len(resp.Data) != n {
-		return c.badResponse(op, b, false, "got %d scores for %d texts", len(resp.Data), n)
-	}
-	seen := make([]bool, n)
+	res := make([]batch.Scored, len(resp.Data))
 	for i, d := range resp.Data {
-		if d.Index == nil || d.RelevanceScore == nil {
-			return c.badResponse(op, b, false, "data[%d] lacks index or relevance_score", i)
-		}
-		idx := *d.Index
-		if idx < 0 || idx >= n || seen[idx] {
-			return c.badResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
-		}
-		if s := *d.RelevanceScore; math.IsNaN(s) || math.IsInf(s, 0) {
-			return c.badResponse(op, b, false, "data[%d].relevance_score is %v", i, s)
-		}
-		seen[idx] = true
-		dst[idx] = *d.RelevanceScore
+		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
+	}
+	if problem := batch.PlaceScores(res, dst, "data", "relevance_score"); problem != "" {
+		return r.c.badResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }
