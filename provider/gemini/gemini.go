@@ -97,19 +97,11 @@ type Client struct {
 }
 
 func newClient(opts Options, defaultModel string) (*Client, error) {
-	bad := func(field, msg string, args ...any) error {
-		return fmt.Errorf("gemini: options: %s: %s: %w", field, fmt.Sprintf(msg, args...), situate.ErrInvalid)
-	}
-	if strings.TrimSpace(opts.APIKey) == "" {
-		return nil, bad("APIKey", "empty (set GEMINI_API_KEY)")
-	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(strings.TrimRight(base, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, bad("BaseURL", "%q: want http(s)://host[/path]", base)
+	u, err := apiclient.Settings{APIKey: opts.APIKey, KeyEnv: "GEMINI_API_KEY", BaseURL: opts.BaseURL, DefaultBaseURL: DefaultBaseURL,
+		Dimensions: opts.Dimensions, MaxInputTokens: opts.MaxInputTokens, BatchSize: opts.BatchSize,
+		BatchTokens: opts.BatchTokens, Timeout: opts.Timeout}.Check()
+	if err != nil {
+		return nil, fmt.Errorf("gemini: options: %w: %w", err, situate.ErrInvalid)
 	}
 	c := &Client{apiKey: opts.APIKey, base: u, model: opts.Model, dims: opts.Dimensions,
 		maxInput: opts.MaxInputTokens, batchSize: opts.BatchSize, batchTokens: opts.BatchTokens,
@@ -117,18 +109,6 @@ func newClient(opts Options, defaultModel string) (*Client, error) {
 	c.model = strings.TrimPrefix(c.model, "models/")
 	if c.model == "" {
 		c.model = defaultModel
-	}
-	switch {
-	case c.dims < 0:
-		return nil, bad("Dimensions", "must be >= 0, got %d", c.dims)
-	case c.maxInput < 0:
-		return nil, bad("MaxInputTokens", "must be >= 0, got %d", c.maxInput)
-	case c.batchSize < 0:
-		return nil, bad("BatchSize", "must be >= 0, got %d", c.batchSize)
-	case c.batchTokens < 0:
-		return nil, bad("BatchTokens", "must be >= 0, got %d", c.batchTokens)
-	case c.timeout < 0:
-		return nil, bad("Timeout", "must be >= 0, got %s", c.timeout)
 	}
 	if c.maxInput == 0 {
 		c.maxInput = ModelMaxInputTokens(c.model)
@@ -143,9 +123,7 @@ func newClient(opts Options, defaultModel string) (*Client, error) {
 		c.timeout = DefaultTimeout
 	}
 	if c.http == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = DefaultMaxIdleConns
-		c.http = &http.Client{Transport: tr}
+		c.http = apiclient.NewHTTPClient(DefaultMaxIdleConns)
 	}
 	return c, nil
 }

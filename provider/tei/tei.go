@@ -131,9 +131,7 @@ func newClient(ctx context.Context, opts Options, kind string) (*Client, int, er
 		c.timeout = DefaultTimeout
 	}
 	if c.http == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = DefaultMaxIdleConns
-		c.http = &http.Client{Transport: tr}
+		c.http = apiclient.NewHTTPClient(DefaultMaxIdleConns)
 	}
 	batch := opts.BatchSize
 	if c.model == "" || c.maxInput == 0 || batch == 0 {

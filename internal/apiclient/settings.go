@@ -1,0 +1,61 @@
+package apiclient
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Settings are the options the hosted adapters (cohere, voyage, gemini)
+// have alike.
+type Settings struct {
+	// APIKey is required; KeyEnv names the environment variable the
+	// "empty" message points to.
+	APIKey, KeyEnv string
+	// BaseURL "" means DefaultBaseURL.
+	BaseURL, DefaultBaseURL string
+	// Dimensions, MaxInputTokens, BatchSize, BatchTokens and Timeout must
+	// not be negative (0 means the adapter's default).
+	Dimensions, MaxInputTokens, BatchSize, BatchTokens int
+	Timeout                                            time.Duration
+}
+
+// Check validates s in field order and returns the parsed base URL
+// (without a trailing slash). An error names the field and the problem
+// ("APIKey: empty (set CO_API_KEY)", "BatchSize: must be >= 0, got -1")
+// for the adapter to wrap with its name and its sentinel.
+func (s Settings) Check() (*url.URL, error) {
+	if strings.TrimSpace(s.APIKey) == "" {
+		return nil, fmt.Errorf("APIKey: empty (set %s)", s.KeyEnv)
+	}
+	base := s.BaseURL
+	if base == "" {
+		base = s.DefaultBaseURL
+	}
+	u, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("BaseURL: %q: want http(s)://host[/path]", base)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Dimensions", s.Dimensions}, {"MaxInputTokens", s.MaxInputTokens}, {"BatchSize", s.BatchSize}, {"BatchTokens", s.BatchTokens}} {
+		if f.v < 0 {
+			return nil, fmt.Errorf("%s: must be >= 0, got %d", f.name, f.v)
+		}
+	}
+	if s.Timeout < 0 {
+		return nil, fmt.Errorf("Timeout: must be >= 0, got %s", s.Timeout)
+	}
+	return u, nil
+}
+
+// NewHTTPClient is the adapters' default client: http.DefaultTransport's
+// settings, keeping maxIdle idle connections per host.
+func NewHTTPClient(maxIdle int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = maxIdle
+	return &http.Client{Transport: tr}
+}
