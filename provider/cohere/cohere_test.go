@@ -79,6 +79,13 @@ func TestNewValidates(t *testing.T) {
 			t.Errorf("NewEmbedder(%v) = %v", o, err)
 		}
 	}
+	// The message names the package, the field and the fix.
+	if _, err := cohere.NewEmbedder(cohere.Options{}); err == nil || err.Error() != "cohere: options: APIKey: empty (set CO_API_KEY): situate: invalid input" {
+		t.Errorf("empty key: %v", err)
+	}
+	if _, err := cohere.NewEmbedder(cohere.Options{APIKey: "k", BatchSize: -2}); err == nil || err.Error() != "cohere: options: BatchSize: must be >= 0, got -2: situate: invalid input" {
+		t.Errorf("negative BatchSize: %v", err)
+	}
 	if s := fmt.Sprintf("%v %#v", cohere.Options{APIKey: testKey}, cohere.Options{APIKey: testKey}); strings.Contains(s, testKey) {
 		t.Errorf("key printed: %s", s)
 	}
