@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/rank"
+	"github.com/situate/situate/vector"
 )
 
 // Search runs a query and returns hits carrying the original chunk text with
@@ -57,13 +59,28 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	lexical, dense := map[string]armHit{}, map[string]armHit{}
 	var lexList, denseList fusion.List
+	n := want
+	if mode == ModeHybrid {
+		n = max(want, e.opts.Candidates)
+	}
+	// The dense arm (query embedding + vector scan) runs while the lexical
+	// arms score: on a hybrid query they overlap instead of adding up.
+	var (
+		denseRes []vector.Result
+		denseErr error
+		denseWG  sync.WaitGroup
+	)
+	if mode != ModeBM25 {
+		denseWG.Add(1)
+		go func() {
+			defer denseWG.Done()
+			denseRes, denseErr = e.denseSearch(ctx, q.Text, n, q.Filter)
+		}()
+	}
 	if mode != ModeDense {
-		n := want
-		if mode == ModeHybrid {
-			n = max(want, e.opts.Candidates)
-		}
 		res, err := e.lexicalSearch(q.Text, n, e.lexicalFilter(q.Filter))
 		if err != nil {
+			denseWG.Wait()
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
@@ -73,17 +90,13 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 			lexList.Scores = append(lexList.Scores, r.Score)
 		}
 	}
+	denseWG.Wait()
+	if denseErr != nil {
+		return nil, fmt.Errorf("search: %w", denseErr)
+	}
 	if mode != ModeBM25 {
-		n := want
-		if mode == ModeHybrid {
-			n = max(want, e.opts.Candidates)
-		}
-		res, err := e.denseSearch(ctx, q.Text, n, q.Filter)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
 		denseList = fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-		for i, r := range res {
+		for i, r := range denseRes {
 			dense[r.ID] = armHit{i + 1, r.Score}
 			denseList.IDs = append(denseList.IDs, r.ID)
 			denseList.Scores = append(denseList.Scores, r.Score)
