@@ -15,7 +15,6 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/llm"
-	"github.com/situate/situate/offline"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/sqlite"
 )
@@ -205,31 +204,6 @@ func (c countsOnly) RecordUsage(ctx context.Context, u situate.Usage) error {
 	return c.rec.RecordUsage(ctx, u)
 }
 
-// llmOptions builds the LLM contextualizer's options from the settings, as
-// newLLMContextualizer does.
-func llmOptions(c *config) (llm.Options, error) {
-	o := llm.DefaultOptions()
-	var err error
-	if o.Concurrency, err = c.int("llm-concurrency"); err != nil {
-		return o, err
-	}
-	if o.ContextWindow, err = c.int("llm-context-window"); err != nil {
-		return o, err
-	}
-	if o.MaxTokens, err = c.int("llm-max-tokens"); err != nil {
-		return o, err
-	}
-	if o.MaxCostUSD, err = c.float("max-cost"); err != nil {
-		return o, err
-	}
-	o.CacheTTL = c.str("llm-cache-ttl")
-	o.TemplateFile = c.str("llm-template")
-	o.Language = c.str("llm-language")
-	o.Fallback = offline.New(offline.DefaultOptions())
-	o.CallTimeout = 2 * time.Minute
-	return o, nil
-}
-
 // anthropicClient returns the Anthropic client named by --llm.
 func anthropicClient(c *config, e *env) (*anthropic.Client, error) {
 	if p, _, _ := strings.Cut(c.str("llm"), ":"); p != "anthropic" {
@@ -263,8 +237,11 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	if err != nil {
 		return nil, rep, err
 	}
+	// The runs below call no provider (they collect prompts and replay
+	// answers); Message Batches are not subject to the per-minute limits.
+	baseOpts.RequestsPerMinute, baseOpts.InputTokensPerMinute = 0, 0
 	memo := &tokenMemo{counts: map[string]int{}, client: client}
-	price, hasPrice := llm.DefaultPrices().Lookup(client.Name())
+	price, hasPrice := baseOpts.Prices.Lookup(client.Name())
 
 	// The changed documents, chunked as Prepare does, and the unchanged
 	// ones holding a fallback context (a request that failed in an earlier

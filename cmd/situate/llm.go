@@ -17,7 +17,8 @@ import (
 
 // llmSettings are the settings of the LLM contextualizer.
 var llmSettings = []string{"llm", "llm-base-url", "llm-api-key-env", "llm-concurrency", "llm-context-window",
-	"llm-max-tokens", "llm-cache-ttl", "llm-template", "llm-language", "llm-extra", "max-cost"}
+	"llm-max-tokens", "llm-cache-ttl", "llm-template", "llm-language", "llm-extra", "llm-rpm", "llm-tpm",
+	"llm-price", "llm-glossary", "llm-timeout", "llm-max-retries", "max-cost"}
 
 func llmSettingDefs() []*setting {
 	d := llm.DefaultOptions()
@@ -32,6 +33,12 @@ func llmSettingDefs() []*setting {
 		{name: "llm-template", usage: "prompt template file with {{WHOLE_DOCUMENT}} and {{CHUNK_CONTENT}} (default: the reference prompt in the document's language)"},
 		{name: "llm-language", usage: "force the prompt language (en, de, es, ru, zh); default: the document's"},
 		{name: "llm-extra", usage: "extra request fields as a JSON object, e.g. {\"temperature\":0}"},
+		{name: "llm-rpm", def: "0", usage: "rate limit: LLM requests per minute, retries included (0: none)"},
+		{name: "llm-tpm", def: "0", usage: "rate limit: LLM input tokens per minute, estimated from the prompt; cache reads are not counted, as with Anthropic (0: none)"},
+		{name: "llm-price", usage: "price of the --llm model in USD per million tokens, overriding the built-in table, e.g. input=1,cache-write-5m=1.25,cache-write-1h=2,cache-read=0.1,output=5,batch-discount=0.5,min-cache-tokens=4096 (fields not given keep the table's values)"},
+		{name: "llm-glossary", usage: "glossary file (JSON list of {\"term\",\"definition\"} or TOML [[terms]]) shown after the document in every prompt"},
+		{name: "llm-timeout", def: d.CallTimeout.String(), usage: "time limit of one LLM call; a call that times out is retried"},
+		{name: "llm-max-retries", def: fmt.Sprint(d.MaxRetries), usage: "retries of a failing LLM call (rate limits, overload, server errors, timeouts) before the chunk gets the offline context, flagged"},
 		{name: "max-cost", def: "0", usage: "stop before the projected spend exceeds this many USD (0: no limit)"},
 	}
 }
@@ -120,6 +127,85 @@ func newLLM(c *config, e *env) ([]situate.LLM, error) {
 	return models, nil
 }
 
+// llmOptions builds the LLM contextualizer's options from the settings; it
+// is shared by the contextualizer of "situate index" (newLLMContextualizer)
+// and batch mode. Cache, Usage and Replicas are left to the caller; the
+// offline contextualizer is the fallback.
+func llmOptions(c *config) (llm.Options, error) {
+	o := llm.DefaultOptions()
+	ints := []struct {
+		name string
+		dst  *int
+		min  int
+	}{
+		{"llm-concurrency", &o.Concurrency, 1},
+		{"llm-context-window", &o.ContextWindow, 0},
+		{"llm-max-tokens", &o.MaxTokens, 1},
+		{"llm-rpm", &o.RequestsPerMinute, 0},
+		{"llm-tpm", &o.InputTokensPerMinute, 0},
+		{"llm-max-retries", &o.MaxRetries, 0},
+	}
+	for _, s := range ints {
+		n, err := c.int(s.name)
+		if err != nil {
+			return o, err
+		}
+		if n < s.min {
+			return o, usagef("--%s (from %s): %d: must be >= %d", s.name, c.settings[s.name].origin, n, s.min)
+		}
+		*s.dst = n
+	}
+	var err error
+	if o.MaxCostUSD, err = c.float("max-cost"); err != nil {
+		return o, err
+	}
+	if o.MaxCostUSD < 0 {
+		return o, usagef("--max-cost (from %s): %g: must be >= 0", c.settings["max-cost"].origin, o.MaxCostUSD)
+	}
+	if s := c.settings["llm-timeout"]; s.value != "" {
+		d, err := time.ParseDuration(s.value)
+		if err != nil || d <= 0 {
+			return o, usagef("--llm-timeout (from %s): %q: want a positive duration such as 90s or 2m", s.origin, s.value)
+		}
+		o.CallTimeout = d
+	}
+	if o.Prices, err = llmPrices(c); err != nil {
+		return o, err
+	}
+	o.CacheTTL = c.str("llm-cache-ttl")
+	o.TemplateFile = c.str("llm-template")
+	o.Language = c.str("llm-language")
+	if path := c.str("llm-glossary"); path != "" {
+		terms, err := llm.LoadGlossary(path)
+		if err != nil {
+			return o, usagef("--llm-glossary (from %s): %v", c.settings["llm-glossary"].origin, err)
+		}
+		o.Glossary = llm.StaticGlossary(terms)
+	}
+	o.Fallback = offline.New(offline.DefaultOptions())
+	return o, nil
+}
+
+// llmPrices is the price table: the built-in one, with the --llm model's
+// price overridden by --llm-price.
+func llmPrices(c *config) (llm.PriceTable, error) {
+	t := llm.DefaultPrices()
+	s := c.settings["llm-price"]
+	if s.value == "" {
+		return t, nil
+	}
+	model := c.str("llm")
+	if model == "" {
+		return nil, usagef("--llm-price (from %s): needs --llm PROVIDER:MODEL, the model it prices", s.origin)
+	}
+	base, _ := t.Lookup(model)
+	p, err := llm.ParsePrice(s.value, base)
+	if err != nil {
+		return nil, usagef("--llm-price (from %s): %v", s.origin, err)
+	}
+	return t.With(model, p), nil
+}
+
 // newLLMContextualizer wires the LLM contextualizer with the store as its
 // context cache and usage recorder and the offline contextualizer as the
 // fallback for chunks whose calls keep failing.
@@ -128,28 +214,14 @@ func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Conte
 	if err != nil {
 		return nil, err
 	}
-	o := llm.DefaultOptions()
-	if o.Concurrency, err = c.int("llm-concurrency"); err != nil {
+	o, err := llmOptions(c)
+	if err != nil {
 		return nil, err
 	}
-	if o.ContextWindow, err = c.int("llm-context-window"); err != nil {
-		return nil, err
-	}
-	if o.MaxTokens, err = c.int("llm-max-tokens"); err != nil {
-		return nil, err
-	}
-	if o.MaxCostUSD, err = c.float("max-cost"); err != nil {
-		return nil, err
-	}
-	o.CacheTTL = c.str("llm-cache-ttl")
-	o.TemplateFile = c.str("llm-template")
-	o.Language = c.str("llm-language")
 	e.tally = &usageTally{next: store}
 	o.Cache, o.Usage = store, e.tally
-	o.Fallback = offline.New(offline.DefaultOptions())
-	o.CallTimeout = 2 * time.Minute
 	if len(models) > 1 {
-		o.Replicas = models
+		o.Replicas = models[1:]
 	}
 	ctxz, err := llm.New(models[0], o)
 	if err != nil {
