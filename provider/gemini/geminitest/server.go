@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Limits the fake enforces, as the Gemini API documents them.
@@ -172,16 +174,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	model = strings.TrimSuffix(model, ":batchEmbedContents")
 	s.mu.Lock()
 	s.stats.Batches++
-	var fault *Fault
-	for i, f := range s.faults {
-		if f.Skip > 0 {
-			s.faults[i].Skip--
-			break
-		}
-		fault = &f
-		s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+	fault := fakeembed.Take(&s.faults, nil, func(f *Fault) *int { return &f.Skip })
+	if fault != nil {
 		s.stats.Faults++
-		break
 	}
 	s.mu.Unlock()
 	key := r.Header.Get("x-goog-api-key")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Defaults of Config, those of a TEI server started with only --model-id
@@ -211,18 +213,11 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 		}
 		var fault *Fault
 		if r.URL.Path != "/info" {
-			for i, f := range s.faults {
-				if f.Path == "" || f.Path == r.URL.Path {
-					if f.Skip > 0 {
-						s.faults[i].Skip--
-						break
-					}
-					fault = &f
-					s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-					s.stats.Faults++
-					break
-				}
-			}
+			fault = fakeembed.Take(&s.faults, func(f *Fault) bool { return f.Path == "" || f.Path == r.URL.Path },
+				func(f *Fault) *int { return &f.Skip })
+		}
+		if fault != nil {
+			s.stats.Faults++
 		}
 		s.mu.Unlock()
 		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
@@ -240,7 +235,7 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 		}
 		if fault != nil {
 			if fault.RetryAfter > 0 {
-				w.Header().Set("retry-after", strconv.Itoa(int((fault.RetryAfter+time.Second-1)/time.Second)))
+				w.Header().Set("retry-after", fakeembed.RetryAfter(fault.RetryAfter))
 			}
 			switch fault.Kind {
 			case FaultOverloaded:

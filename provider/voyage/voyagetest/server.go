@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Defaults of Config.
@@ -192,18 +194,10 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 		case "/v1/rerank":
 			s.stats.Reranks++
 		}
-		var fault *Fault
-		for i, f := range s.faults {
-			if f.Path == "" || f.Path == r.URL.Path {
-				if f.Skip > 0 {
-					s.faults[i].Skip--
-					break
-				}
-				fault = &f
-				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-				s.stats.Faults++
-				break
-			}
+		fault := fakeembed.Take(&s.faults, func(f *Fault) bool { return f.Path == "" || f.Path == r.URL.Path },
+			func(f *Fault) *int { return &f.Skip })
+		if fault != nil {
+			s.stats.Faults++
 		}
 		s.mu.Unlock()
 		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
@@ -218,7 +212,7 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 				if ra <= 0 {
 					ra = time.Second
 				}
-				w.Header().Set("retry-after", strconv.Itoa(int((ra+time.Second-1)/time.Second)))
+				w.Header().Set("retry-after", fakeembed.RetryAfter(ra))
 				writeError(w, http.StatusTooManyRequests, "You have exceeded your TPM rate limit. Please wait and retry.")
 				return
 			case FaultServerError:
