@@ -3,7 +3,8 @@
 // sending one JSON request under a timeout and decoding the answer (Do),
 // classifying what went wrong (Fault: connection, timeout, cancel, non-2xx
 // status with its retry-after, malformed body), the text of an adapter's
-// typed error (Text) and the token estimate the adapters batch by
+// typed error (Text), the options the hosted adapters share (Settings,
+// NewHTTPClient) and the token estimate the adapters batch by
 // (EstimateTokens).
 //
 // Each adapter keeps its own exported Error type and turns a Fault into
