@@ -19,15 +19,21 @@
 //     starts answering (Prompt.Started) the other chunks fan out. Run
 //     interleaves many documents, spreads them over replicas, retries
 //     errors that implement Retryable with backoff, and adapts concurrency
-//     to rate limits.
+//     to rate limits. Optional client-side limits (RequestsPerMinute,
+//     InputTokensPerMinute) are token buckets shared by all documents of a
+//     Contextualizer, checked before every call.
 //   - Caching and resume through situate.ContextCache; usage and cost
-//     through situate.UsageRecorder and a PriceTable; a MaxCostUSD budget.
+//     through situate.UsageRecorder and a PriceTable (ParsePrice and
+//     PriceTable.With override a model's price); a MaxCostUSD budget.
+//   - Glossaries: LoadGlossary reads terms from JSON or TOML, and
+//     StaticGlossary shows them after every document.
 //   - Checks on every answer: preambles and wrappers stripped, length
 //     bounded, and flags for empty answers (then the fallback), wrong
 //     language, and numbers or identifiers absent from the document.
 //   - Estimate: calls, tokens, cost and time of a corpus, offline.
 //
-// It imports the root package and focused libraries only (the tokenizer);
+// It imports the root package and focused libraries only (the tokenizer,
+// BurntSushi/toml for glossary files);
 // never a provider, sqlite or analysis package. Providers implement
 // situate.LLM and, for their errors, Retryable.
 package llm
