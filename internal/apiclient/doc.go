@@ -4,10 +4,11 @@
 // classifying what went wrong (Fault: connection, timeout, cancel, non-2xx
 // status with its retry-after, malformed body), the text of an adapter's
 // typed error (Text), the options the hosted adapters share (Settings,
-// NewHTTPClient) and the token estimate the adapters batch by
-// (EstimateTokens).
+// NewHTTPClient), usage records (Record) and the token estimate the
+// adapters batch by (EstimateTokens).
 //
 // Each adapter keeps its own exported Error type and turns a Fault into
 // it, reading its provider's error body itself: wire formats stay in the
-// adapters. The package imports nothing from situate.
+// adapters. It imports only the root package situate (for Record's
+// Usage), no adapter.
 package apiclient

@@ -195,18 +195,8 @@ func computeTokens(h http.Header) int {
 
 // record sends a usage record if a recorder is configured.
 func (c *Client) record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
-	if c.usage == nil {
-		return nil
-	}
-	u := situate.Usage{Time: start, Provider: ProviderName, Model: c.model, Operation: op,
-		InputTokens: tokens, Latency: time.Since(start)}
-	if err != nil {
-		u.Error = err.Error()
-	}
-	if rerr := c.usage.RecordUsage(context.WithoutCancel(ctx), u); rerr != nil {
-		return fmt.Errorf("tei: record usage of %s: %w", op, rerr)
-	}
-	return nil
+	return apiclient.Record(ctx, c.usage, situate.Usage{Time: start, Provider: ProviderName, Model: c.model,
+		Operation: op, InputTokens: tokens}, err)
 }
 
 // EstimateTokens estimates a text's tokens without the model's tokenizer:
