@@ -57,7 +57,7 @@ func Run(ctx context.Context, spans []Span, send func(ctx context.Context, s Spa
 
 // Problem is a text refused before sending.
 type Problem struct {
-	// Index is the text's index in the call.
+	// Index is the text's index in the call, -1 for a query.
 	Index int
 	// TooLong is set for a text above the limit, clear for an empty text.
 	TooLong bool
@@ -83,4 +83,19 @@ func CheckTexts(texts []string, prefix string, limit int, what string, estimate 
 		}
 	}
 	return tokens, nil
+}
+
+// CheckQuery refuses an empty query and one whose estimated tokens reach
+// limit (the reranker's bound on query plus one text, leaving no room for
+// the text), and returns the estimate.
+func CheckQuery(query string, limit int, estimate func(string) int) (int, *Problem) {
+	if query == "" {
+		return 0, &Problem{Index: -1, Message: "query is empty"}
+	}
+	qt := estimate(query)
+	if qt >= limit {
+		return 0, &Problem{Index: -1, TooLong: true,
+			Message: fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, limit)}
+	}
+	return qt, nil
 }

@@ -150,3 +150,16 @@ func TestPlaceScores(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckQuery(t *testing.T) {
+	est := func(s string) int { return len(s) }
+	if qt, p := CheckQuery("abc", 4, est); p != nil || qt != 3 {
+		t.Errorf("fits: %d %+v", qt, p)
+	}
+	if _, p := CheckQuery("", 4, est); p == nil || p.TooLong || p.Index != -1 || p.Message != "query is empty" {
+		t.Errorf("empty: %+v", p)
+	}
+	if _, p := CheckQuery("abcd", 4, est); p == nil || !p.TooLong || p.Message != "query: about 4 tokens (estimated) >= MaxInputTokens 4" {
+		t.Errorf("too long: %+v", p)
+	}
+}

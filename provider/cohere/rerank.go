@@ -2,7 +2,6 @@ package cohere
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/situate/situate"
@@ -64,16 +63,9 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, nil
 	}
 	c := r.c
-	if query == "" {
-		e := c.newError(op, batch.Ref{}, TypeInvalid, "query is empty")
-		e.Err = situate.ErrInvalid
-		return nil, e
-	}
-	qt := EstimateTokens(query)
-	if qt >= c.maxInput {
-		e := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
-		e.Err = situate.ErrPromptTooLarge
-		return nil, e
+	qt, p := batch.CheckQuery(query, c.maxInput, EstimateTokens)
+	if p != nil {
+		return nil, c.inputError(op, p)
 	}
 	tokens, err := c.checkTexts(op, texts, c.maxInput-qt, "text")
 	if err != nil {

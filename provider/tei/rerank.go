@@ -2,7 +2,6 @@ package tei
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -57,16 +56,9 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, nil
 	}
 	c := r.c
-	if query == "" {
-		e := c.newError(op, batch.Ref{}, TypeInvalid, "query is empty")
-		e.Err = situate.ErrInvalid
-		return nil, e
-	}
-	qt := EstimateTokens(query)
-	if qt >= c.maxInput {
-		e := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) >= MaxInputTokens %d", qt, c.maxInput))
-		e.Err = situate.ErrPromptTooLarge
-		return nil, e
+	qt, p := batch.CheckQuery(query, c.maxInput, EstimateTokens)
+	if p != nil {
+		return nil, c.inputError(op, p)
 	}
 	if _, err := c.prepare(op, texts, "", c.maxInput-qt); err != nil {
 		return nil, err
