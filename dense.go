@@ -115,13 +115,17 @@ func (e *Engine) embed(ctx context.Context, docID string, texts []string) ([][]f
 func (e *Engine) embedText(context, text string) (string, bool) {
 	full := Contextualize(context, text)
 	max := e.opts.EmbedMaxTokens
-	if max <= 0 || chunk.CountTokens(full) <= max {
+	count := e.opts.EmbedTokenCounter
+	if count == nil {
+		count = chunk.CountTokens
+	}
+	if max <= 0 || count(full) <= max {
 		return full, false
 	}
 	words := strings.Fields(context)
 	for len(words) > 0 {
 		words = words[:len(words)/2]
-		if s := Contextualize(strings.Join(words, " "), text); chunk.CountTokens(s) <= max {
+		if s := Contextualize(strings.Join(words, " "), text); count(s) <= max {
 			return s, true
 		}
 	}
@@ -130,7 +134,7 @@ func (e *Engine) embedText(context, text string) (string, bool) {
 	lo, hi := 0, len(runes)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if chunk.CountTokens(string(runes[:mid])) <= max {
+		if count(string(runes[:mid])) <= max {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -100,6 +100,10 @@ type Options struct {
 	// shortened first, then the chunk's tail, and the context is flagged
 	// "embed-shortened".
 	EmbedMaxTokens int
+	// EmbedTokenCounter counts tokens the way the embedding provider's
+	// client checks its input limit, so that a shortened text is never
+	// refused; nil uses the chunker's o200k count.
+	EmbedTokenCounter func(string) int
 	// Fusion is the hybrid method (Fusion* constants); DenseWeight and
 	// LexicalWeight weight the arms.
 	Fusion        string

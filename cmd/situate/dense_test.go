@@ -65,3 +65,28 @@ func TestEvalCookbookComparison(t *testing.T) {
 		t.Errorf("pass@20: basic %.2f, contextual %.2f, hybrid %.2f: want each stage to improve", basic, contextual, hybrid)
 	}
 }
+
+// TestStatusCountsShortenedEmbeddings indexes with an embedding input limit
+// so small that contexts must be shortened, and checks status says so.
+func TestStatusCountsShortenedEmbeddings(t *testing.T) {
+	root := repoRoot(t)
+	srv := voyagetest.NewServer(voyagetest.Config{APIKey: "vk"})
+	defer srv.Close()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	vars := map[string]string{"VOYAGE_API_KEY": "vk"}
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv: func(k string) string { return vars[k] }, workDir: dir}
+	flags := []string{"--store", store, "--embed", "voyage:voyage-3.5", "--embed-base-url", srv.URL, "--embed-max-tokens", "40"}
+	if code := Main(context.Background(), e, append(append([]string{"index"}, flags...), filepath.Join(root, "examples", "corpus", "en"))); code != exitOK {
+		t.Fatalf("index exit %d: %s", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := Main(context.Background(), e, []string{"status", "--store", store}); code != exitOK {
+		t.Fatalf("status exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "embed-shortened") {
+		t.Errorf("status does not count shortened embeddings:\n%s", stdout.String())
+	}
+}

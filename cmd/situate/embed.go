@@ -49,22 +49,25 @@ func apiKey(c *config, e *env, setting, def string) string {
 
 // newEmbedder builds the embedder named by --embed, wrapped with the store's
 // vector cache so an unchanged text is never embedded twice.
-func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (situate.Embedder, error) {
+// The second result counts tokens as the provider's client checks its input
+// limit, so the engine shortens texts to what the client accepts.
+func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (situate.Embedder, func(string) int, error) {
 	spec := c.str("embed")
 	if spec == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	provider, model, _ := strings.Cut(spec, ":")
 	dims, err := c.int("embed-dimensions")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	maxTokens, err := c.int("embed-max-tokens")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	base := c.str("embed-base-url")
 	var emb situate.Embedder
+	count := voyage.EstimateTokens // voyage, cohere, tei and gemini share it
 	switch provider {
 	case "openai", "openai-compatible", "vllm", "llamacpp":
 		flavor := map[string]string{"openai": openai.FlavorOpenAI, "openai-compatible": openai.FlavorGeneric,
@@ -72,14 +75,16 @@ func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (s
 		if base == "" {
 			base = e.getenv("OPENAI_BASE_URL")
 		}
+		count = openai.EstimateTokens
 		emb, err = openai.NewEmbedder(openai.EmbedOptions{APIKey: apiKey(c, e, "embed-api-key-env", "OPENAI_API_KEY"),
 			BaseURL: base, Model: model, Flavor: flavor, Dimensions: dims, MaxInputTokens: maxTokens, Usage: store})
 	case "ollama":
 		if base == "" {
 			if base, err = ollama.BaseURL(e.getenv("OLLAMA_HOST")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
+		count = ollama.EstimateTokens
 		emb, err = ollama.NewEmbedder(ollama.EmbedOptions{BaseURL: base, Model: model, Dimensions: dims, Usage: store})
 	case "tei":
 		emb, err = tei.NewEmbedder(ctx, tei.Options{BaseURL: base, APIKey: apiKey(c, e, "embed-api-key-env", "HF_API_TOKEN"), Model: model, MaxInputTokens: maxTokens, Usage: store})
@@ -92,12 +97,12 @@ func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (s
 	case "glove": // offline GloVe word vectors: glove:[mean:|sif:]PATH (scripts/fetch-glove.sh)
 		emb, err = glove.New(glove.ParseSpec(model))
 	default:
-		return nil, usagef("--embed %q: provider must be openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere or gemini", spec)
+		return nil, nil, usagef("--embed %q: provider must be openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere or gemini", spec)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--embed %s: %w", spec, err)
+		return nil, nil, fmt.Errorf("--embed %s: %w", spec, err)
 	}
-	return embedcache.New(emb, store), nil
+	return embedcache.New(emb, store), count, nil
 }
 
 // newReranker builds the reranker named by --rerank.

@@ -82,7 +82,7 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 		return o, err
 	}
 	if store != nil {
-		if o.Embedder, err = newEmbedder(context.Background(), c, e, store); err != nil {
+		if o.Embedder, o.EmbedTokenCounter, err = newEmbedder(context.Background(), c, e, store); err != nil {
 			return o, err
 		}
 		if o.Reranker, err = newReranker(context.Background(), c, e); err != nil {

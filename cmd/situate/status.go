@@ -47,7 +47,26 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "languages   %s\n", countList(langs))
 	fmt.Fprintf(e.stdout, "formats     %s\n", countList(formats))
 	fmt.Fprintf(e.stdout, "contexts    %s\n", countList(st.ContextsBySource))
-	fmt.Fprintf(e.stdout, "flagged     %d contexts\n", st.FlaggedContexts)
+	fmt.Fprintf(e.stdout, "flagged     %d contexts", st.FlaggedContexts)
+	if st.FlaggedContexts > 0 {
+		// By kind: failed calls that fell back, contexts shortened to fit
+		// the embedder, checks that failed (wrong language, unknown numbers).
+		kinds := map[string]int{}
+		for _, d := range docs {
+			chunks, err := store.Chunks(ctx, d.ID)
+			if err != nil {
+				return err
+			}
+			for _, ch := range chunks {
+				for _, f := range ch.Context.Flags {
+					kind, _, _ := strings.Cut(f, ":")
+					kinds[kind]++
+				}
+			}
+		}
+		fmt.Fprintf(e.stdout, " (%s)", countList(kinds))
+	}
+	fmt.Fprintln(e.stdout)
 	ix := eng.IndexStats()
 	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Docs, ix.Terms, ix.Tokens)
 	if stale > 0 {
