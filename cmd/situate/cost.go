@@ -121,6 +121,16 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	o.CacheTTL = c.str("llm-cache-ttl")
 	o.TemplateFile = c.str("llm-template")
 	o.Language = c.str("llm-language")
+	if o.Prices, err = llmPrices(c); err != nil {
+		return err
+	}
+	// Without --rpm/--itpm, time is estimated at the configured limits.
+	if o.RequestsPerMinute, err = c.int("llm-rpm"); err != nil {
+		return err
+	}
+	if o.InputTokensPerMinute, err = c.int("llm-tpm"); err != nil {
+		return err
+	}
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}
