@@ -21,12 +21,11 @@ weights=${WEIGHTS:-1:1 0.8:0.2 0.5:1 0.3:1 0.2:1 0.1:1}
 halfflag=""
 [ "$half" = all ] || halfflag="--half $half"
 
-row() { # dataset method weights json
-	jq -r --arg d "$1" --arg h "$half" --arg m "$2" --arg w "$3" '.configs[] |
-		[$d, $h, .name, $m, $w, (.metrics["pass@5"]*100|round/100), (.metrics["pass@10"]*100|round/100),
-		 (.metrics["pass@20"]*100|round/100), (.metrics["recall@20"]*10000|round/10000),
-		 (.metrics["mrr@10"]*10000|round/10000), (.metrics["ndcg@10"]*10000|round/10000),
-		 (.metrics.map*10000|round/10000)] | @tsv'
+row() { # dataset method weights; reads `situate eval --json` (TREC sets have no Pass@k: "-")
+	jq -r --arg d "$1" --arg h "$half" --arg m "$2" --arg w "$3" '
+		def r(k; s): if .metrics[k] == null then "-" else (.metrics[k] * s | round / s) end;
+		.configs[] | [$d, $h, .name, $m, $w, r("pass@5"; 100), r("pass@10"; 100), r("pass@20"; 100),
+		 r("recall@20"; 10000), r("mrr@10"; 10000), r("ndcg@10"; 10000), r("map"; 10000)] | @tsv'
 }
 
 run() { # dataset args...

@@ -11,12 +11,11 @@ import (
 )
 
 // realEmbedder loads the wink vectors from DefaultDir (fetched by
-// scripts/fetch-glove.sh), skipping the test when they are absent.
+// scripts/fetch-glove.sh), skipping the test when they are absent — or
+// failing it when SITUATE_REQUIRE_GLOVE is set (CI that fetched them).
 func realEmbedder(t testing.TB, weighting string) *Embedder {
 	t.Helper()
-	if _, err := resolve(""); err != nil {
-		t.Skipf("GloVe vectors absent (run scripts/fetch-glove.sh): %v", err)
-	}
+	skipWithoutVectors(t)
 	e, err := New(Options{Weighting: weighting})
 	if err != nil {
 		t.Fatal(err)
@@ -52,10 +51,21 @@ func TestRealVectors(t *testing.T) {
 	}
 }
 
+func skipWithoutVectors(t testing.TB) {
+	t.Helper()
+	if _, err := resolve(""); err != nil {
+		if os.Getenv("SITUATE_REQUIRE_GLOVE") != "" {
+			t.Fatalf("SITUATE_REQUIRE_GLOVE is set but the vectors are absent: %v", err)
+		}
+		t.Skipf("GloVe vectors absent (run scripts/fetch-glove.sh): %v", err)
+	}
+}
+
 func BenchmarkLoadCached(b *testing.B) {
+	skipWithoutVectors(b)
 	file, err := resolve("")
 	if err != nil {
-		b.Skipf("GloVe vectors absent (run scripts/fetch-glove.sh): %v", err)
+		b.Fatal(err)
 	}
 	if _, err := os.Stat(file + CacheSuffix); err != nil {
 		if _, err := readTable(file); err != nil { // writes the cache
@@ -71,9 +81,10 @@ func BenchmarkLoadCached(b *testing.B) {
 }
 
 func BenchmarkParseWink(b *testing.B) {
+	skipWithoutVectors(b)
 	file, err := resolve("")
 	if err != nil {
-		b.Skipf("GloVe vectors absent (run scripts/fetch-glove.sh): %v", err)
+		b.Fatal(err)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
