@@ -22,7 +22,11 @@ for r in rows:
 keys = sorted({k for v in hyb.values() for k in v})
 print("| fusion | dense:lexical | " + " | ".join((f"{d} {h}: ΔMAP×100 / Δrecall@20×100 / ΔMRR" if d == "cacm" else f"{d} {h}: ΔP@10 / ΔP@20 / ΔMRR") for d, h in keys) + " | worst ΔP@20 | worst ΔMRR |")
 print("|---|---|" + "---|" * len(keys) + "---|---|")
-for (f, w), v in hyb.items():
+order = {"rrf": 0, "cookbook": 1, "minmax": 2, "relative": 3}
+def ratio(w):
+    d, l = (float(x) for x in w.split(":"))
+    return d / l if l else float("inf")
+for (f, w), v in sorted(hyb.items(), key=lambda kv: (order.get(kv[0][0], 9), -ratio(kv[0][1]))):
     cells, worst20, worstm = [], 0.0, 0.0
     for k in keys:
         if k not in v or k not in base:
