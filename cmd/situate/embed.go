@@ -25,7 +25,7 @@ var denseSettings = []string{"embed", "embed-base-url", "embed-api-key-env", "em
 func denseSettingDefs() []*setting {
 	d := situate.DefaultOptions()
 	return []*setting{
-		{name: "embed", usage: "embedding model as PROVIDER:MODEL (openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere, gemini); enables dense and hybrid search"},
+		{name: "embed", usage: "embedding model as PROVIDER:MODEL (openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere, gemini, glove); enables dense and hybrid search"},
 		{name: "embed-base-url", usage: "embedding server URL (self-hosted: vLLM, llama.cpp, TEI, Ollama, LM Studio)"},
 		{name: "embed-api-key-env", usage: "environment variable with the embedding API key (default: OPENAI_API_KEY, VOYAGE_API_KEY, CO_API_KEY or GEMINI_API_KEY)"},
 		{name: "embed-dimensions", def: "0", usage: "output dimension for models that support it (0: the model's)"},
@@ -97,7 +97,7 @@ func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (s
 	case "glove": // offline GloVe word vectors: glove:[mean:|sif:]PATH (scripts/fetch-glove.sh)
 		emb, err = glove.New(glove.ParseSpec(model))
 	default:
-		return nil, nil, usagef("--embed %q: provider must be openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere or gemini", spec)
+		return nil, nil, usagef("--embed %q: provider must be openai, openai-compatible, vllm, llamacpp, ollama, tei, voyage, cohere, gemini or glove", spec)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("--embed %s: %w", spec, err)
