@@ -67,7 +67,8 @@ func (c Change) String() string {
 	}
 }
 
-// Engine indexes documents into a store and a BM25 index and searches them.
+// Engine indexes documents into a store, BM25 indexes and (with an Embedder)
+// a vector index, and searches them.
 // It is safe for concurrent use: documents are chunked and contextualized in
 // parallel, while store and index commits are serialized.
 type Engine struct {
@@ -94,8 +95,11 @@ type Engine struct {
 	docs    map[string]DocumentRecord
 }
 
-// Open opens the engine over store with its BM25 index in dir/bm25. An empty
-// dir keeps the index in memory (rebuilt from the store on every Open).
+// Open opens the engine over store with its indexes in dir: the BM25 arms in
+// dir/bm25, dir/bm25-code and dir/bm25-pairs, the vectors in dir/vectors.
+// An empty dir keeps them in memory (rebuilt from the store on every Open).
+// The store is the source of truth: an index whose layout changed, that
+// lost documents, or whose last commit was interrupted is repaired from it.
 func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
