@@ -97,6 +97,13 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *format == "answers" {
+		// Every document of the folder is indexed, not only those the
+		// questions name: the others compete for the top ranks, as in use.
+		if err := allDocuments(ctx, e, ds, *docsPath, *queriesPath); err != nil {
+			return err
+		}
+	}
 	for _, s := range ds.Skipped {
 		fmt.Fprintf(e.stderr, "skipped %s\n", s)
 	}
@@ -482,4 +489,28 @@ func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth
 	close(work)
 	wg.Wait()
 	return run, firstErr
+}
+
+// allDocuments replaces an answers dataset's documents with every file under
+// dir that "situate index" would index (ignore files honoured), leaving out
+// the queries file itself.
+func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries string) error {
+	qabs, _ := filepath.Abs(queries)
+	var docs []eval.Doc
+	err := ingest.Walk(ctx, []string{dir}, ingest.Options{}, func(doc situate.Document, err error) error {
+		if err != nil {
+			fmt.Fprintf(e.stderr, "skip %v\n", err)
+			return nil
+		}
+		if abs, _ := filepath.Abs(doc.Path); abs == qabs {
+			return nil
+		}
+		docs = append(docs, eval.Doc{ID: doc.ID, Path: doc.Path})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("answers: walk %s: %w", dir, err)
+	}
+	ds.Docs = docs
+	return nil
 }

@@ -90,3 +90,23 @@ func TestEvalCACMLuceneParity(t *testing.T) {
 		t.Errorf("P@30 %.4f, want 0.1942 ± 0.0005", m["p@30"])
 	}
 }
+
+// TestEvalAnswersIndexesTheWholeFolder checks that documents no question
+// names are indexed too: they compete for the top ranks, as in real use.
+func TestEvalAnswersIndexesTheWholeFolder(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	os.MkdirAll(docs, 0o755)
+	os.WriteFile(filepath.Join(docs, "ferry.md"), []byte("# Marlow ferry\n\nThe Marlow ferry carries twelve cars.\n"), 0o644)
+	// A distractor that matches the question better than the answer does.
+	os.WriteFile(filepath.Join(docs, "other.md"), []byte("# Ferry cars\n\nHow many cars does the ferry carry? Ferry cars, ferry cars.\n"), 0o644)
+	queries := filepath.Join(dir, "q.jsonl")
+	os.WriteFile(queries, []byte(`{"id":"1","query":"how many cars does the ferry carry","doc":"ferry.md","answer":"twelve cars"}`+"\n"), 0o644)
+	code, out, errOut := run(t, dir, "eval", "--format", "answers", "--docs", docs, "--queries", queries, "--contextualizer", "none")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "2 documents") {
+		t.Fatalf("the unnamed document was not indexed:\n%s", out)
+	}
+}
