@@ -2,6 +2,7 @@ package situate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -278,31 +279,40 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 		}
 		return hits, nil
 	}
-	lang, err := search(e.lex, text)
-	if err != nil {
+	// The arms are independent: they score at the same time.
+	var (
+		lang, code, pairs []rank.Hit
+		errs              [3]error
+		wg                sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() { defer wg.Done(); lang, errs[0] = search(e.lex, text) }()
+	if e.code != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); code, errs[1] = search(e.code, text) }()
+	}
+	pq := ""
+	if e.pairs != nil {
+		if pq = e.pairQuery(text); pq != "" {
+			wg.Add(1)
+			go func() { defer wg.Done(); pairs, errs[2] = search(e.pairs, pq) }()
+		}
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
 	lists, weights := [][]rank.Hit{lang}, []float64{1}
 	if e.code != nil {
-		code, err := search(e.code, text)
-		if err != nil {
-			return nil, err
-		}
 		lists, weights = append(lists, code), append(weights, e.opts.CodeArmWeight)
 	}
 	hits, err := rank.Combine(lists, weights)
 	if err != nil {
 		return nil, err
 	}
-	if e.pairs != nil {
-		if pq := e.pairQuery(text); pq != "" {
-			pairs, err := search(e.pairs, pq)
-			if err != nil {
-				return nil, err
-			}
-			if hits, err = rank.DocumentEvidence(hits, pairs, e.opts.PairArmWeight); err != nil {
-				return nil, err
-			}
+	if pq != "" {
+		if hits, err = rank.DocumentEvidence(hits, pairs, e.opts.PairArmWeight); err != nil {
+			return nil, err
 		}
 	}
 	if e.opts.DocumentWeight > 0 {
