@@ -114,7 +114,7 @@ var (
 )
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "situate — contextual retrieval: situate every chunk in its document, then search with BM25.")
+	fmt.Fprintln(w, "situate — contextual retrieval: situate every chunk in its document, then search with BM25 (and vectors, with --embed).")
 	fmt.Fprintln(w, "\nUsage: situate <command> [flags] [arguments]\n\nCommands:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
