@@ -91,20 +91,43 @@ func parseHTML(ctx context.Context, text string) (md, title, lang string, err er
 	if err != nil {
 		return "", "", "", fmt.Errorf("html to markdown: %w", err)
 	}
-	return strings.TrimSpace(string(out)) + "\n", title, lang, nil
+	return strings.TrimSpace(unescapeEntities(string(out))) + "\n", title, lang, nil
+}
+
+// unescapeEntities decodes the HTML entities the converter leaves in text
+// ("&lt;tag&gt;", "&amp;") so the document says what the page showed;
+// fenced code blocks are kept as converted.
+func unescapeEntities(md string) string {
+	lines := strings.SplitAfter(md, "\n")
+	inFence := false
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if !inFence && strings.Contains(l, "&") {
+			lines[i] = html.UnescapeString(l)
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 func newHTMLConverter() *converter.Converter {
-	return converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		// Minimal padding: aligned columns would fill chunks with spaces.
-		table.NewTablePlugin(
-			table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal),
-			table.WithSkipEmptyRows(true),
-			table.WithHeaderPromotion(true),
-		),
-	))
+	return converter.NewConverter(
+		// No Markdown escaping: the text is read and searched, not rendered
+		// again, and "Q3\_2024" or "\*" would hide what the page says from
+		// BM25 and from exact-answer checks.
+		converter.WithEscapeMode(converter.EscapeModeDisabled),
+		converter.WithPlugins(
+			base.NewBasePlugin(),
+			commonmark.NewCommonmarkPlugin(),
+			// Minimal padding: aligned columns would fill chunks with spaces.
+			table.NewTablePlugin(
+				table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal),
+				table.WithSkipEmptyRows(true),
+				table.WithHeaderPromotion(true),
+			),
+		))
 }
 
 // normalizeLang reduces a BCP 47 tag ("de-CH", "zh_Hans") to its lowercase

@@ -289,3 +289,20 @@ func TestHTMLFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLTextIsNotMarkdownEscaped: the Markdown a page becomes is read and
+// searched, not rendered again, so characters Markdown would escape and
+// entities stay what the page showed — an exact answer string must match.
+func TestHTMLTextIsNotMarkdownEscaped(t *testing.T) {
+	page := `<html><body><main><h1>Report</h1><p>Revenue grew 3% in Q3_2024 (a *record*) &amp; [see] &lt;tag&gt; C++</p>` +
+		"<pre><code>if a &lt; b { x_y() }</code></pre></main></body></html>"
+	doc, err := Parse(context.Background(), []byte(page), "r.html", "r.html", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Revenue grew 3% in Q3_2024 (a *record*) & [see] <tag> C++", "if a < b { x_y() }"} {
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, doc.Text)
+		}
+	}
+}
