@@ -280,6 +280,8 @@ func (e *Extractor) extract(ctx context.Context, data []byte, withMeta bool) (te
 	return b.String(), meta, nil
 }
 
+var ligatures = strings.NewReplacer("\uFB00", "ff", "\uFB01", "fi", "\uFB02", "fl", "\uFB03", "ffi", "\uFB04", "ffl", "\uFB05", "st", "\uFB06", "st")
+
 // cleanPage normalises PDFium's page text: "\r\n" line ends become "\n",
 // PDFium's hyphenation and non-character marks are dropped, invalid
 // sequences are replaced, and trailing spaces and blank runs are trimmed so
@@ -287,6 +289,11 @@ func (e *Extractor) extract(ctx context.Context, data []byte, withMeta bool) (te
 func cleanPage(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
+	// A word PDFium hyphenated at a line break is joined again, and
+	// typographic ligatures are spelled out, so that "infor-/mation" and
+	// "ﬁnished" are found as the words they are.
+	s = strings.ReplaceAll(s, "\x02\n", "")
+	s = ligatures.Replace(s)
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
