@@ -1,35 +1,16 @@
 package eval
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/situate/situate/internal/shareddata"
 )
 
-// dataDir returns the shared evaluation data directory (../shared/data from
-// the repository root, found by walking up to go.mod), skipping the test
-// when it is absent.
+// dataDir returns ../shared/data, or skips the test when it is absent.
 func dataDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("go.mod not found above the test directory; cannot locate ../shared/data")
-		}
-		dir = parent
-	}
-	data := filepath.Join(dir, "..", "shared", "data")
-	if _, err := os.Stat(filepath.Join(data, "README.md")); err != nil {
-		tb.Skipf("evaluation data not found at %s (see the brief: ../shared/data relative to the repository root)", data)
-	}
-	return data
+	return shareddata.Path(tb, "")
 }
 
 func loadCodebase(tb testing.TB) *Dataset {

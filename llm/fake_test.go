@@ -7,14 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/situate/situate"
+
+	"github.com/situate/situate/internal/shareddata"
 )
 
 // fakeLLM stands in for a chat-model provider with a prompt prefix cache
@@ -297,23 +297,10 @@ func workload90() []DocChunks {
 	return synthDocs(1, counts)
 }
 
-// repoRoot walks up to go.mod.
+// repoRoot is the repository root (the directory holding go.mod).
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return shareddata.Root(t)
 }
 
 func testOptions() Options {

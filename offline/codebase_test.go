@@ -11,6 +11,8 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/offline"
+
+	"github.com/situate/situate/internal/shareddata"
 )
 
 // codebaseDoc is one document of Anthropic's codebase evaluation set.
@@ -24,23 +26,10 @@ type codebaseDoc struct {
 	} `json:"chunks"`
 }
 
-// dataDir finds ../shared/data relative to the module root.
+// dataDir returns ../shared/data, or skips the test when it is absent.
 func dataDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return shareddata.Path(tb, "")
 }
 
 // loadCodebase reads the set as situate documents and chunks; chunk spans

@@ -2,42 +2,23 @@ package rank_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/eval"
 	"github.com/situate/situate/rank"
+
+	"github.com/situate/situate/internal/shareddata"
 )
 
 // splitSeed is the eval.Split seed of the tune/report halves in EVAL.md.
 const splitSeed = "situate"
 
-// sharedData returns the path of rel under ../shared/data relative to the
-// repository root (found by walking up to go.mod), or skips the test.
+// sharedData returns ../shared/data/<rel>, or skips the test when absent.
 func sharedData(tb testing.TB, rel string) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", rel)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("evaluation data %s not present: %v", p, err)
-	}
-	return p
+	return shareddata.Path(tb, rel)
 }
 
 // arm is one bm25 index of a pipeline.

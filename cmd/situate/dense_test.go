@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +21,7 @@ func TestEvalCookbookComparison(t *testing.T) {
 	if testing.Short() {
 		t.Skip("embeds the codebase set four times")
 	}
-	root := repoRoot(t)
-	data := filepath.Join(filepath.Dir(root), "shared", "data", "codebase")
-	if _, err := os.Stat(filepath.Join(data, "codebase_chunks.json")); err != nil {
-		t.Skipf("codebase set not found at %s: %v", data, err)
-	}
+	data := sharedData(t, "codebase")
 	srv := voyagetest.NewServer(voyagetest.Config{APIKey: "vk"})
 	defer srv.Close()
 	var stdout, stderr bytes.Buffer

@@ -9,15 +9,13 @@ import (
 	"testing"
 
 	"github.com/situate/situate/eval"
+
+	"github.com/situate/situate/internal/shareddata"
 )
 
 func sharedData(t *testing.T, parts ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{filepath.Dir(repoRoot(t)), "shared", "data"}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("evaluation data not found: %v", err)
-	}
-	return p
+	return shareddata.Path(t, filepath.Join(parts...))
 }
 
 func evalJSON(t *testing.T, args ...string) map[string]eval.Result {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,11 +23,7 @@ func TestLLMCacheEfficiencyCodebase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("737 calls against the fake API")
 	}
-	root := repoRoot(t)
-	data := filepath.Join(filepath.Dir(root), "shared", "data", "codebase")
-	if _, err := os.Stat(filepath.Join(data, "codebase_chunks.json")); err != nil {
-		t.Skipf("codebase set not found at %s: %v", data, err)
-	}
+	data := sharedData(t, "codebase")
 	srv := anthropictest.NewServer(anthropictest.Config{
 		APIKey:          "test-key",
 		FirstTokenDelay: 5 * time.Millisecond,

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/situate/situate/internal/shareddata"
 )
 
 // run calls Main in-process, as a user would call the binary, and returns
@@ -53,17 +55,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // repoRoot walks up to go.mod.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
+	return shareddata.Root(t)
 }
 
 func copyTree(t *testing.T, src, dst string) {
