@@ -176,7 +176,9 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	if err != nil {
 		return err
 	}
-	ingestOpts := ingest.Options{MaxFileSize: int64(maxSize), PDF: pdf.New(pdf.Options{})}
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
+	ingestOpts := ingest.Options{MaxFileSize: int64(maxSize), PDF: pdfx}
 	// Read every document back from its file; it must be what was indexed.
 	var todo []situate.Document
 	for _, id := range ids {

@@ -187,8 +187,10 @@ func collectDocs(ctx context.Context, e *env, c *config, paths []string, stdinID
 	if err != nil {
 		return nil, 0, err
 	}
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
 	opts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude"),
-		MaxFileSize: int64(maxSize), PDF: pdf.New(pdf.Options{})}
+		MaxFileSize: int64(maxSize), PDF: pdfx}
 	if err := opts.Validate(); err != nil {
 		return nil, 0, usageError{err}
 	}

@@ -388,7 +388,9 @@ func indexDataset(ctx context.Context, e *env, eng *situate.Engine, ds *eval.Dat
 	work := make(chan int)
 	errs := make(chan error, parallel)
 	var wg sync.WaitGroup
-	ingestOpts := ingest.Options{PDF: pdf.New(pdf.Options{})}
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
+	ingestOpts := ingest.Options{PDF: pdfx}
 	var failMu sync.Mutex
 	for range parallel {
 		wg.Add(1)

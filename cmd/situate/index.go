@@ -44,8 +44,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
 	ingestOpts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude"),
-		MaxFileSize: int64(maxSize), PDF: pdf.New(pdf.Options{})}
+		MaxFileSize: int64(maxSize), PDF: pdfx}
 	if err := ingestOpts.Validate(); err != nil {
 		return usageError{err}
 	}
