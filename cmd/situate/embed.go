@@ -70,8 +70,7 @@ func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (s
 	count := voyage.EstimateTokens // voyage, cohere, tei and gemini share it
 	switch provider {
 	case "openai", "openai-compatible", "vllm", "llamacpp":
-		flavor := map[string]string{"openai": openai.FlavorOpenAI, "openai-compatible": openai.FlavorGeneric,
-			"vllm": openai.FlavorVLLM, "llamacpp": openai.FlavorLlamaCpp}[provider]
+		flavor := openAIFlavors[provider]
 		if base == "" {
 			base = e.getenv("OPENAI_BASE_URL")
 		}

@@ -88,8 +88,7 @@ func newLLM(c *config, e *env) ([]situate.LLM, error) {
 		if keyEnv == "" {
 			keyEnv = "OPENAI_API_KEY"
 		}
-		flavor := map[string]string{"openai": openai.FlavorOpenAI, "openai-compatible": openai.FlavorGeneric,
-			"vllm": openai.FlavorVLLM, "llamacpp": openai.FlavorLlamaCpp}[provider]
+		flavor := openAIFlavors[provider]
 		if len(urls) == 0 {
 			urls = []string{e.getenv("OPENAI_BASE_URL")}
 		}
@@ -229,3 +228,8 @@ func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Conte
 	}
 	return ctxz, nil
 }
+
+// openAIFlavors maps the provider names that speak OpenAI's API (--llm,
+// --embed) to the client's flavor.
+var openAIFlavors = map[string]string{"openai": openai.FlavorOpenAI, "openai-compatible": openai.FlavorGeneric,
+	"vllm": openai.FlavorVLLM, "llamacpp": openai.FlavorLlamaCpp}
