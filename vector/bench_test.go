@@ -45,7 +45,7 @@ type benchSet struct {
 }
 
 func (s benchSet) dir() string {
-	return filepath.Join(os.TempDir(), "situate-vector-bench", fmt.Sprintf("%s-n%d-d%d-v1", s.kind, s.n, s.dim))
+	return filepath.Join(os.TempDir(), "situate-vector-bench", fmt.Sprintf("%s-n%d-d%d-v2", s.kind, s.n, s.dim))
 }
 
 func (s benchSet) centres() [][]float32 {
@@ -130,22 +130,27 @@ func (s *benchSet) open(tb testing.TB) *Index {
 }
 
 // recall is the mean fraction of the exact top-k that the quantized search
-// with the given rescore count returns.
-func recall(tb testing.TB, ix *Index, queries [][]float32, k, rescore int) float64 {
-	saveQ, saveR := ix.opts.QuantizeAbove, ix.opts.Rescore
-	defer func() { ix.opts.QuantizeAbove, ix.opts.Rescore = saveQ, saveR }()
-	var sum float64
+// with the given options returns, and the mean number of rows it scored
+// exactly.
+func recall(tb testing.TB, ix *Index, queries [][]float32, k, rescore int, epsilon float64) (float64, float64) {
+	save := ix.opts
+	defer func() { ix.opts = save }()
+	var sum, rescored float64
 	for _, q := range queries {
 		ix.opts.QuantizeAbove = -1
 		exact, err := ix.Search(q, k, nil)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		ix.opts.QuantizeAbove, ix.opts.Rescore = 0, rescore
-		approx, err := ix.Search(q, k, nil)
+		ix.opts.QuantizeAbove, ix.opts.Rescore, ix.opts.Epsilon = 1, rescore, epsilon
+		if epsilon == 0 {
+			ix.opts.Epsilon = DefaultEpsilon
+		}
+		approx, st, err := ix.search(q, k, nil)
 		if err != nil {
 			tb.Fatal(err)
 		}
+		rescored += float64(st.rescored)
 		hit := 0
 		for _, e := range exact {
 			if slices.ContainsFunc(approx, func(a Result) bool { return a.ID == e.ID }) {
@@ -154,7 +159,7 @@ func recall(tb testing.TB, ix *Index, queries [][]float32, k, rescore int) float
 		}
 		sum += float64(hit) / float64(len(exact))
 	}
-	return sum / float64(len(queries))
+	return sum / float64(len(queries)), rescored / float64(len(queries))
 }
 
 func heapMB() float64 {
@@ -267,13 +272,19 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportMetric(procStatus("VmRSS"), "rss-MB")
 			})
 		}
-		for _, rescore := range []int{0, 1000, 10000} {
-			b.Run(fmt.Sprintf("%s/mode=binary/rescore=%d/k=10", name, rescore), func(b *testing.B) {
+		// epsilon 0 is the default (DefaultEpsilon); -1 rescores only the
+		// default 200 best estimates.
+		for _, epsilon := range []float64{0, -1, 1.5, 2.5} {
+			b.Run(fmt.Sprintf("%s/mode=binary/epsilon=%g/k=10", name, epsilon), func(b *testing.B) {
 				ix := setup(b)
-				rec := recall(b, ix, s.queries[:20], 10, rescore)
-				ix.opts.QuantizeAbove, ix.opts.Rescore = 0, rescore
+				rec, rescored := recall(b, ix, s.queries[:20], 10, 0, epsilon)
+				ix.opts.QuantizeAbove, ix.opts.Rescore, ix.opts.Epsilon = 1, 0, epsilon
+				if epsilon == 0 {
+					ix.opts.Epsilon = DefaultEpsilon
+				}
 				benchSearch(b, ix, s.queries, 10)
 				b.ReportMetric(rec, "recall@10")
+				b.ReportMetric(rescored, "rescored/op")
 				b.ReportMetric(mappedMB(s.dir())+s.heapMB, "index-MB")
 				b.ReportMetric(procStatus("VmRSS"), "rss-MB")
 			})
@@ -284,8 +295,8 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-// TestRecallReport prints recall@10 of the binary first pass against exact
-// search for several rescore counts (go test -run RecallReport -v with
+// TestRecallReport prints recall@10 of the first pass against exact search
+// for several Epsilon values (go test -run RecallReport -v with
 // SITUATE_VECTOR_RECALL=1 or =diffuse,gaussian...; it generates the
 // benchmark data if missing).
 func TestRecallReport(t *testing.T) {
@@ -300,8 +311,9 @@ func TestRecallReport(t *testing.T) {
 	for _, kind := range kinds {
 		s := benchSet{kind: kind, n: 100_000, dim: 1024}
 		ix := s.open(t)
-		for _, rescore := range []int{200, 500, 1000, 2000, 5000, 10000, 20000} {
-			t.Logf("data=%s n=%d dim=%d queries=%d rescore=%d recall@10=%.3f", kind, s.n, s.dim, len(s.queries), rescore, recall(t, ix, s.queries, 10, rescore))
+		for _, epsilon := range []float64{-1, 1, 1.5, 1.9, 2.5, 3} {
+			rec, rescored := recall(t, ix, s.queries, 10, 0, epsilon)
+			t.Logf("data=%s n=%d dim=%d queries=%d epsilon=%g recall@10=%.3f rescored=%.0f", kind, s.n, s.dim, len(s.queries), epsilon, rec, rescored)
 		}
 		ix.Close()
 		runtime.GC()

@@ -23,6 +23,11 @@ const (
 	// of first-pass candidates rescored exactly: max(factor*k, min).
 	DefaultRescoreFactor = 10
 	DefaultMinRescore    = 200
+	// DefaultEpsilon is how many standard errors of the first-pass
+	// estimate a row's upper bound allows (RaBitQ's ε0 = 1.9). On iid
+	// Gaussian 1024-d data (the worst case) it keeps recall@10 ≈ 0.98;
+	// see bench/vector-*.txt.
+	DefaultEpsilon = 1.9
 	// DefaultMaxSegments is how many segment files an index may have
 	// before a commit merges the smallest of them.
 	DefaultMaxSegments = 16
@@ -41,15 +46,18 @@ type Options struct {
 	// holds more than this many live vectors. 0 means
 	// DefaultQuantizeAbove; negative means never (always exact).
 	QuantizeAbove int
-	// Rescore is how many first-pass candidates are rescored with exact
-	// float32 dot products. 0 means max(DefaultRescoreFactor*k,
+	// Rescore is how many rows with the best first-pass estimates are
+	// rescored with exact float32 dot products before the bound pass
+	// (see Epsilon). 0 means max(DefaultRescoreFactor*k,
 	// DefaultMinRescore). The result is exact whenever Rescore >= the
-	// number of vectors the filter allows. The default suits data with
-	// clear neighbours (recall@10 1.0 on clustered benchmark data); where
-	// neighbours barely stand out (iid Gaussian data) 200 candidates give
-	// recall@10 0.34 and about 10% of the corpus is needed for 0.95 (see
-	// bench/vector-*.txt).
+	// number of vectors the filter allows.
 	Rescore int
+	// Epsilon widens each row's first-pass upper bound: after the Rescore
+	// best estimates are scored exactly, every row whose estimate plus
+	// Epsilon standard errors reaches the k-th exact score is scored
+	// exactly too. Larger is slower and closer to exact. 0 means
+	// DefaultEpsilon; negative means no bound pass (only Rescore rows).
+	Epsilon float64
 	// MaxSegments bounds the number of segments (files) before commits
 	// merge the smallest ones. 0 means DefaultMaxSegments.
 	MaxSegments int
@@ -75,6 +83,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Rescore < 0 {
 		return o, fmt.Errorf("vector options: Rescore: must be >= 0, got %d", o.Rescore)
+	}
+	if o.Epsilon == 0 {
+		o.Epsilon = DefaultEpsilon
 	}
 	if o.MaxSegments == 0 {
 		o.MaxSegments = DefaultMaxSegments

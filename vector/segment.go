@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -20,13 +21,17 @@ import (
 //	                 vecOff, bitsOff, metaOff, metaLen, metaCRC, headerCRC
 //	[vecOff, ...)    rows*dim float32 vectors, contiguous (vecOff = 4096)
 //	[bitsOff, ...)   rows*words uint64 sign codes (bit i set when x[i] > 0)
+//	[coefOff, ...)   rows*2 float32 first-pass coefficients (see rowCoef);
+//	                 coefOff = bitsOff + rows*words*8 (version 2 on)
 //	[metaOff, ...)   group table and per-row (group index, ID), uvarints
 //
-// The vector and code regions are memory-mapped read-only and used in
-// place; only the ID table is decoded into memory.
+// The vector, code and coefficient regions are memory-mapped read-only
+// and used in place; only the ID table is decoded into memory. Version 1
+// files (no coefficient region) are still read: their coefficients are
+// computed from the vectors when the segment is opened.
 const (
 	segMagic   = "SITVSEG1"
-	segVersion = 1
+	segVersion = 2
 	headerSize = 64
 	vecOffset  = 4096
 )
@@ -47,6 +52,7 @@ type segment struct {
 	words  int       // uint64 words per sign code
 	vecs   []float32 // rows*dim
 	bits   []uint64  // rows*words
+	coef   []float32 // rows*2: rowCoef of each row
 	ids    []string
 	group  []uint32 // per row: index into groups
 	groups []string
@@ -60,6 +66,9 @@ func (s *segment) vec(row int) []float32 { return s.vecs[row*s.dim : (row+1)*s.d
 func (s *segment) code(row int) []uint64 {
 	return s.bits[row*s.words : (row+1)*s.words : (row+1)*s.words]
 }
+func (s *segment) coefs(row int) (scale, spread float32) {
+	return s.coef[2*row], s.coef[2*row+1]
+}
 func (s *segment) groupName(row int) string { return s.groups[s.group[row]] }
 
 func (s *segment) acquire() { s.refs.Add(1) }
@@ -70,7 +79,7 @@ func (s *segment) release() {
 	}
 	if s.mmap != nil {
 		_ = syscall.Munmap(s.mmap)
-		s.mmap, s.vecs, s.bits = nil, nil, nil
+		s.mmap, s.vecs, s.bits, s.coef = nil, nil, nil, nil
 	}
 	if s.obsolete.Load() && s.name != "" {
 		_ = os.Remove(filepath.Join(s.dir, s.name))
@@ -89,6 +98,35 @@ func signCode(dst []uint64, x []float32) {
 	}
 }
 
+// rowCoef returns the two numbers the first pass needs about x beyond its
+// sign code s (s_i = +1 where x_i > 0, else -1). With o = x/|x| and
+// x̄ = s/√d, RaBitQ's estimator (Gao & Long, SIGMOD 2024) of <q,o> is
+// <x̄,q>/<x̄,o>, whose error is below ε·|q|·√(1-<x̄,o>²)/<x̄,o>/√(d-1)
+// with a probability that grows quickly with ε. Since <x̄,o> = |x|₁/(|x|√d):
+//
+//	scale  = |x|²/|x|₁                         so <x,q> ≈ <s,q>·scale
+//	spread = |x|·√(1-f²)/f/√(d-1), f = <x̄,o>  so |error| ≲ ε·|q|·spread
+//
+// Both are 0 for the zero vector, whose score is exactly 0.
+func rowCoef(x []float32) (scale, spread float32) {
+	var l1, l2 float64
+	for _, v := range x {
+		l1 += math.Abs(float64(v))
+		l2 += float64(v) * float64(v)
+	}
+	if l1 == 0 {
+		return 0, 0
+	}
+	norm := math.Sqrt(l2)
+	d := float64(len(x))
+	f := l1 / (norm * math.Sqrt(d))
+	spread = 0
+	if d > 1 {
+		spread = float32(norm * math.Sqrt(max(1-f*f, 0)) / f / math.Sqrt(d-1))
+	}
+	return float32(l2 / l1), spread
+}
+
 // rowSource feeds segment building: n rows of dim floats.
 type rowSource interface {
 	len() int
@@ -101,6 +139,7 @@ func newMemSegment(dim int, src rowSource) *segment {
 	s := &segment{rows: n, dim: dim, words: wordsFor(dim)}
 	s.vecs = make([]float32, n*dim)
 	s.bits = make([]uint64, n*s.words)
+	s.coef = make([]float32, 2*n)
 	s.ids = make([]string, n)
 	s.group = make([]uint32, n)
 	gi := map[string]uint32{}
@@ -108,6 +147,7 @@ func newMemSegment(dim int, src rowSource) *segment {
 		v, id, g := src.row(i)
 		copy(s.vec(i), v)
 		signCode(s.code(i), v)
+		s.coef[2*i], s.coef[2*i+1] = rowCoef(v)
 		s.ids[i] = id
 		idx, ok := gi[g]
 		if !ok {
@@ -170,7 +210,8 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 
 	vecBytes := uint64(n) * uint64(dim) * 4
 	bitsOff := uint64(vecOffset) + (vecBytes+7)&^7
-	metaOff := bitsOff + uint64(n)*uint64(words)*8
+	coefOff := bitsOff + uint64(n)*uint64(words)*8
+	metaOff := coefOff + uint64(n)*8
 	hdr := make([]byte, headerSize)
 	copy(hdr, segMagic)
 	binary.LittleEndian.PutUint32(hdr[8:], segVersion)
@@ -208,6 +249,12 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 		v, _, _ := src.row(i)
 		signCode(code, v)
 		w.Write(wordBytes(code))
+	}
+	coef := make([]float32, 2)
+	for i := range n {
+		v, _, _ := src.row(i)
+		coef[0], coef[1] = rowCoef(v)
+		w.Write(floatBytes(coef))
 	}
 	w.Write(meta)
 	if err = w.Flush(); err != nil {
@@ -262,8 +309,9 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 	if crc32.Checksum(hdr[:60], castagnoli) != binary.LittleEndian.Uint32(hdr[60:]) {
 		return nil, bad("header checksum mismatch")
 	}
-	if v := binary.LittleEndian.Uint32(hdr[8:]); v != segVersion {
-		return nil, bad("version %d, want %d", v, segVersion)
+	version := binary.LittleEndian.Uint32(hdr[8:])
+	if version != 1 && version != segVersion {
+		return nil, bad("version %d, want 1 or %d", version, segVersion)
 	}
 	if d := int(binary.LittleEndian.Uint32(hdr[12:])); d != dim {
 		return nil, fmt.Errorf("open segment %s: dimension %d, index dimension %d", path, d, dim)
@@ -274,8 +322,13 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 	metaOff := binary.LittleEndian.Uint64(hdr[40:])
 	metaLen := binary.LittleEndian.Uint64(hdr[48:])
 	words := uint64(wordsFor(dim))
+	coefOff := bitsOff + rows*words*8
+	coefLen := rows * 8
+	if version == 1 {
+		coefLen = 0
+	}
 	if vecOff != vecOffset || bitsOff < vecOff+rows*uint64(dim)*4 || bitsOff%8 != 0 ||
-		metaOff != bitsOff+rows*words*8 || metaOff+metaLen != uint64(size) {
+		metaOff != coefOff+coefLen || metaOff+metaLen != uint64(size) {
 		return nil, bad("layout does not match %d rows in %d bytes", rows, size)
 	}
 	s := &segment{name: name, dir: dir, rows: int(rows), dim: dim, words: int(words)}
@@ -287,6 +340,14 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 		s.mmap = data
 		s.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&data[vecOff])), int(rows)*dim)
 		s.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&data[bitsOff])), int(rows*words))
+		if version == 1 {
+			s.coef = make([]float32, 2*rows)
+			for i := range int(rows) {
+				s.coef[2*i], s.coef[2*i+1] = rowCoef(s.vec(i))
+			}
+		} else {
+			s.coef = unsafe.Slice((*float32)(unsafe.Pointer(&data[coefOff])), int(2*rows))
+		}
 	}
 	meta := make([]byte, metaLen)
 	if _, err := f.ReadAt(meta, int64(metaOff)); err != nil {

@@ -1,7 +1,9 @@
 package vector
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -392,8 +394,8 @@ func TestCorruptSegment(t *testing.T) {
 }
 
 func TestQuantizedExactWhenRescoringAll(t *testing.T) {
-	// 1024 dimensions take the unrolled Hamming path, 100 the general one;
-	// after a Delete the tombstone path runs too.
+	// 1024 dimensions fill whole code words, 100 do not; after a Delete
+	// the tombstone path runs too.
 	for _, dim := range []int{100, 1024} {
 		items := corpus(11, 3000, dim, 10)
 		ix, _ := New(Options{Dim: dim, QuantizeAbove: 1, Rescore: 3000})
@@ -411,9 +413,9 @@ func TestQuantizedExactWhenRescoringAll(t *testing.T) {
 }
 
 // TestQuantizedFirstPass checks the first pass itself on data where it
-// must work: every query is a slightly perturbed stored vector, whose sign
-// code is nearly identical, so with the minimum rescore count the exact
-// neighbour must come back first.
+// must work: every query is a slightly perturbed stored vector, whose
+// estimate stands far above the rest, so the exact neighbour must come
+// back first and the bound pass must add few rows to the minimum.
 func TestQuantizedFirstPass(t *testing.T) {
 	items := corpus(12, 5000, 1024, 10)
 	ix, _ := New(Options{Dim: 1024, QuantizeAbove: 1})
@@ -432,11 +434,130 @@ func TestQuantizedFirstPass(t *testing.T) {
 		if got[0].ID != target.ID {
 			t.Errorf("query %d: top %s, want %s", i, got[0].ID, target.ID)
 		}
-		// 200 candidates plus those tied at the cut-off distance, not
+		// 200 candidates plus the few the bounds cannot rule out, not
 		// the whole corpus.
 		if !st.quantized || st.rescored < DefaultMinRescore || st.rescored > 2*DefaultMinRescore {
 			t.Errorf("query %d: quantized %v, %d rescored, want about %d", i, st.quantized, st.rescored, DefaultMinRescore)
 		}
+	}
+}
+
+// TestFirstPassRecallGaussian measures the first pass where it is weakest:
+// iid Gaussian vectors and queries, where the true neighbours barely stand
+// out. The bound pass must keep recall@10 high while scoring only part of
+// the corpus exactly, and must beat rescoring the fixed minimum alone.
+func TestFirstPassRecallGaussian(t *testing.T) {
+	const n, dim, queries, k = 30000, 256, 20, 10
+	for _, metric := range []string{MetricCosine, MetricDot} {
+		r := rand.New(rand.NewPCG(21, 21))
+		items := make([]Item, n)
+		for i := range items {
+			v := gaussian(r, dim)
+			if metric == MetricDot { // norms from 0.5 to 2
+				f := float32(0.5 + 1.5*r.Float64())
+				for j := range v {
+					v[j] *= f
+				}
+			}
+			items[i] = Item{ID: fmt.Sprintf("g%d#%d", i/10, i%10), Vector: v}
+		}
+		ix, _ := New(Options{Dim: dim, Metric: metric, QuantizeAbove: 1})
+		if err := ix.ReplaceBatch(byGroup(items)); err != nil {
+			t.Fatal(err)
+		}
+		fixed, _ := New(Options{Dim: dim, Metric: metric, QuantizeAbove: 1, Epsilon: -1})
+		fixed.ReplaceBatch(byGroup(items))
+		var recall, recallFixed float64
+		var rescored int
+		for range queries {
+			q := gaussian(r, dim)
+			want := naive(items, q, k, metric, nil)
+			got, st, err := ix.search(q, k, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotFixed, stFixed, _ := fixed.search(q, k, nil)
+			if stFixed.rescored != DefaultMinRescore {
+				t.Errorf("%s: Epsilon -1 rescored %d rows, want %d", metric, stFixed.rescored, DefaultMinRescore)
+			}
+			rescored += st.rescored
+			for _, w := range want {
+				recall += countID(got, w.ID) / (queries * k)
+				recallFixed += countID(gotFixed, w.ID) / (queries * k)
+			}
+			// Whatever the first pass finds is scored exactly.
+			for i, g := range got {
+				if g.ID == want[0].ID && (i != 0 || math.Abs(g.Score-want[0].Score) > 1e-5) {
+					t.Errorf("%s: exact best %s at rank %d score %v, want rank 0 score %v", metric, g.ID, i, g.Score, want[0].Score)
+				}
+			}
+		}
+		share := float64(rescored) / queries / n
+		t.Logf("%s: recall@10 %.3f with the bound pass (%.1f%% of rows rescored), %.3f with %d rows", metric, recall, 100*share, recallFixed, DefaultMinRescore)
+		if recall < 0.95 {
+			t.Errorf("%s: recall@10 %.3f, want >= 0.95", metric, recall)
+		}
+		if share > 0.3 {
+			t.Errorf("%s: %.1f%% of rows rescored, want a first pass that rules most out", metric, 100*share)
+		}
+		if recallFixed >= recall {
+			t.Errorf("%s: the bound pass (%.3f) does not beat %d fixed candidates (%.3f)", metric, recall, DefaultMinRescore, recallFixed)
+		}
+	}
+}
+
+func countID(rs []Result, id string) float64 {
+	for _, r := range rs {
+		if r.ID == id {
+			return 1
+		}
+	}
+	return 0
+}
+
+// TestReadsVersion1Segments opens a segment written before the first-pass
+// coefficients were stored (version 1: no coefficient region) and checks
+// that searches, quantized or exact, answer as on the current format.
+func TestReadsVersion1Segments(t *testing.T) {
+	dir := t.TempDir()
+	const dim = 64
+	items := corpus(31, 2000, dim, 10)
+	ix, err := Open(dir, Options{Dim: dim, QuantizeAbove: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.ReplaceBatch(byGroup(items)); err != nil {
+		t.Fatal(err)
+	}
+	q := gaussian(rand.New(rand.NewPCG(32, 32)), dim)
+	want, _ := ix.Search(q, 10, nil)
+	ix.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, "*.vec"))
+	if len(segs) != 1 {
+		t.Fatalf("%d segments, want 1", len(segs))
+	}
+	// Rewrite it as version 1: drop the coefficient region, fix the header.
+	b, _ := os.ReadFile(segs[0])
+	rows := binary.LittleEndian.Uint64(b[16:])
+	bitsOff := binary.LittleEndian.Uint64(b[32:])
+	metaOff := binary.LittleEndian.Uint64(b[40:])
+	coefOff := bitsOff + rows*uint64(wordsFor(dim))*8
+	if metaOff != coefOff+rows*8 {
+		t.Fatalf("layout: meta at %d, coefficients at %d for %d rows", metaOff, coefOff, rows)
+	}
+	v1 := append(slices.Clone(b[:coefOff]), b[metaOff:]...)
+	binary.LittleEndian.PutUint32(v1[8:], 1)
+	binary.LittleEndian.PutUint64(v1[40:], coefOff)
+	binary.LittleEndian.PutUint32(v1[60:], crc32.Checksum(v1[:60], castagnoli))
+	os.WriteFile(segs[0], v1, 0o644)
+	for _, quant := range []int{1, -1} {
+		ix, err := Open(dir, Options{Dim: dim, QuantizeAbove: quant})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := ix.Search(q, 10, nil)
+		sameRanking(t, got, want)
+		ix.Close()
 	}
 }
 
