@@ -261,7 +261,11 @@ func (sc *scan) merge(k int, tops []topK) []Result {
 // with u_i in [0, 15], stored as four bit planes so that Σ u_i over the
 // set bits of a sign code is Σ_p 2^p·popcount(plane_p AND code).
 type queryPlanes struct {
-	planes   [4][]uint64
+	// planes holds plane p at [p*stride, p*stride+words), zero padded to
+	// stride = 8*ceil(words/8) words, the layout signDotsAVX512 reads.
+	planes   []uint64
+	words    int
+	stride   int
 	lo, step float32
 	sumU     float32 // Σ u_i
 	dim      float32
@@ -272,7 +276,8 @@ type queryPlanes struct {
 }
 
 func newQueryPlanes(q []float32, words int) *queryPlanes {
-	qp := &queryPlanes{lo: q[0], dim: float32(len(q))}
+	qp := &queryPlanes{lo: q[0], dim: float32(len(q)), words: words, stride: (words + 7) &^ 7}
+	qp.planes = make([]uint64, 4*qp.stride)
 	hi := q[0]
 	var l2 float64
 	for _, x := range q {
@@ -281,9 +286,6 @@ func newQueryPlanes(q []float32, words int) *queryPlanes {
 	}
 	qp.norm = float32(math.Sqrt(l2))
 	qp.step = (hi - qp.lo) / 15
-	for p := range qp.planes {
-		qp.planes[p] = make([]uint64, words)
-	}
 	if qp.step == 0 {
 		return qp // every component is lo
 	}
@@ -291,9 +293,9 @@ func newQueryPlanes(q []float32, words int) *queryPlanes {
 		u := int((x-qp.lo)/qp.step + 0.5)
 		u = min(max(u, 0), 15)
 		qp.sumU += float32(u)
-		for p := range qp.planes {
+		for p := range 4 {
 			if u>>p&1 == 1 {
-				qp.planes[p][i>>6] |= 1 << (uint(i) & 63)
+				qp.planes[p*qp.stride+i>>6] |= 1 << (uint(i) & 63)
 			}
 		}
 	}
@@ -301,18 +303,38 @@ func newQueryPlanes(q []float32, words int) *queryPlanes {
 	return qp
 }
 
-// signDot returns <s,q̂> for the sign vector s of code.
-func (qp *queryPlanes) signDot(code []uint64) float32 {
-	p0, p1, p2, p3 := qp.planes[0], qp.planes[1], qp.planes[2], qp.planes[3]
-	p0, p1, p2, p3 = p0[:len(code)], p1[:len(code)], p2[:len(code)], p3[:len(code)]
-	var pop, acc int
-	for w, c := range code {
-		pop += bits.OnesCount64(c)
-		acc += bits.OnesCount64(p0[w]&c) + 2*bits.OnesCount64(p1[w]&c) +
-			4*bits.OnesCount64(p2[w]&c) + 8*bits.OnesCount64(p3[w]&c)
+// popcounts writes, for each of the len(out) sign codes in codes,
+// popcount(code) | Σ_p 2^p·popcount(plane_p AND code) << 32.
+func (qp *queryPlanes) popcounts(codes []uint64, out []uint64) {
+	words := qp.words
+	codes = codes[:len(out)*words]
+	if hasSignDotsAVX512 && len(out) > 0 {
+		mask := uint8(0xFF)
+		if r := words % 8; r != 0 {
+			mask = 1<<r - 1
+		}
+		signDotsAVX512(&codes[0], len(out), words, &qp.planes[0], mask, &out[0])
+		return
 	}
+	st := qp.stride
+	p0, p1, p2, p3 := qp.planes[:words], qp.planes[st:st+words], qp.planes[2*st:2*st+words], qp.planes[3*st:3*st+words]
+	for r := range out {
+		code := codes[r*words : (r+1)*words]
+		var pop, acc int
+		for w, c := range code {
+			pop += bits.OnesCount64(c)
+			acc += bits.OnesCount64(p0[w]&c) + 2*bits.OnesCount64(p1[w]&c) +
+				4*bits.OnesCount64(p2[w]&c) + 8*bits.OnesCount64(p3[w]&c)
+		}
+		out[r] = uint64(pop) | uint64(acc)<<32
+	}
+}
+
+// signDot turns a popcounts value into <s,q̂> for the code's sign vector s.
+func (qp *queryPlanes) signDot(counts uint64) float32 {
+	pop, acc := float32(uint32(counts)), float32(counts>>32)
 	// Σ s_i(lo + step·u_i) with s_i = 2b_i - 1.
-	return qp.lo*(2*float32(pop)-qp.dim) + qp.step*(2*float32(acc)-qp.sumU)
+	return qp.lo*(2*pop-qp.dim) + qp.step*(2*acc-qp.sumU)
 }
 
 var boundPool = sync.Pool{New: func() any { return new([]float32) }}
@@ -342,6 +364,7 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 	nw := min(sc.workers, len(sc.chunks))
 	// Each worker keeps its rescore best estimates (a min-heap by estimate).
 	heads := make([]estHeap, nw)
+	counts := make([][]uint64, nw)
 	sc.parallel(len(sc.chunks), func(w, ci int) {
 		c := sc.chunks[ci]
 		v := &sc.s.views[c.view]
@@ -349,6 +372,11 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 		h := &heads[w]
 		h.max = rescore
 		b := bound[c.base : c.base+c.end-c.start]
+		if counts[w] == nil {
+			counts[w] = make([]uint64, chunkRows)
+		}
+		cnt := counts[w][:c.end-c.start]
+		qp.popcounts(seg.bits[c.start*words:c.end*words], cnt)
 		filtered := v.dead != nil || sc.allowG[c.view] != nil || (sc.filter != nil && sc.filter.Accept != nil)
 		for r := c.start; r < c.end; r++ {
 			i := r - c.start
@@ -357,7 +385,7 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 				continue
 			}
 			scale, spread := seg.coefs(r)
-			est := qp.signDot(seg.code(r)) * scale
+			est := qp.signDot(cnt[i]) * scale
 			if eps < 0 {
 				b[i] = negInf // no bound pass
 			} else {
@@ -396,7 +424,7 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 	floorScore := float32(floor[len(floor)-1].Score)
 	// Every other row that might beat the floor, scored exactly.
 	more := make([]topK, nw)
-	counts := make([]int, nw)
+	rescored := make([]int, nw)
 	for i := range more {
 		more[i] = topK{k: k, views: sc.s.views}
 	}
@@ -409,12 +437,12 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 				continue
 			}
 			r := c.start + i
-			counts[w]++
+			rescored[w]++
 			t.push(cand{vek32.Dot(sc.q, seg.vec(r)), int32(c.view), int32(r)})
 		}
 	})
 	n := len(first)
-	for _, x := range counts {
+	for _, x := range rescored {
 		n += x
 	}
 	return sc.merge(k, append(tops, more...)), n
