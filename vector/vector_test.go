@@ -3,8 +3,8 @@ package vector
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
