@@ -61,6 +61,8 @@ type pipeline struct {
 	name      string
 	arms      []arm
 	docWeight float64 // DocumentBlend weight; 0 = no blend
+	// lead is the rank.LeadPrior weight applied after the blend; 0 = none.
+	lead float64
 }
 
 // chunkText is one indexed chunk.
@@ -187,6 +189,15 @@ func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranke
 			tb.Fatal(err)
 		}
 	}
+	if s.p.lead > 0 {
+		index := make(map[string]int, len(hits))
+		for _, h := range hits {
+			index[h.ID] = s.ref[h.ID].Chunk
+		}
+		if hits, err = rank.LeadPrior(hits, index, s.p.lead); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	var out []eval.Ranked
 	for _, h := range hits[:min(k, len(hits))] {
 		out = append(out, s.ref[h.ID])
@@ -227,6 +238,7 @@ var (
 			docWeight: rank.DefaultDocumentWeight},
 		recipeIDs,
 		recipe,
+		recipeLead,
 	}
 	// recipeV1 is the first recipe (EVAL.md): language and code arms
 	// summed, document blend 0.7.
@@ -255,6 +267,10 @@ var (
 		},
 		docWeight: rank.DefaultDocumentWeight}
 )
+
+// recipeLead is recipe v2 plus the lead prior chosen in round 3 (EVAL.md
+// "Round 3: within-document levers"); proposed, not yet wired.
+var recipeLead = pipeline{name: "recipe v2 + lead prior 0.08 (round 3)", arms: recipe.arms, docWeight: recipe.docWeight, lead: rank.DefaultLeadWeight}
 
 // forLanguage returns p with its "english" arms analysing each document by
 // its own language instead.
@@ -382,6 +398,10 @@ func TestXQuADRecipe(t *testing.T) {
 			r := got[recipe.name]
 			if r[0] < tc.hit1-0.005 || r[1] < tc.mrr-0.00005 {
 				t.Errorf("recipe hit@1 %.2f MRR@10 %.4f, below Lucene's %s %.2f / %.4f", r[0], r[1], tc.analyzer, tc.hit1, tc.mrr)
+			}
+			// Round 3: the lead prior must not lower the recipe on prose.
+			if l := got[recipeLead.name]; l[0] < r[0]-0.005 || l[1] < r[1]-0.00005 {
+				t.Errorf("recipe + lead prior hit@1 %.2f MRR@10 %.4f, below recipe v2 %.2f / %.4f", l[0], l[1], r[0], r[1])
 			}
 		})
 	}

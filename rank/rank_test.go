@@ -182,3 +182,53 @@ func TestDocumentEvidence(t *testing.T) {
 		}
 	}
 }
+
+func TestLeadPrior(t *testing.T) {
+	hits := []Hit{{"d#5", "d", 10}, {"d#1", "d", 9.9}, {"d#0", "d", 9}, {"e#0", "e", 9.5}, {"e#3", "e", 2}}
+	index := map[string]int{"d#5": 5, "d#1": 1, "d#0": 0, "e#0": 0, "e#3": 3}
+	got, err := LeadPrior(hits, index, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d's best is 10: d#5 + 1/√6, d#1 + 1/√2, d#0 + 1; e's best is 9.5:
+	// e#0 + 0.95, e#3 + 0.95/2.
+	want := []Hit{
+		{"d#1", "d", 9.9 + 1/math.Sqrt2},
+		{"e#0", "e", 10.45},
+		{"d#5", "d", 10 + 1/math.Sqrt(6)},
+		{"d#0", "d", 10},
+		{"e#3", "e", 2.475},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("LeadPrior = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+			t.Errorf("LeadPrior[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if hits[0].Score != 10 {
+		t.Error("LeadPrior modified its input")
+	}
+	// Weight 0 only sorts.
+	if got, err := LeadPrior(hits, index, 0); err != nil || got[0].ID != "d#5" || got[0].Score != 10 || got[1].ID != "d#1" {
+		t.Errorf("LeadPrior weight 0 = %v, %v", got, err)
+	}
+	for name, tc := range map[string]struct {
+		hits  []Hit
+		index map[string]int
+		w     float64
+		want  string
+	}{
+		"weight":   {hits, index, -1, "rank lead prior: weight: must be a finite number >= 0, got -1: rank: invalid input"},
+		"nan":      {hits, index, math.NaN(), "rank lead prior: weight: must be a finite number >= 0, got NaN: rank: invalid input"},
+		"score":    {[]Hit{{"d#0", "d", math.Inf(1)}}, index, 1, `rank lead prior: hits[0] "d#0": Score: must be a finite number >= 0, got +Inf: rank: invalid input`},
+		"no index": {[]Hit{{"d#0", "d", 1}, {"x#2", "x", 1}}, index, 1, `rank lead prior: hits[1] "x#2": no chunk index: rank: invalid input`},
+		"negative": {[]Hit{{"d#0", "d", 1}}, map[string]int{"d#0": -1}, 1, `rank lead prior: hits[0] "d#0": chunk index -1 < 0: rank: invalid input`},
+	} {
+		_, err := LeadPrior(tc.hits, tc.index, tc.w)
+		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err = %v, want %q wrapping ErrInvalid", name, err, tc.want)
+		}
+	}
+}

@@ -136,14 +136,35 @@ func r3Setup(t *testing.T) *r3 {
 	if os.Getenv("SITUATE_ROUND3") == "" {
 		t.Skip("set SITUATE_ROUND3=1 to run the round-3 lever grid")
 	}
-	ds := loadCodebase(t)
+	return r3Build(t, loadCodebase(t), "en", true)
+}
+
+// langAnalyzer is the "english" vector space's analyzer: the language's.
+func langAnalyzer(name, lang string) analysis.Analyzer {
+	if name == "english" {
+		return analysis.ForLanguage(lang)
+	}
+	a, err := analysis.New(name)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// r3Build runs recipe v2 (the language arm analysing by lang) over ds,
+// indexing "chunk\n\ncontext" when withContext, the raw chunk otherwise.
+func r3Build(t *testing.T, ds *eval.Dataset, lang string, withContext bool) *r3 {
 	r := &r3{ds: ds, ref: map[string]eval.Ranked{}, docChunks: map[string][]string{}, vec: map[string]map[string]sparse{}, vocabs: map[string]*vocab{}}
 	r.tune, r.rep = eval.Split(ds.Queries, splitSeed)
 	var chunks []chunkText
 	var ids []string
 	for _, d := range ds.Docs {
 		for _, c := range d.Chunks {
-			chunks = append(chunks, chunkText{doc: d.ID, index: c.Index, lang: "en", text: c.Text + "\n\n" + c.Context})
+			text := c.Text
+			if withContext {
+				text += "\n\n" + c.Context
+			}
+			chunks = append(chunks, chunkText{doc: d.ID, index: c.Index, lang: lang, text: text})
 			id := chunkID(d.ID, c.Index)
 			ids = append(ids, id)
 			r.ref[id] = eval.Ranked{DocID: d.ID, Chunk: c.Index}
@@ -151,10 +172,7 @@ func r3Setup(t *testing.T) *r3 {
 		}
 	}
 	for _, name := range []string{"english", "code"} {
-		a, err := analysis.New(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := langAnalyzer(name, lang)
 		var docs [][]string
 		for _, c := range chunks {
 			docs = append(docs, terms(a, c.text))
@@ -166,14 +184,18 @@ func r3Setup(t *testing.T) *r3 {
 			r.vec[name][id] = v.vector(docs[i])
 		}
 	}
-	s := newSearcher(t, recipe, chunks, indexes{})
+	p := recipe
+	if lang != "en" {
+		p = forLanguage(recipe)
+	}
+	s := newSearcher(t, p, chunks, indexes{})
 	for _, q := range ds.Queries {
 		qr := r3Query{q: q, vec: map[string]sparse{}, combined: map[string]float64{}}
 		var lists [][]rank.Hit
 		for i, ix := range s.ixs {
 			text := q.Text
 			if a := s.p.arms[i]; a.pairs {
-				text = pairText(a.analyzer, "en", q.Text)
+				text = pairText(a.analyzer, lang, q.Text)
 			}
 			res, err := ix.Search(bm25.Query{Text: text, K: rank.DefaultCandidates})
 			if err != nil {
@@ -201,8 +223,7 @@ func r3Setup(t *testing.T) *r3 {
 		}
 		qr.hits = hits
 		for _, name := range []string{"english", "code"} {
-			a, _ := analysis.New(name)
-			qr.vec[name] = r.vocabs[name].vector(terms(a, q.Text))
+			qr.vec[name] = r.vocabs[name].vector(terms(langAnalyzer(name, lang), q.Text))
 		}
 		r.queries = append(r.queries, qr)
 	}
@@ -406,6 +427,12 @@ func (r *r3) neighbours(q *r3Query, hits []rank.Hit, topDocs, m int, w float64) 
 // position: within each of the first topDocs documents (0 = all), every
 // chunk gains w × the document's best score / (1 + its index).
 func (r *r3) position(q *r3Query, hits []rank.Hit, topDocs int, w float64) []rank.Hit {
+	return r.positionShape(q, hits, topDocs, w, "inv")
+}
+
+// positionShape is position with the prior's shape: "inv" 1/(1+i),
+// "sqrt" 1/sqrt(1+i), "first" [i == 0], "first2" [i <= 1], "exp" 2^-i.
+func (r *r3) positionShape(q *r3Query, hits []rank.Hit, topDocs int, w float64, shape string) []rank.Hit {
 	out := append([]rank.Hit(nil), hits...)
 	best := map[string]float64{}
 	for _, h := range hits {
@@ -415,11 +442,31 @@ func (r *r3) position(q *r3Query, hits []rank.Hit, topDocs int, w float64) []ran
 	}
 	for i, h := range out {
 		if b, ok := best[h.Doc]; ok {
-			out[i].Score += w * b / float64(1+r.ref[h.ID].Chunk)
+			out[i].Score += w * b * prior(shape, r.ref[h.ID].Chunk)
 		}
 	}
 	rank.Sort(out)
 	return out
+}
+
+func prior(shape string, i int) float64 {
+	switch shape {
+	case "inv":
+		return 1 / float64(1+i)
+	case "sqrt":
+		return 1 / math.Sqrt(float64(1+i))
+	case "first":
+		if i == 0 {
+			return 1
+		}
+	case "first2":
+		if i <= 1 {
+			return 1
+		}
+	case "exp":
+		return math.Pow(2, -float64(i))
+	}
+	return 0
 }
 
 func cosine(a, b []float64) float64 {
@@ -769,6 +816,96 @@ func TestRound3Show(t *testing.T) {
 			}
 			s := strings.ReplaceAll(text[h.ID], "\n", " | ")
 			t.Logf("%s%2d %-12s %.2f comb %.2f %.300s", mark, i+1, h.ID, h.Score, q.combined[h.ID], s)
+		}
+	}
+}
+
+// xquadRow prints hit@1, hit@5, MRR@10 of a lever on all questions.
+func (r *r3) xquadRow(t *testing.T, name string, lever func(q *r3Query) []rank.Hit) [2]float64 {
+	run := eval.Run{}
+	for i := range r.queries {
+		q := &r.queries[i]
+		hits := lever(q)
+		var out []eval.Ranked
+		for _, h := range hits[:min(20, len(hits))] {
+			out = append(out, r.ref[h.ID])
+		}
+		run[q.q.ID] = out
+	}
+	res, _ := eval.Evaluate(r.ds, run)
+	m := res.Metrics
+	t.Logf("%-60s hit@1 %.2f hit@5 %.2f hit@20 %.2f MRR@10 %.4f", name, 100*m[eval.KeyHit1], 100*m[eval.KeyHit5], 100*m[eval.KeyHit20], m[eval.KeyMRR10])
+	return [2]float64{100 * m[eval.KeyHit1], m[eval.KeyMRR10]}
+}
+
+func TestRound3XQuAD(t *testing.T) {
+	if os.Getenv("SITUATE_ROUND3") == "" {
+		t.Skip("set SITUATE_ROUND3=1 to run the round-3 lever grid")
+	}
+	for _, lang := range []string{"en", "de"} {
+		ds, err := eval.LoadSQuAD(sharedData(t, "xquad/xquad."+lang+".json"), lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := r3Build(t, ds, lang, false)
+		t.Logf("---- XQuAD %s", lang)
+		r.xquadRow(t, "recipe v2", func(q *r3Query) []rank.Hit { return q.hits })
+		r.xquadRow(t, "recipe v2 + missing chunks of top 1 doc", func(q *r3Query) []rank.Hit { return r.withMissing(q, 1) })
+		for _, top := range []int{3, 0} {
+			for _, w := range []float64{0.05, 0.1, 0.2} {
+				r.xquadRow(t, fmt.Sprintf("tf-idf cosine code top=%d w=%.2f", top, w), func(q *r3Query) []rank.Hit { return r.queryCos(q, q.hits, "code", false, top, w) })
+			}
+		}
+		for _, top := range []int{1, 3, 0} {
+			for _, w := range []float64{0.05, 0.1, 0.2} {
+				r.xquadRow(t, fmt.Sprintf("position 1/(1+i) top=%d w=%.2f", top, w), func(q *r3Query) []rank.Hit { return r.position(q, q.hits, top, w) })
+			}
+		}
+	}
+}
+
+// TestRound3Position is the finer grid of the position prior: codebase
+// halves and XQuAD en/de for every shape, weight and document cut.
+func TestRound3Position(t *testing.T) {
+	if os.Getenv("SITUATE_ROUND3") == "" {
+		t.Skip("set SITUATE_ROUND3=1 to run the round-3 lever grid")
+	}
+	cb := r3Build(t, loadCodebase(t), "en", true)
+	var xq []*r3
+	for _, lang := range []string{"en", "de"} {
+		ds, err := eval.LoadSQuAD(sharedData(t, "xquad/xquad."+lang+".json"), lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xq = append(xq, r3Build(t, ds, lang, false))
+	}
+	xqm := func(r *r3, lever func(q *r3Query) []rank.Hit) [2]float64 {
+		run := eval.Run{}
+		for i := range r.queries {
+			q := &r.queries[i]
+			hits := lever(q)
+			var out []eval.Ranked
+			for _, h := range hits[:min(20, len(hits))] {
+				out = append(out, r.ref[h.ID])
+			}
+			run[q.q.ID] = out
+		}
+		res, _ := eval.Evaluate(r.ds, run)
+		return [2]float64{100 * res.Metrics[eval.KeyHit1], res.Metrics[eval.KeyMRR10]}
+	}
+	row := func(name string, lever func(r *r3, q *r3Query) []rank.Hit) {
+		tr, rp, all := cb.eval(func(q *r3Query) []rank.Hit { return lever(cb, q) })
+		en := xqm(xq[0], func(q *r3Query) []rank.Hit { return lever(xq[0], q) })
+		de := xqm(xq[1], func(q *r3Query) []rank.Hit { return lever(xq[1], q) })
+		t.Logf("%-40s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | en %.2f %.4f de %.2f %.4f", name, tr[0], tr[1], tr[2], rp[0], rp[1], rp[2], all[0], all[1], all[2], en[0], en[1], de[0], de[1])
+	}
+	t.Logf("%-40s | %-20s | %-20s | %-20s | XQuAD hit@1 MRR@10", "lever (Pass@5 @10 @20)", "tune (124)", "report (124)", "all (248)")
+	row("recipe v2", func(r *r3, q *r3Query) []rank.Hit { return q.hits })
+	for _, shape := range []string{"inv", "sqrt", "first", "first2", "exp"} {
+		for _, top := range []int{1, 3, 0} {
+			for _, w := range []float64{0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.1} {
+				row(fmt.Sprintf("position %s top=%d w=%.2f", shape, top, w), func(r *r3, q *r3Query) []rank.Hit { return r.positionShape(q, q.hits, top, w, shape) })
+			}
 		}
 	}
 }
