@@ -117,6 +117,7 @@ type r3Query struct {
 	hits     []rank.Hit         // recipe v2, whole candidate list, blended
 	combined map[string]float64 // Combine(lang, code) score per chunk
 	vec      map[string]sparse  // query vector per analyzer
+	context  map[string]float64 // BM25 (english) of the chunk's context alone
 }
 
 // r3 holds the corpus side.
@@ -189,8 +190,27 @@ func r3Build(t *testing.T, ds *eval.Dataset, lang string, withContext bool) *r3 
 		p = forLanguage(recipe)
 	}
 	s := newSearcher(t, p, chunks, indexes{})
+	var ctxIx *searcher
+	if withContext {
+		var ctx []chunkText
+		for _, d := range ds.Docs {
+			for _, c := range d.Chunks {
+				ctx = append(ctx, chunkText{doc: d.ID, index: c.Index, lang: lang, text: c.Context})
+			}
+		}
+		ctxIx = newSearcher(t, pipeline{arms: []arm{{analyzer: "english", weight: 1, k1: rank.DefaultK1, b: rank.DefaultB}}}, ctx, indexes{})
+	}
 	for _, q := range ds.Queries {
-		qr := r3Query{q: q, vec: map[string]sparse{}, combined: map[string]float64{}}
+		qr := r3Query{q: q, vec: map[string]sparse{}, combined: map[string]float64{}, context: map[string]float64{}}
+		if ctxIx != nil {
+			res, err := ctxIx.ixs[0].Search(bm25.Query{Text: q.Text, K: len(ids)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range res {
+				qr.context[x.ID] = x.Score
+			}
+		}
 		var lists [][]rank.Hit
 		for i, ix := range s.ixs {
 			text := q.Text
@@ -444,6 +464,70 @@ func (r *r3) positionShape(q *r3Query, hits []rank.Hit, topDocs int, w float64, 
 		if b, ok := best[h.Doc]; ok {
 			out[i].Score += w * b * prior(shape, r.ref[h.ID].Chunk)
 		}
+	}
+	rank.Sort(out)
+	return out
+}
+
+// topDoc: the chunks of the first topDocs documents gain extra × the best
+// score of the first document, when the first document's best score is at
+// least ratio × the next document's best.
+func (r *r3) topDoc(q *r3Query, hits []rank.Hit, topDocs int, extra, ratio float64) []rank.Hit {
+	out := append([]rank.Hit(nil), hits...)
+	var bests []float64
+	docs := map[string]bool{}
+	for _, h := range hits {
+		if !docs[h.Doc] {
+			docs[h.Doc] = true
+			bests = append(bests, h.Score)
+		}
+		if len(bests) > topDocs {
+			break
+		}
+	}
+	if len(bests) > topDocs && bests[0] < ratio*bests[topDocs] {
+		return out
+	}
+	top := map[string]bool{}
+	for _, h := range hits {
+		if len(top) == topDocs && !top[h.Doc] {
+			continue
+		}
+		top[h.Doc] = true
+	}
+	for i, h := range out {
+		if top[h.Doc] {
+			out[i].Score += extra * bests[0]
+		}
+	}
+	rank.Sort(out)
+	return out
+}
+
+// contextReorder: within each of the first topDocs documents (0 = all),
+// every chunk gains w × the document's best score × (its context-only BM25
+// score / the document's best context-only score).
+func (r *r3) contextReorder(q *r3Query, hits []rank.Hit, topDocs int, w float64) []rank.Hit {
+	out := append([]rank.Hit(nil), hits...)
+	best := map[string]float64{}
+	for _, h := range hits {
+		if _, ok := best[h.Doc]; !ok && (topDocs == 0 || len(best) < topDocs) {
+			best[h.Doc] = h.Score
+		}
+	}
+	cbest := map[string]float64{}
+	for id, sc := range q.context {
+		d := r.ref[id].DocID
+		if sc > cbest[d] {
+			cbest[d] = sc
+		}
+	}
+	for i, h := range out {
+		b, ok := best[h.Doc]
+		if !ok || cbest[h.Doc] == 0 {
+			continue
+		}
+		out[i].Score += w * b * q.context[h.ID] / cbest[h.Doc]
 	}
 	rank.Sort(out)
 	return out
@@ -861,6 +945,9 @@ func TestRound3XQuAD(t *testing.T) {
 				r.xquadRow(t, fmt.Sprintf("position 1/(1+i) top=%d w=%.2f", top, w), func(q *r3Query) []rank.Hit { return r.position(q, q.hits, top, w) })
 			}
 		}
+		for _, e := range []float64{0.1, 0.2, 0.4} {
+			r.xquadRow(t, fmt.Sprintf("top-document lift top=1 ratio=1.50 extra=%.2f", e), func(q *r3Query) []rank.Hit { return r.topDoc(q, q.hits, 1, e, 1.5) })
+		}
 	}
 }
 
@@ -906,6 +993,24 @@ func TestRound3Position(t *testing.T) {
 			for _, w := range []float64{0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.1} {
 				row(fmt.Sprintf("position %s top=%d w=%.2f", shape, top, w), func(r *r3, q *r3Query) []rank.Hit { return r.positionShape(q, q.hits, top, w, shape) })
 			}
+		}
+	}
+}
+
+func TestRound3More(t *testing.T) {
+	r := r3Setup(t)
+	t.Logf("%-72s | %-20s | %-20s | %-20s", "lever (Pass@5 @10 @20)", "tune (124)", "report (124)", "all (248)")
+	r.row(t, "recipe v2", func(q *r3Query) []rank.Hit { return q.hits })
+	for _, top := range []int{1, 2} {
+		for _, ratio := range []float64{0, 1.1, 1.25, 1.5} {
+			for _, e := range []float64{0.05, 0.1, 0.2, 0.4} {
+				r.row(t, fmt.Sprintf("top-document lift top=%d ratio=%.2f extra=%.2f", top, ratio, e), func(q *r3Query) []rank.Hit { return r.topDoc(q, q.hits, top, e, ratio) })
+			}
+		}
+	}
+	for _, top := range []int{1, 3, 0} {
+		for _, w := range []float64{0.02, 0.05, 0.1, 0.2} {
+			r.row(t, fmt.Sprintf("context-only BM25 within document top=%d w=%.2f", top, w), func(q *r3Query) []rank.Hit { return r.contextReorder(q, q.hits, top, w) })
 		}
 	}
 }
