@@ -3,7 +3,7 @@
 // the same query (Combine), lifts every chunk of a document that matches
 // well as a whole (DocumentBlend, DocumentEvidence), and prepares the text
 // of a phrase-like word-pair BM25 arm (PairText, PairQuery). It also offers
-// EmphasizeIdentifiers, measured but not part of the recipe.
+// EmphasizeIdentifiers and LeadPrior, measured but not part of the recipe.
 //
 // The recipe these functions implement was chosen on half of the queries of
 // Anthropic's codebase set and checked on the other half, on XQuAD (en, de)
