@@ -93,6 +93,30 @@ type Engine struct {
 	writeMu sync.Mutex // serializes store+index commits and the pending journal
 	mu      sync.RWMutex
 	docs    map[string]DocumentRecord
+	// analyzers counts the documents per language analyzer name, so a
+	// query learns which analyzers to pair its words with without
+	// walking every document.
+	analyzers map[string]int
+}
+
+// setDoc records rec; the caller holds e.mu (or owns e alone).
+func (e *Engine) setDoc(rec DocumentRecord) {
+	e.dropDoc(rec.ID)
+	e.docs[rec.ID] = rec
+	e.analyzers[analysis.ForLanguage(rec.Lang).Name()]++
+}
+
+// dropDoc forgets document id; the caller holds e.mu (or owns e alone).
+func (e *Engine) dropDoc(id string) {
+	prev, ok := e.docs[id]
+	if !ok {
+		return
+	}
+	delete(e.docs, id)
+	name := analysis.ForLanguage(prev.Lang).Name()
+	if e.analyzers[name]--; e.analyzers[name] <= 0 {
+		delete(e.analyzers, name)
+	}
 }
 
 // Open opens the engine over store with its indexes in dir: the BM25 arms in
@@ -104,7 +128,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{}}
+	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{}, analyzers: map[string]int{}}
 	e.layout = e.indexLayout()
 	e.processing = e.processingFingerprint()
 
@@ -113,7 +137,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
 	for _, r := range records {
-		e.docs[r.ID] = r
+		e.setDoc(r)
 	}
 
 	lexOpts := e.bm25Options()
@@ -338,13 +362,9 @@ func (e *Engine) pairQuery(text string) string {
 	if e.opts.Analyzer != "" {
 		names = []string{e.opts.Analyzer}
 	} else {
-		seen := map[string]bool{}
 		e.mu.RLock()
-		for _, r := range e.docs {
-			if n := analysis.ForLanguage(r.Lang).Name(); !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
+		for n := range e.analyzers {
+			names = append(names, n)
 		}
 		e.mu.RUnlock()
 		slices.Sort(names)
@@ -616,7 +636,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	}
 	e.mu.Lock()
 	for _, rec := range records {
-		e.docs[rec.ID] = rec
+		e.setDoc(rec)
 	}
 	e.mu.Unlock()
 	return changes, nil
@@ -642,7 +662,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	e.mu.Lock()
-	delete(e.docs, id)
+	e.dropDoc(id)
 	e.mu.Unlock()
 	return nil
 }

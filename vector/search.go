@@ -218,9 +218,16 @@ func (sc *scan) exact(k int) []Result {
 		t := &tops[w]
 		filtered := v.dead != nil || sc.allowG[c.view] != nil || (sc.filter != nil && sc.filter.Accept != nil)
 		dim := seg.dim
+		var touched float32
 		for r := c.start; r < c.end; r++ {
 			if filtered && !sc.allowed(c.view, r) {
 				continue
+			}
+			// Reading two words of the row touchAhead rows on starts its
+			// memory fetch (and page walk) early: hardware prefetchers stop
+			// at 4 KiB page boundaries, exactly one 1024-d row.
+			if a := r + touchAhead; a < c.end {
+				touched += seg.vecs[a*dim] + seg.vecs[a*dim+dim/2]
 			}
 			score := vek32.Dot(sc.q, seg.vecs[r*dim:(r+1)*dim])
 			if len(t.h) == t.k && score < t.h[0].score {
@@ -228,9 +235,16 @@ func (sc *scan) exact(k int) []Result {
 			}
 			t.push(cand{score, int32(c.view), int32(r)})
 		}
+		touchSink.Store(math.Float32bits(touched))
 	})
 	return sc.merge(k, tops)
 }
+
+// touchAhead is how many rows ahead the exact scan touches (see exact).
+const touchAhead = 4
+
+// touchSink keeps the touches from being optimised away.
+var touchSink atomic.Uint32
 
 // merge combines per-worker heaps into the final ranking.
 func (sc *scan) merge(k int, tops []topK) []Result {
@@ -348,7 +362,10 @@ var boundPool = sync.Pool{New: func() any { return new([]float32) }}
 // bound reaches that floor is scored exactly too. Where neighbours stand
 // out the floor is far above almost every bound and few rows are rescored;
 // where they barely do (iid Gaussian data) more are, and recall stays high.
-// It returns the results and how many rows were scored exactly.
+// The floor is the min(k, Options.BoundDepth)-th exact score, so a search
+// for a fusion arm's 150 candidates protects its top 20 and takes the rest
+// from the best estimates. It returns the results and how many rows were
+// scored exactly.
 func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 	words := wordsFor(sc.ix.opts.Dim)
 	qp := newQueryPlanes(sc.q, words)
@@ -391,7 +408,9 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 			} else {
 				b[i] = est + eps*(qp.norm*spread+scale*qp.quantErr)
 			}
-			h.push(estCand{est, int32(c.view), int32(r), int32(c.base + i)})
+			if len(h.h) < h.max || est > h.h[0].est {
+				h.push(estCand{est, int32(c.view), int32(r), int32(c.base + i)})
+			}
 		}
 	})
 	var first []estCand
@@ -421,7 +440,9 @@ func (sc *scan) quantized(k, rescore int) ([]Result, int) {
 		// Fewer than k allowed rows: every one was rescored.
 		return floor, len(first)
 	}
-	floorScore := float32(floor[len(floor)-1].Score)
+	// The bound pass protects the top min(k, BoundDepth); deeper ranks
+	// (a fusion arm's 150 candidates) come from the best estimates.
+	floorScore := float32(floor[min(k, sc.ix.opts.BoundDepth)-1].Score)
 	// Every other row that might beat the floor, scored exactly.
 	more := make([]topK, nw)
 	rescored := make([]int, nw)
