@@ -11,22 +11,29 @@
 // cosine. Results are ordered by score descending, ties by ID ascending.
 //
 // Up to Options.QuantizeAbove live vectors (DefaultQuantizeAbove = 20000)
-// every vector is scored: results are exact. Above it, every vector's sign
-// bits (one bit per dimension, stored beside the vectors) are compared with
-// the query's by Hamming distance (math/bits.OnesCount64), and the nearest
-// Options.Rescore candidates (default max(10k, 200); every candidate tied
-// at the cut-off distance is kept) are rescored exactly. Sign codes
-// approximate the angle, so the first pass suits cosine better than dot.
-// The result equals the exact one whenever Rescore covers every vector the
-// filter allows. Filters (Filter.Groups, Filter.Accept) are applied while
-// scanning, before scoring, so k allowed results come back when k exist.
+// every vector is scored: results are exact. Above it, a first pass
+// estimates every score from the vector's sign bits (one bit per
+// dimension, stored beside the vectors) and the query quantised to 4 bits,
+// with RaBitQ's estimator and its error bound (Gao & Long, SIGMOD 2024):
+// popcounts of the code against the query's four bit planes, with AVX-512
+// VPOPCNTQ where the CPU has it. The Options.Rescore best estimates
+// (default max(10k, 200)) are scored exactly; then every other row whose
+// estimate plus Options.Epsilon standard errors reaches the
+// min(k, Options.BoundDepth)-th exact score is scored exactly too. Data
+// whose neighbours stand out costs the 200 rows; iid Gaussian data, where
+// they barely do, about 4% of the corpus at recall@10 0.986
+// (bench/vector-*.txt). The result equals the exact one whenever Rescore
+// covers every vector the filter allows. Filters (Filter.Groups,
+// Filter.Accept) are applied while scanning, before scoring, so k allowed
+// results come back when k exist.
 //
 // # Storage
 //
 // Open keeps an index in a directory: immutable segment files
-// (seg-NNN.vec: a header, the float32 vectors, their sign codes and an ID
-// table), memory-mapped read-only so vectors are used in place (memory is
-// the raw float32 size plus 1/32 for codes plus the IDs), and a MANIFEST
+// (seg-NNN.vec: a header, the float32 vectors, their sign codes, two
+// first-pass coefficients per row and an ID table), memory-mapped
+// read-only so vectors are used in place (memory is the raw float32 size
+// plus 1/32 for codes, 8 bytes a row and the IDs: 1.02-1.08× raw), and a MANIFEST
 // naming the live segments and their tombstoned rows. New only keeps it
 // in memory.
 //
