@@ -411,7 +411,7 @@ func (e *Engine) processingFingerprint() string {
 }
 
 func (e *Engine) bm25Options() bm25.Options {
-	o := bm25.Options{K1: e.opts.BM25K1, B: e.opts.BM25B, Analyzer: e.opts.Analyzer}
+	o := bm25.Options{K1: e.opts.BM25K1, B: e.opts.BM25B, Analyzer: e.opts.Analyzer, CompoundWeight: e.opts.CompoundWeight}
 	if e.opts.ContextWeight > 0 {
 		o.Fields = []bm25.Field{{Name: fieldChunk, Weight: 1}, {Name: fieldContext, Weight: e.opts.ContextWeight}}
 	} else {

@@ -39,9 +39,11 @@ const (
 	// the code analyzer (identifiers split into words) whose scores are
 	// added to the language arm's, then every chunk gains a share of its
 	// document's best score.
-	DefaultCodeArmWeight  = 1.0
-	DefaultCodeK1         = 1.6
-	DefaultCodeB          = 0.3
+	DefaultCodeArmWeight = 1.0
+	DefaultCodeK1        = 1.6
+	DefaultCodeB         = 0.3
+	// DefaultCompoundWeight: see Options.CompoundWeight and EVAL.md.
+	DefaultCompoundWeight = 1.5
 	DefaultDocumentWeight = 0.7
 	// The pair arm is recipe v2 (EVAL.md): a third BM25 index of adjacent
 	// term pairs (rank.PairText) whose best score per document lifts that
@@ -87,6 +89,11 @@ type Options struct {
 	PairArmWeight float64
 	PairK1        float64
 	PairB         float64
+	// CompoundWeight lets the language arm match German compounds with
+	// their parts ("Gerichtsverfahren" / "Verfahren vor Gericht") through
+	// the index's own vocabulary (bm25.Options.CompoundWeight); each term
+	// so added counts this much. 0 disables it.
+	CompoundWeight float64
 	// DocumentWeight lifts every candidate chunk by this share of the best
 	// score of any chunk of its document; 0 disables it.
 	DocumentWeight float64
@@ -140,6 +147,7 @@ func DefaultOptions() Options {
 		CodeK1:            DefaultCodeK1,
 		CodeB:             DefaultCodeB,
 		DocumentWeight:    DefaultDocumentWeight,
+		CompoundWeight:    DefaultCompoundWeight,
 		PairArmWeight:     DefaultPairArmWeight,
 		PairK1:            DefaultPairK1,
 		PairB:             DefaultPairB,
@@ -163,6 +171,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: BM25K1: must be >= 0, got %g: %w", o.BM25K1, ErrInvalid)
 	case o.BM25B < 0 || o.BM25B > 1:
 		return fmt.Errorf("options: BM25B: must be in [0, 1], got %g: %w", o.BM25B, ErrInvalid)
+	case o.CompoundWeight < 0:
+		return fmt.Errorf("options: CompoundWeight: must be >= 0, got %g: %w", o.CompoundWeight, ErrInvalid)
 	case o.ContextWeight < 0:
 		return fmt.Errorf("options: ContextWeight: must be >= 0, got %g: %w", o.ContextWeight, ErrInvalid)
 	case o.CodeArmWeight < 0:

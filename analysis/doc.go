@@ -24,7 +24,9 @@
 //     and "Hauser" all stem to "haus". Spanish removes acute accents and
 //     the diaeresis (ñ stays) and restores the -ción/-logía suffixes the
 //     stemmer needs, so "información" and "informacion" meet. Russian maps
-//     ё to е. German compounds are indexed whole (no decompounding).
+//     ё to е. German compounds are indexed whole; the German analyzer is a
+//     Compounder, which splits and joins compounds at query time against a
+//     vocabulary the caller supplies (bm25 passes the index's own terms).
 //   - "chinese": Lucene's CJKAnalyzer: Han, kana and Hangul runs become
 //     overlapping bigrams (a two-character word such as 检索 is found inside
 //     a sentence without spaces); other words are tokenized as standard. No

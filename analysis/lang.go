@@ -229,12 +229,16 @@ func newNormalizedStopSet(words string, norm func([]byte) []byte) stopSet {
 }
 
 func init() {
-	register(&wordChain{
-		name:      German,
-		normFirst: true,
-		norm:      germanNormalize,
-		stop:      newNormalizedStopSet(GermanStopWords, germanNormalize),
-		stem:      snowballStem(german.Stem),
+	register(&compoundChain{
+		wordChain: &wordChain{
+			name:      German,
+			normFirst: true,
+			norm:      germanNormalize,
+			stop:      newNormalizedStopSet(GermanStopWords, germanNormalize),
+			stem:      snowballStem(german.Stem),
+		},
+		// German linking elements, longest first; "" joins directly.
+		links: []string{"ens", "es", "en", "er", "s", "n", "e", ""},
 	})
 	register(&wordChain{
 		name:      Spanish,

@@ -40,6 +40,13 @@ type Options struct {
 	// MergeFactor is how many segments of about the same size trigger a
 	// merge; zero means DefaultMergeFactor.
 	MergeFactor int
+	// CompoundWeight, when > 0, lets queries analysed by an analyzer that
+	// implements analysis.Compounder (German) match compounds with their
+	// parts: a query term no document holds is replaced by its two known
+	// parts, and a known compound of two neighbouring query words joins
+	// the query; each such term counts CompoundWeight times. 0 means off:
+	// scoring is then exactly Lucene's.
+	CompoundWeight float64
 }
 
 // Field is an indexed text field and its default weight in scoring.
@@ -65,6 +72,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if math.IsNaN(o.B) || o.B < 0 || o.B > 1 {
 		return o, fmt.Errorf("bm25 options: B: must be in [0, 1], got %v", o.B)
+	}
+	if math.IsNaN(o.CompoundWeight) || math.IsInf(o.CompoundWeight, 0) || o.CompoundWeight < 0 {
+		return o, fmt.Errorf("bm25 options: CompoundWeight: must be a finite number >= 0, got %v", o.CompoundWeight)
 	}
 	if o.MergeFactor < 2 {
 		return o, fmt.Errorf("bm25 options: MergeFactor: must be >= 2, got %d", o.MergeFactor)

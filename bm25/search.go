@@ -3,6 +3,7 @@ package bm25
 import (
 	"container/heap"
 	"fmt"
+	"github.com/situate/situate/analysis"
 	"math"
 	"math/bits"
 	"runtime"
@@ -95,8 +96,9 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 		return keys[i].analyzer < keys[j].analyzer
 	})
 	type analysed struct {
+		a      analysis.Analyzer
 		terms  []string
-		counts []int
+		counts []float32
 	}
 	byAnalyzer := map[string]*analysed{}
 	var out []clause
@@ -107,10 +109,14 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 			if err != nil {
 				return nil, fmt.Errorf("bm25 search: %w", err)
 			}
-			qa = &analysed{}
-			qa.terms, qa.counts = analyzeQuery(a, text)
+			qa = &analysed{a: a}
+			var counts []int
+			qa.terms, counts = analyzeQuery(a, text)
 			if len(qa.terms) > MaxQueryTerms {
 				return nil, fmt.Errorf("bm25 search: query has %d unique terms, more than %d", len(qa.terms), MaxQueryTerms)
+			}
+			for _, c := range counts {
+				qa.counts = append(qa.counts, float32(c))
 			}
 			byAnalyzer[k.analyzer] = qa
 		}
@@ -120,7 +126,18 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 		for i := range s.segs {
 			parts[i] = s.segs[i].seg.findPart(k.field, k.analyzer)
 		}
-		for ti, term := range qa.terms {
+		terms, counts := qa.terms, qa.counts
+		if c, ok := qa.a.(analysis.Compounder); ok && ix.opts.CompoundWeight > 0 {
+			terms, counts = expandCompounds(c, text, terms, counts, float32(ix.opts.CompoundWeight), func(t string) bool {
+				for i := range s.segs {
+					if parts[i] >= 0 && s.segs[i].seg.parts[parts[i]].find(t) >= 0 {
+						return true
+					}
+				}
+				return false
+			})
+		}
+		for ti, term := range terms {
 			var lists []segList
 			df := int64(0)
 			for i := range s.segs {
@@ -146,7 +163,7 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 			}
 			// BoostQuery(BoostQuery(TermQuery, count), fieldWeight): boosts
 			// multiply as floats.
-			boost := float32(fw * float32(qa.counts[ti]))
+			boost := float32(fw * counts[ti])
 			c := clause{term: term, weight: float32(boost * idf(df, ps.docCount)), cache: ps.cache, lists: lists}
 			for _, l := range lists {
 				b := termScore(c.weight, float32(l.entry.maxTf), c.cache[l.entry.minNorm])
@@ -158,6 +175,36 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 		}
 	}
 	return out, nil
+}
+
+// expandCompounds applies Options.CompoundWeight (see there): terms the
+// partition does not know are replaced by their known parts, and known
+// compounds of neighbouring query words are added. The original terms keep
+// their counts; terms already in the query are not added twice.
+func expandCompounds(c analysis.Compounder, text string, terms []string, counts []float32, weight float32, known func(string) bool) ([]string, []float32) {
+	have := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		have[t] = true
+	}
+	outT, outC := terms, counts
+	add := func(t string) {
+		if !have[t] {
+			have[t] = true
+			outT = append(outT[:len(outT):len(outT)], t)
+			outC = append(outC[:len(outC):len(outC)], weight)
+		}
+	}
+	for _, t := range terms {
+		if !known(t) {
+			for _, p := range c.Decompose(t, known) {
+				add(p)
+			}
+		}
+	}
+	for _, t := range c.Compose(text, c.Analyze(text), known) {
+		add(t)
+	}
+	return outT, outC
 }
 
 // liveDF is the number of postings of a term in a segment whose doc is not

@@ -45,6 +45,7 @@ func settingDefs() []*setting {
 		{name: "bm25-k1", def: strconv.FormatFloat(d.BM25K1, 'g', -1, 64), usage: "BM25 k1"},
 		{name: "bm25-b", def: strconv.FormatFloat(d.BM25B, 'g', -1, 64), usage: "BM25 b"},
 		{name: "context-weight", def: strconv.FormatFloat(d.ContextWeight, 'g', -1, 64), usage: "0: index \"context\\n\\nchunk\" as one field; >0: chunk and context as two fields, context weighted by this"},
+		{name: "compound-weight", def: strconv.FormatFloat(d.CompoundWeight, 'g', -1, 64), usage: "German: match compounds with their parts through the index vocabulary, each added term weighted by this (0: off)"},
 		{name: "recipe", def: "situate", usage: "lexical ranking: situate (language + code + word-pair BM25 arms and document evidence, see EVAL.md) or lucene (one BM25 arm, exactly Lucene's ranking)"},
 		{name: "parallel", def: strconv.Itoa(d.ParallelDocuments), usage: "documents contextualized at once"},
 		{name: "include", isList: true, usage: "only index files whose path matches this glob (repeatable)"},

@@ -46,7 +46,7 @@ func runContexts(ctx context.Context, e *env, args []string) error {
 			"again (their cache entries are bypassed), clean ones come from the cache, and the new version\n"+
 			"replaces the old one in the store and the index.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
-		"bm25-k1", "bm25-b", "context-weight", "parallel", "max-file-size")
+		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
 	c.flags(fs, llmSettings...)
 	sample := fs.Int("sample", 10, "show this many chunks, picked at random (0: all)")
 	flagged := fs.Bool("flagged", false, "only chunks whose context has flags")

@@ -69,7 +69,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format trec --docs DIR|TAR.GZ|JSONL --topics F --qrels F\n"+
 			"  --format squad --file xquad.en.json [--lang en]\n"+
 			"  --format answers --docs DIR --queries queries.jsonl")
-	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "recipe", "parallel"}, llmSettings...)...)
+	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel"}, llmSettings...)...)
 	c.flags(fs, denseSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
@@ -357,17 +357,18 @@ func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, doc
 	res, perQ := eval.Evaluate(ds, run)
 	res.Name = name
 	res.Settings = map[string]any{
-		"contexts":       contexts,
-		"mode":           mode,
-		"rerank":         rerank,
-		"analyzer":       orDefault(opts.Analyzer, "per language"),
-		"bm25-k1":        opts.BM25K1,
-		"bm25-b":         opts.BM25B,
-		"context-weight": opts.ContextWeight,
-		"recipe":         c.str("recipe"),
-		"depth":          depth,
-		"index-seconds":  indexTime.Seconds(),
-		"search-seconds": time.Since(searchStart).Seconds(),
+		"contexts":        contexts,
+		"mode":            mode,
+		"rerank":          rerank,
+		"analyzer":        orDefault(opts.Analyzer, "per language"),
+		"bm25-k1":         opts.BM25K1,
+		"bm25-b":          opts.BM25B,
+		"context-weight":  opts.ContextWeight,
+		"compound-weight": opts.CompoundWeight,
+		"recipe":          c.str("recipe"),
+		"depth":           depth,
+		"index-seconds":   indexTime.Seconds(),
+		"search-seconds":  time.Since(searchStart).Seconds(),
 	}
 	if len(ds.Docs) > 0 && len(ds.Docs[0].Chunks) == 0 {
 		res.Settings["chunk-size"] = opts.ChunkSize

@@ -24,7 +24,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			"({\"id\",\"text\",\"title\",\"metadata\"} per line) or stdin ('-'). Unchanged documents are skipped;\n"+
 			"a changed document is re-chunked and re-contextualized as a whole.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
-		"bm25-k1", "bm25-b", "context-weight", "recipe", "parallel", "include", "exclude", "max-file-size")
+		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
 	c.flags(fs, denseSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")

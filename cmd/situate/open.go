@@ -36,6 +36,9 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 	if o.ContextWeight, err = c.float("context-weight"); err != nil {
 		return o, err
 	}
+	if o.CompoundWeight, err = c.float("compound-weight"); err != nil {
+		return o, err
+	}
 	if o.ParallelDocuments, err = c.int("parallel"); err != nil {
 		return o, err
 	}
@@ -43,7 +46,7 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 	switch r := c.str("recipe"); r {
 	case "situate":
 	case "lucene":
-		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight = 0, 0, 0
+		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight = 0, 0, 0, 0
 	default:
 		return o, usagef("--recipe %q (from %s): must be situate or lucene", r, c.settings["recipe"].origin)
 	}

@@ -32,7 +32,7 @@ type searchResult struct {
 func runSearch(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("search", "QUERY", "Search the index. Every result shows the original chunk text with the generated context marked apart.")
-	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "recipe", "contextualizer")
+	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "contextualizer")
 	c.flags(fs, denseSettings...)
 	c.flags(fs, llmSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
