@@ -162,6 +162,41 @@ func recall(tb testing.TB, ix *Index, queries [][]float32, k, rescore int, epsil
 	return sum / float64(len(queries)), rescored / float64(len(queries))
 }
 
+// recallDeep runs default quantized searches for k results and returns the
+// mean recall of the exact top head among the first head results, the mean
+// recall of the exact top k, and the mean number of rows scored exactly.
+func recallDeep(tb testing.TB, ix *Index, queries [][]float32, k, head int) (float64, float64, float64) {
+	save := ix.opts
+	defer func() { ix.opts = save }()
+	var recHead, recAll, rescored float64
+	share := func(exact, approx []Result) float64 {
+		hit := 0
+		for _, e := range exact {
+			if slices.ContainsFunc(approx, func(a Result) bool { return a.ID == e.ID }) {
+				hit++
+			}
+		}
+		return float64(hit) / float64(len(exact))
+	}
+	for _, q := range queries {
+		ix.opts.QuantizeAbove = -1
+		exact, err := ix.Search(q, k, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ix.opts.QuantizeAbove, ix.opts.Rescore, ix.opts.Epsilon = 1, 0, DefaultEpsilon
+		approx, st, err := ix.search(q, k, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rescored += float64(st.rescored)
+		recHead += share(exact[:head], approx[:head])
+		recAll += share(exact, approx)
+	}
+	n := float64(len(queries))
+	return recHead / n, recAll / n, rescored / n
+}
+
 func heapMB() float64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -315,6 +350,10 @@ func TestRecallReport(t *testing.T) {
 			rec, rescored := recall(t, ix, s.queries, 10, 0, epsilon)
 			t.Logf("data=%s n=%d dim=%d queries=%d epsilon=%g recall@10=%.3f rescored=%.0f", kind, s.n, s.dim, len(s.queries), epsilon, rec, rescored)
 		}
+		// A fusion arm asks for 150 candidates: the bound pass protects its
+		// top BoundDepth (20), the rest come from the best estimates.
+		rec10, rec150, rescored := recallDeep(t, ix, s.queries, 150, 10)
+		t.Logf("data=%s n=%d dim=%d queries=%d epsilon=default k=150 recall@10=%.3f recall@150=%.3f rescored=%.0f", kind, s.n, s.dim, len(s.queries), rec10, rec150, rescored)
 		ix.Close()
 		runtime.GC()
 	}
