@@ -13,8 +13,10 @@
 // Walk visits directory trees in sorted id order, honours .gitignore and
 // .situateignore files per directory like git, applies Include/Exclude
 // doublestar globs, skips .git, .situate and (unless Options.Hidden) other
-// dot-files, follows symlinks with loop detection and reports every skipped
-// file as a *FileError naming its path. JSONL reads pre-extracted documents,
+// dot-files, follows symlinks that lead out of the root (each file or
+// directory once; links inside the root are left to their targets' own
+// paths) with loop detection, and reports every skipped file as a
+// *FileError naming its path. JSONL reads pre-extracted documents,
 // one JSON object per line.
 //
 // ingest imports the root package only, never another adapter. PDF support

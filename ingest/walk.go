@@ -24,8 +24,12 @@ import (
 // (byte order of the relative slash path); .git, .situate and the other
 // DefaultSkipDirs are never entered, and other names starting with "." are
 // skipped unless Options.Hidden is set. Ignore files are honoured per directory
-// like git does. Symbolic links are followed; a link leading back to one of
-// its own ancestor directories is reported once with ErrSymlinkLoop.
+// like git does. Symbolic links that lead out of the root are followed, each
+// file or directory once however many links lead to it; a link to a path
+// inside the root is skipped, since its target is indexed under its own path
+// (a "latest -> v2" link would otherwise index every document twice). A link
+// leading back to one of its own ancestor directories is reported once with
+// ErrSymlinkLoop.
 func Walk(ctx context.Context, roots []string, opts Options, fn func(doc situate.Document, err error) error) error {
 	if err := opts.Validate(); err != nil {
 		return err
@@ -34,7 +38,7 @@ func Walk(ctx context.Context, roots []string, opts Options, fn func(doc situate
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		w := &walker{ctx: ctx, opts: opts, fn: fn}
+		w := &walker{ctx: ctx, opts: opts, fn: fn, seen: map[fileID]bool{}}
 		if err := w.root(root); err != nil {
 			return err
 		}
@@ -46,6 +50,35 @@ type walker struct {
 	ctx  context.Context
 	opts Options
 	fn   func(situate.Document, error) error
+	// realRoot is the root with its symbolic links resolved; seen holds
+	// the files and directories walked, so that a second way to one of
+	// them (a link, a hard link) is not walked again.
+	realRoot string
+	seen     map[fileID]bool
+}
+
+// linksInside reports whether the symbolic link at path leads to a path
+// inside the root, which is walked under its own path.
+func (w *walker) linksInside(path string) bool {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false // reported by the caller's stat
+	}
+	rel, err := filepath.Rel(w.realRoot, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// visited reports whether fi was walked before, and marks it walked.
+func (w *walker) visited(fi fs.FileInfo) bool {
+	fid, ok := idOf(fi)
+	if !ok {
+		return false
+	}
+	if w.seen[fid] {
+		return true
+	}
+	w.seen[fid] = true
+	return false
 }
 
 func (w *walker) report(path, op string, err error) error {
@@ -63,6 +96,9 @@ func (w *walker) root(root string) error {
 			return nil
 		}
 		return w.file(root, id, fi)
+	}
+	if w.realRoot, err = filepath.EvalSymlinks(root); err != nil {
+		return w.report(root, "stat", unwrapPathError(err))
 	}
 	var ancestors []fileID
 	if fid, ok := idOf(fi); ok {
@@ -176,6 +212,9 @@ func (w *walker) dir(path, dirID string, ancestors []fileID, ignores ignoreStack
 				}
 				continue
 			}
+			if e.link && w.linksInside(e.path) || w.visited(e.fi) {
+				continue
+			}
 			next := ancestors
 			if ok {
 				next = append(slices.Clip(ancestors), fid)
@@ -189,6 +228,9 @@ func (w *walker) dir(path, dirID string, ancestors []fileID, ignores ignoreStack
 			continue // devices, sockets, pipes: never documents
 		}
 		if slices.Contains(w.opts.ignoreFiles(), e.name) {
+			continue
+		}
+		if e.link && w.linksInside(e.path) || w.visited(e.fi) {
 			continue
 		}
 		if !selected(e.id, w.opts.Include, w.opts.Exclude) {

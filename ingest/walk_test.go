@@ -119,21 +119,26 @@ func TestWalkSymlinks(t *testing.T) {
 	writeTree(t, dir, map[string]string{"a.md": "# A\n", "sub/b.md": "# B\n"})
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"o.md": "# Outside\n"})
+	outside2 := t.TempDir()
+	writeTree(t, outside2, map[string]string{"p.md": "# Outside too\n"})
 	for link, target := range map[string]string{
-		"sub/up":     "..",                          // loop to the root
-		"sub/self":   ".",                           // loop to itself
-		"link.md":    "a.md",                        // file link: followed
-		"ext":        outside,                       // directory outside the root: followed
-		"broken.md":  "does-not-exist.md",           // dangling
-		"sub/deeper": filepath.Join(dir, "sub"),     // absolute loop
-		"ext2":       filepath.Join(outside, "..."), // dangling absolute
+		"sub/up":     "..",                            // loop to the root
+		"sub/self":   ".",                             // loop to itself
+		"link.md":    "a.md",                          // file link inside the root: a.md is indexed, the link is not
+		"sub/ext":    outside,                         // a second link to the same outside directory: once only
+		"o-link.md":  filepath.Join(outside, "o.md"),  // already reached through ext: once only
+		"p-link.md":  filepath.Join(outside2, "p.md"), // file outside the root: followed
+		"ext":        outside,                         // directory outside the root: followed
+		"broken.md":  "does-not-exist.md",             // dangling
+		"sub/deeper": filepath.Join(dir, "sub"),       // absolute loop
+		"ext2":       filepath.Join(outside, "..."),   // dangling absolute
 	} {
 		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(link))); err != nil {
 			t.Skipf("symlinks not supported: %v", err)
 		}
 	}
 	docs, errs := collect(t, []string{dir}, Options{})
-	want := []string{"a.md", "ext/o.md", "link.md", "sub/b.md"}
+	want := []string{"a.md", "ext/o.md", "p-link.md", "sub/b.md"}
 	if got := ids(docs); !slices.Equal(got, want) {
 		t.Errorf("ids = %q, want %q", got, want)
 	}
