@@ -1,5 +1,30 @@
 #include "textflag.h"
 
+// ACCUMULATE adds the counts of the code block in Z0 to the lanes of Z5:
+// popcount(block) in the low 32 bits, Σ_p 2^p·popcount(plane_p AND block)
+// in the high 32 bits; R13 points at plane 0's block, R10 is the distance
+// between planes in bytes. Clobbers Z6, Z7, R15.
+#define ACCUMULATE \
+	VPOPCNTQ Z0, Z6 \
+	VPADDQ Z6, Z5, Z5 \
+	VPANDQ (R13), Z0, Z7 \
+	VPOPCNTQ Z7, Z7 \
+	VPSLLQ $32, Z7, Z7 \
+	VPADDQ Z7, Z5, Z5 \
+	VPANDQ (R13)(R10*1), Z0, Z7 \
+	VPOPCNTQ Z7, Z7 \
+	VPSLLQ $33, Z7, Z7 \
+	VPADDQ Z7, Z5, Z5 \
+	VPANDQ (R13)(R10*2), Z0, Z7 \
+	VPOPCNTQ Z7, Z7 \
+	VPSLLQ $34, Z7, Z7 \
+	VPADDQ Z7, Z5, Z5 \
+	LEAQ (R10)(R10*2), R15 \
+	VPANDQ (R13)(R15*1), Z0, Z7 \
+	VPOPCNTQ Z7, Z7 \
+	VPSLLQ $35, Z7, Z7 \
+	VPADDQ Z7, Z5, Z5
+
 // func signDotsAVX512(codes *uint64, rows, words int, planes *uint64, mask uint8, out *uint64)
 //
 // For each of rows sign codes of words uint64 each (contiguous), writes
@@ -39,25 +64,7 @@ row:
 
 block:
 	VMOVDQU64 (R12), Z0
-	VPOPCNTQ Z0, Z6
-	VPADDQ Z6, Z5, Z5
-	VPANDQ (R13), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $32, Z7, Z7
-	VPADDQ Z7, Z5, Z5
-	VPANDQ (R13)(R10*1), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $33, Z7, Z7
-	VPADDQ Z7, Z5, Z5
-	VPANDQ (R13)(R10*2), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $34, Z7, Z7
-	VPADDQ Z7, Z5, Z5
-	LEAQ (R10)(R10*2), R15
-	VPANDQ (R13)(R15*1), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $35, Z7, Z7
-	VPADDQ Z7, Z5, Z5
+	ACCUMULATE
 	ADDQ $64, R12
 	ADDQ $64, R13
 	DECQ R14
@@ -65,25 +72,7 @@ block:
 
 last:
 	VMOVDQU64.Z (R12), K1, Z0
-	VPOPCNTQ Z0, Z6
-	VPADDQ Z6, Z5, Z5
-	VPANDQ (R13), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $32, Z7, Z7
-	VPADDQ Z7, Z5, Z5
-	VPANDQ (R13)(R10*1), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $33, Z7, Z7
-	VPADDQ Z7, Z5, Z5
-	VPANDQ (R13)(R10*2), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $34, Z7, Z7
-	VPADDQ Z7, Z5, Z5
-	LEAQ (R10)(R10*2), R15
-	VPANDQ (R13)(R15*1), Z0, Z7
-	VPOPCNTQ Z7, Z7
-	VPSLLQ $35, Z7, Z7
-	VPADDQ Z7, Z5, Z5
+	ACCUMULATE
 
 	// Horizontal sum of the eight lanes.
 	VEXTRACTI64X4 $1, Z5, Y6
