@@ -62,37 +62,49 @@ func (t *topK) worse(a, b cand) bool {
 }
 
 func (t *topK) push(c cand) {
-	if len(t.h) < t.k {
-		t.h = append(t.h, c)
-		for i := len(t.h) - 1; i > 0; {
+	if len(t.h) == t.k && c.score < t.h[0].score {
+		return // the common case, decided without comparing IDs
+	}
+	t.h = boundedPush(t.h, t.k, c, t.worse)
+}
+
+// boundedPush adds x to the min-heap h (under worse: the worst element at
+// the root) that keeps at most max elements, and returns the heap: while
+// h is not full x joins it; otherwise x replaces the root if the root is
+// worse than x.
+func boundedPush[T any](h []T, max int, x T, worse func(a, b T) bool) []T {
+	if len(h) < max {
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !t.worse(t.h[i], t.h[p]) {
+			if !worse(h[i], h[p]) {
 				break
 			}
-			t.h[i], t.h[p] = t.h[p], t.h[i]
+			h[i], h[p] = h[p], h[i]
 			i = p
 		}
-		return
+		return h
 	}
-	if c.score < t.h[0].score || !t.worse(t.h[0], c) {
-		return
+	if !worse(h[0], x) {
+		return h
 	}
-	t.h[0] = c
-	for i, n := 0, len(t.h); ; {
+	h[0] = x
+	for i, n := 0, len(h); ; {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && t.worse(t.h[r], t.h[l]) {
+		if r := l + 1; r < n && worse(h[r], h[l]) {
 			m = r
 		}
-		if !t.worse(t.h[m], t.h[i]) {
+		if !worse(h[m], h[i]) {
 			break
 		}
-		t.h[i], t.h[m] = t.h[m], t.h[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+	return h
 }
 
 // scan is one search over a snapshot.
@@ -482,36 +494,6 @@ type estHeap struct {
 	h   []estCand
 }
 
-func (e *estHeap) push(c estCand) {
-	if len(e.h) < e.max {
-		e.h = append(e.h, c)
-		for i := len(e.h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if e.h[p].est <= e.h[i].est {
-				break
-			}
-			e.h[i], e.h[p] = e.h[p], e.h[i]
-			i = p
-		}
-		return
-	}
-	if c.est <= e.h[0].est {
-		return
-	}
-	e.h[0] = c
-	for i, n := 0, len(e.h); ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && e.h[r].est < e.h[l].est {
-			m = r
-		}
-		if e.h[i].est <= e.h[m].est {
-			break
-		}
-		e.h[i], e.h[m] = e.h[m], e.h[i]
-		i = m
-	}
-}
+func lowerEstimate(a, b estCand) bool { return a.est < b.est }
+
+func (e *estHeap) push(c estCand) { e.h = boundedPush(e.h, e.max, c, lowerEstimate) }
