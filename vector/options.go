@@ -2,6 +2,7 @@ package vector
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 )
 
@@ -98,6 +99,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Epsilon == 0 {
 		o.Epsilon = DefaultEpsilon
+	}
+	if math.IsNaN(o.Epsilon) || math.IsInf(o.Epsilon, 0) {
+		return o, fmt.Errorf("vector options: Epsilon: must be a finite number, got %v", o.Epsilon)
 	}
 	if o.BoundDepth == 0 {
 		o.BoundDepth = DefaultBoundDepth

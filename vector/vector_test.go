@@ -268,6 +268,8 @@ func TestBadInput(t *testing.T) {
 		{func() error { _, err := ix.Search([]float32{1, 1, 1}, -1, nil); return err }(), "k: must be >= 0"},
 		{func() error { _, err := New(Options{}); return err }(), "Dim: must be > 0"},
 		{func() error { _, err := New(Options{Dim: 2, Metric: "l2"}); return err }(), `Metric: must be "cosine" or "dot", got "l2"`},
+		{func() error { _, err := New(Options{Dim: 2, Epsilon: math.NaN()}); return err }(), "Epsilon: must be a finite number, got NaN"},
+		{func() error { _, err := New(Options{Dim: 2, BoundDepth: -1}); return err }(), "BoundDepth: must be >= 0, got -1"},
 	}
 	for i, c := range cases {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
