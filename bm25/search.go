@@ -3,12 +3,13 @@ package bm25
 import (
 	"container/heap"
 	"fmt"
-	"github.com/situate/situate/analysis"
 	"math"
 	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/situate/situate/analysis"
 )
 
 // clause is one term of the query in one partition, across all segments.
