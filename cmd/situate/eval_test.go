@@ -108,3 +108,36 @@ func TestEvalAnswersIndexesTheWholeFolder(t *testing.T) {
 		t.Fatalf("the unnamed document was not indexed:\n%s", out)
 	}
 }
+
+// TestEvalXQuADAtLeastLucene checks issue 4's prose target through the
+// product: on XQuAD en and de, situate's defaults reach at least the
+// hit@1 and MRR@10 Lucene gets with its language analyzer, with and
+// without the article title as context (figures from the data README).
+// For German it also checks that the compound matching is what lifts
+// hit@1: with --compound-weight 0 the raw run must score lower.
+func TestEvalXQuADAtLeastLucene(t *testing.T) {
+	data := sharedData(t, "xquad")
+	lucene := map[string]map[string][2]float64{ // lang -> config -> hit@1 (0-1), MRR@10
+		"en": {"raw": {0.9286, 0.9546}, "title": {0.9370, 0.9602}},
+		"de": {"raw": {0.8933, 0.9275}, "title": {0.9025, 0.9341}},
+	}
+	for _, lang := range []string{"en", "de"} {
+		file := filepath.Join(data, "xquad."+lang+".json")
+		rs := evalJSON(t, "--format", "squad", "--file", file, "--lang", lang, "--configs", "raw,title")
+		for name, ref := range lucene[lang] {
+			m := rs[name].Metrics
+			t.Logf("%s %s: hit@1 %.4f MRR@10 %.4f (Lucene %.4f %.4f)", lang, name, m["hit@1"], m["mrr@10"], ref[0], ref[1])
+			if m["hit@1"] < ref[0] || m["mrr@10"] < ref[1] {
+				t.Errorf("%s %s: hit@1 %.4f MRR@10 %.4f, want at least Lucene's %.4f %.4f", lang, name, m["hit@1"], m["mrr@10"], ref[0], ref[1])
+			}
+		}
+		if lang == "de" {
+			off := evalJSON(t, "--format", "squad", "--file", file, "--lang", lang, "--configs", "raw", "--compound-weight", "0")
+			on, without := rs["raw"].Metrics["hit@1"], off["raw"].Metrics["hit@1"]
+			t.Logf("de raw hit@1: %.4f with compound matching, %.4f without", on, without)
+			if on <= without {
+				t.Errorf("de raw hit@1 %.4f with compound matching, %.4f without: want higher with", on, without)
+			}
+		}
+	}
+}
