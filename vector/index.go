@@ -127,6 +127,12 @@ func Open(dir string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	ix.lock = lf
+	if slices.ContainsFunc(ix.current().views, func(v view) bool { return v.seg.version < segVersion }) {
+		// Segments of an older format work (their first-pass coefficients
+		// are computed at every open) but cost a full read each time: one
+		// compaction rewrites them. If it fails (disk full), they still work.
+		_ = ix.Compact()
+	}
 	return ix, nil
 }
 
@@ -589,7 +595,7 @@ func (ix *Index) Compact() error {
 func (ix *Index) merge(all bool) error {
 	cur := ix.current()
 	views := cur.views
-	if len(views) == 0 || (all && len(views) == 1 && views[0].dead == nil) {
+	if len(views) == 0 || (all && len(views) == 1 && views[0].dead == nil && views[0].seg.version == segVersion) {
 		return nil
 	}
 	pick := make([]bool, len(views))

@@ -57,6 +57,9 @@ type segment struct {
 	group  []uint32 // per row: index into groups
 	groups []string
 	mmap   []byte
+	// version is the file format the segment was read from (segVersion
+	// for in-memory and newly written segments).
+	version uint32
 
 	refs     atomic.Int64 // snapshots holding the segment
 	obsolete atomic.Bool  // dropped from the manifest: remove the file when unreferenced
@@ -136,7 +139,7 @@ type rowSource interface {
 // newMemSegment builds an in-memory segment, copying the vectors.
 func newMemSegment(dim int, src rowSource) *segment {
 	n := src.len()
-	s := &segment{rows: n, dim: dim, words: wordsFor(dim)}
+	s := &segment{rows: n, dim: dim, words: wordsFor(dim), version: segVersion}
 	s.vecs = make([]float32, n*dim)
 	s.bits = make([]uint64, n*s.words)
 	s.coef = make([]float32, 2*n)
@@ -331,7 +334,7 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 		metaOff != coefOff+coefLen || metaOff+metaLen != uint64(size) {
 		return nil, bad("layout does not match %d rows in %d bytes", rows, size)
 	}
-	s := &segment{name: name, dir: dir, rows: int(rows), dim: dim, words: int(words)}
+	s := &segment{name: name, dir: dir, rows: int(rows), dim: dim, words: int(words), version: version}
 	if rows > 0 {
 		data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {

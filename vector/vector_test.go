@@ -519,7 +519,8 @@ func countID(rs []Result, id string) float64 {
 
 // TestReadsVersion1Segments opens a segment written before the first-pass
 // coefficients were stored (version 1: no coefficient region) and checks
-// that searches, quantized or exact, answer as on the current format.
+// that searches, quantized or exact, answer as on the current format and
+// that Open rewrote the segment in the current format.
 func TestReadsVersion1Segments(t *testing.T) {
 	dir := t.TempDir()
 	const dim = 64
@@ -553,6 +554,19 @@ func TestReadsVersion1Segments(t *testing.T) {
 	binary.LittleEndian.PutUint64(v1[40:], coefOff)
 	binary.LittleEndian.PutUint32(v1[60:], crc32.Checksum(v1[:60], castagnoli))
 	os.WriteFile(segs[0], v1, 0o644)
+	// The version 1 segment itself (open, unlike Open, does not upgrade).
+	for _, quant := range []int{1, -1} {
+		old, err := open(dir, Options{Dim: dim, QuantizeAbove: quant})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := old.current().views[0].seg.version; v != 1 {
+			t.Fatalf("segment read as version %d, want 1", v)
+		}
+		got, _ := old.Search(q, 10, nil)
+		sameRanking(t, got, want[quant])
+		old.Close()
+	}
 	for _, quant := range []int{1, -1} {
 		ix, err := Open(dir, Options{Dim: dim, QuantizeAbove: quant})
 		if err != nil {
@@ -560,7 +574,17 @@ func TestReadsVersion1Segments(t *testing.T) {
 		}
 		got, _ := ix.Search(q, 10, nil)
 		sameRanking(t, got, want[quant])
+		// Open rewrote the old segment in the current format.
+		for _, v := range ix.current().views {
+			if v.seg.version != segVersion {
+				t.Errorf("segment %s still version %d after Open", v.seg.name, v.seg.version)
+			}
+		}
 		ix.Close()
+	}
+	segs, _ = filepath.Glob(filepath.Join(dir, "*.vec"))
+	if b, _ := os.ReadFile(segs[0]); len(segs) != 1 || binary.LittleEndian.Uint32(b[8:]) != segVersion {
+		t.Errorf("segment files %v: want one of version %d", segs, segVersion)
 	}
 }
 
