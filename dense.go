@@ -42,7 +42,7 @@ func (e *Engine) openVectors(ctx context.Context, dir string, records []Document
 		_, statErr := os.Stat(e.vecDir)
 		switch {
 		case found && prev == name && statErr == nil:
-			ix, err := vector.Open(e.vecDir, vector.Options{QuantizeAbove: e.opts.VectorQuantizeAbove})
+			ix, err := vector.Open(e.vecDir, e.vectorOptions(0))
 			if err != nil {
 				return fmt.Errorf("open engine: vector index: %w", err)
 			}
@@ -181,7 +181,7 @@ func (e *Engine) replaceVectors(batch map[string][]vector.Item) error {
 			return nil // nothing to index yet
 		}
 		var err error
-		vo := vector.Options{Dim: dim, QuantizeAbove: e.opts.VectorQuantizeAbove}
+		vo := e.vectorOptions(dim)
 		if e.vecDir == "" {
 			e.vec, err = vector.New(vo)
 		} else {
@@ -271,4 +271,16 @@ func (e *Engine) docAllowed(f Filter) func(docID string) bool {
 		}
 		return true
 	}
+}
+
+// vectorOptions are the vector index's options (dim 0: the stored one).
+// With a reranker, the fused top RerankCandidates all reach it, so the
+// first pass's error bound protects that many dense results instead of
+// vector.DefaultBoundDepth: the reranker can only promote what it sees.
+func (e *Engine) vectorOptions(dim int) vector.Options {
+	o := vector.Options{Dim: dim, QuantizeAbove: e.opts.VectorQuantizeAbove}
+	if e.opts.Reranker != nil {
+		o.BoundDepth = max(e.opts.RerankCandidates, vector.DefaultBoundDepth)
+	}
+	return o
 }
