@@ -123,7 +123,6 @@ func rowCoef(x []float32) (scale, spread float32) {
 	norm := math.Sqrt(l2)
 	d := float64(len(x))
 	f := l1 / (norm * math.Sqrt(d))
-	spread = 0
 	if d > 1 {
 		spread = float32(norm * math.Sqrt(max(1-f*f, 0)) / f / math.Sqrt(d-1))
 	}
