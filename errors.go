@@ -9,4 +9,13 @@ var (
 	ErrInvalid        = errors.New("situate: invalid input")
 	ErrStoreTooNew    = errors.New("situate: store was written by a newer version of situate")
 	ErrPromptTooLarge = errors.New("situate: prompt does not fit the model's context window")
+
+	// ErrUnauthorized is what a provider error matches (errors.Is) when the
+	// provider refused the credentials or the permission (HTTP 401, 403):
+	// repeating the call cannot help, so a run stops at the first one.
+	ErrUnauthorized = errors.New("situate: provider refused the credentials")
+	// ErrModelNotFound is what a provider error matches when the provider
+	// does not serve the model asked for (HTTP 404 on the model): a run stops
+	// at the first one.
+	ErrModelNotFound = errors.New("situate: provider does not serve the model")
 )
