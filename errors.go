@@ -19,3 +19,9 @@ var (
 	// at the first one.
 	ErrModelNotFound = errors.New("situate: provider does not serve the model")
 )
+
+// ErrProviderFailing is what a contextualizer's error matches when its
+// provider failed every recent call (unreachable, or answering only errors):
+// the run stops instead of degrading every remaining chunk to a fallback,
+// and a rerun resumes.
+var ErrProviderFailing = errors.New("situate: provider is failing every call")
