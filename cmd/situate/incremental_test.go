@@ -184,3 +184,22 @@ func TestKilledIndexResumes(t *testing.T) {
 		t.Errorf("only %d runs were killed midway: the corpus indexes too fast for this test to mean anything", killedMidway)
 	}
 }
+
+// A changed processing setting re-processes files whose size and
+// modification time did not change (the stat fast path must not hide it).
+func TestReindexAfterSettingChange(t *testing.T) {
+	root := repoRoot(t)
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, filepath.Join(root, "ingest", "testdata", "corpus"), corpus)
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, corpus)
+	_, second := mustRun(t, dir, "index", "--store", store, "--chunk-size", "300", corpus)
+	if !strings.Contains(second, "0 added, 11 updated, 0 unchanged") {
+		t.Fatalf("after --chunk-size 300: %s", second)
+	}
+	_, third := mustRun(t, dir, "index", "--store", store, "--chunk-size", "300", corpus)
+	if !strings.Contains(third, "0 added, 0 updated, 11 unchanged") {
+		t.Fatalf("same settings again: %s", third)
+	}
+}

@@ -82,6 +82,11 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return false
 		}
+		// Indexed with other chunking or contextualizer settings: read it
+		// again so that the engine re-processes it.
+		if !strings.HasSuffix(rec.Hash, "/"+eng.ProcessingFingerprint()) {
+			return false
+		}
 		v, ok, err := store.Meta(ctx, statKey(id))
 		if err != nil || !ok || v != stat+" "+rec.Hash {
 			return false
