@@ -65,7 +65,7 @@ type Fault struct {
 func (f *Fault) Error() string {
 	switch {
 	case f.StatusCode != 0:
-		return fmt.Sprintf("status %d %s: %s", f.StatusCode, f.Type, strings.TrimSpace(string(f.Body)))
+		return Redact(fmt.Sprintf("status %d %s: %s", f.StatusCode, f.Type, strings.TrimSpace(string(f.Body))))
 	case f.Message != "":
 		return f.Type + ": " + f.Message
 	case f.Err != nil:

@@ -9,7 +9,8 @@ import (
 )
 
 // Record sends u to rec, if rec is set, after filling in its Latency (from
-// u.Time) and its Error (err's text, if err is not nil). The recorder runs
+// u.Time) and its Error (err's text with credentials removed, if err is
+// not nil). The recorder runs
 // even if ctx has ended, so a canceled call is still counted. A
 // recorder's error names the provider and operation.
 func Record(ctx context.Context, rec situate.UsageRecorder, u situate.Usage, err error) error {
@@ -18,7 +19,7 @@ func Record(ctx context.Context, rec situate.UsageRecorder, u situate.Usage, err
 	}
 	u.Latency = time.Since(u.Time)
 	if err != nil {
-		u.Error = err.Error()
+		u.Error = Redact(err.Error())
 	}
 	if rerr := rec.RecordUsage(context.WithoutCancel(ctx), u); rerr != nil {
 		return fmt.Errorf("%s: record usage of %s: %w", u.Provider, u.Operation, rerr)

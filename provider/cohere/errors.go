@@ -3,10 +3,8 @@ package cohere
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/apiclient"
@@ -24,54 +22,18 @@ const (
 	TypeInvalid     = apiclient.TypeInvalid     // an empty text, an index out of range...
 )
 
-// Error is a failed Cohere call or a rejected input. It implements
-// interface{ Retryable() bool; RetryAfter() time.Duration; RateLimited() bool }
-// so callers (package llm, the engine) can retry without knowing this
-// package.
-type Error struct {
-	// Op is "embed" or "rerank".
-	Op    string
-	Model string
-	// Batch is the 1-based request number within one call, 0 if the error
-	// is not about one batch; First and Last are the indexes (inclusive) of
-	// the texts (or documents) it carried.
-	Batch       int
-	First, Last int
-	// Index is the text the error is about, -1 if none.
-	Index int
-	// StatusCode is the HTTP status, 0 if none was received.
-	StatusCode int
-	// Type is one of the Type* constants.
-	// RequestID is Cohere's error id (or x-trace-id), for support tickets.
-	RequestID string
-	Type      string
-	Message   string
-	// Err is the underlying error: a transport or context error, or a
-	// situate sentinel (ErrPromptTooLarge, ErrInvalid).
-	Err error
+// Error is a failed Cohere call or a rejected input (Op "embed" or
+// "rerank"; RequestID is Cohere's error id or x-trace-id). It is the
+// adapters' shared error type: Retryable (408, 409, 429, 5xx including
+// Cohere's 503 and 504, connection failures, timeouts, truncated answers;
+// not 402 billing or 4xx input errors), RetryAfter, RateLimited; 401/403
+// match situate.ErrUnauthorized and 404 situate.ErrModelNotFound.
+type Error = apiclient.Error
 
-	retryable  bool
-	retryAfter time.Duration
+// errs makes this client's errors.
+func (c *Client) errs() apiclient.Caller {
+	return apiclient.Caller{Provider: ProviderName, Model: c.model, Secret: c.apiKey}
 }
-
-func (e *Error) Error() string {
-	return apiclient.Text{Provider: ProviderName, Model: e.Model, Op: e.Op, Batch: e.Batch, First: e.First, Last: e.Last,
-		StatusCode: e.StatusCode, Type: e.Type, Message: e.Message, Err: e.Err, RetryAfter: e.retryAfter}.String()
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Retryable reports whether the same request may succeed later: 408, 409,
-// 429, 5xx (Cohere's 503 and 504 included), connection failures, timeouts
-// and truncated answers; not 402 (billing) or 4xx input errors.
-func (e *Error) Retryable() bool { return e.retryable }
-
-// RetryAfter is the wait the server asked for (retry-after header), 0 if
-// it gave none.
-func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
-
-// RateLimited reports a 429: the caller should also lower its concurrency.
-func (e *Error) RateLimited() bool { return e.retryable && e.StatusCode == http.StatusTooManyRequests }
 
 // batchTooLarge reports a 400 that says the request carried too many
 // texts or documents: the caller splits the batch.
@@ -100,68 +62,22 @@ func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Erro
 		ID      string `json:"id"`
 		Message string `json:"message"`
 	}
-	msg := ""
+	e := c.errs().Fault(op, b, f)
 	if err := json.Unmarshal(f.Body, &env); err == nil && env.Message != "" {
-		msg = env.Message
+		c.errs().SetMessage(e, env.Message)
 	} else {
-		msg = strings.TrimSpace(string(f.Body))
+		c.errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
 	}
-	msg = apiclient.Clip(msg)
-	e := c.fault(op, b, f)
-	e.Message = msg
 	e.RequestID = env.ID
 	if e.RequestID == "" {
 		e.RequestID = f.Header.Get("x-trace-id")
 	}
 	switch {
-	case f.StatusCode == http.StatusBadRequest && inputTooLong(msg) && !batchTooLarge(e):
+	case e.Err != nil: // 401, 403, 404
+	case f.StatusCode == http.StatusBadRequest && inputTooLong(e.Message) && !batchTooLarge(e):
 		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
 	case f.StatusCode == http.StatusBadRequest || f.StatusCode == http.StatusUnprocessableEntity:
 		e.Err = situate.ErrInvalid
 	}
-	return e
-}
-
-// callError turns what apiclient.Do returned into this package's error.
-func (c *Client) callError(op string, b batch.Ref, err error) error {
-	var f *apiclient.Fault
-	switch {
-	case err == nil:
-		return nil
-	case !errors.As(err, &f):
-		return fmt.Errorf("cohere: %s: %w", op, err)
-	case f.Type == TypeHTTP:
-		return c.responseError(op, b, f)
-	}
-	return c.fault(op, b, f)
-}
-
-// fault copies a Fault into an Error about request b.
-func (c *Client) fault(op string, b batch.Ref, f *apiclient.Fault) *Error {
-	e := c.newError(op, b, f.Type, f.Message)
-	e.StatusCode, e.Err, e.retryable, e.retryAfter = f.StatusCode, f.Err, f.Retryable, f.RetryAfter
-	return e
-}
-
-// newError is an error about request b of a call (batch.Ref{} for none).
-func (c *Client) newError(op string, b batch.Ref, typ, msg string) *Error {
-	return &Error{Op: op, Model: c.model, Batch: b.N, First: b.First, Last: b.Last, Index: -1, Type: typ, Message: msg}
-}
-
-// inputError is a text refused before sending.
-func (c *Client) inputError(op string, p *batch.Problem) *Error {
-	e := c.newError(op, batch.Ref{}, TypeInvalid, p.Message)
-	e.Index, e.Err = p.Index, situate.ErrInvalid
-	if p.TooLong {
-		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
-	}
-	return e
-}
-
-// badResponse is a 2xx answer that cannot be used. A truncated or
-// malformed body is retryable; a well-formed wrong answer is not.
-func (c *Client) badResponse(op string, b batch.Ref, retry bool, format string, args ...any) *Error {
-	e := c.newError(op, b, TypeBadResponse, fmt.Sprintf(format, args...))
-	e.retryable = retry
 	return e
 }

@@ -65,7 +65,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	c := r.c
 	qt, p := batch.CheckQuery(query, c.maxInput, EstimateTokens)
 	if p != nil {
-		return nil, c.inputError(op, p)
+		return nil, c.errs().Input(op, p)
 	}
 	tokens, err := c.checkTexts(op, texts, c.maxInput-qt, "text")
 	if err != nil {
@@ -102,7 +102,7 @@ func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []fl
 		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
 	}
 	if problem := batch.PlaceScores(res, dst, "results", "relevance_score"); problem != "" {
-		return r.c.badResponse(op, b, false, "%s", problem)
+		return r.c.errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ type batchResponse struct {
 func (c *Client) checkTexts(op string, texts []string, limit int, what string) ([]int, error) {
 	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
 	if p != nil {
-		return nil, c.inputError(op, p)
+		return nil, c.errs().Input(op, p)
 	}
 	return tokens, nil
 }
@@ -150,7 +150,7 @@ func normalize(v []float32) {
 // collect checks a batch's embeddings (in input order) and places them.
 func (e *Embedder) collect(op string, b batch.Ref, vecs [][]float32, dst [][]float32) error {
 	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.dims, &e.dim); problem != "" {
-		return e.c.badResponse(op, b, false, "%s", problem)
+		return e.c.errs().BadResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)
 	return nil

@@ -187,7 +187,7 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 		t.Errorf("bad key: %v", err)
 	}
 	unknown, _ := gemini.NewEmbedder(gemini.Options{APIKey: testKey, BaseURL: s.URL, Model: "no-such-model"})
-	if _, err := unknown.Embed(ctx, texts(1), situate.InputQuery); !errors.Is(err, situate.ErrNotFound) {
+	if _, err := unknown.Embed(ctx, texts(1), situate.InputQuery); !errors.Is(err, situate.ErrModelNotFound) {
 		t.Errorf("unknown model: %v", err)
 	}
 }

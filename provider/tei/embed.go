@@ -3,7 +3,6 @@ package tei
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -48,29 +47,6 @@ type embedRequest struct {
 	Truncate   bool     `json:"truncate"`
 	Normalize  bool     `json:"normalize"`
 	PromptName string   `json:"prompt_name,omitempty"`
-}
-
-// newError is an error about request b of a call (batch.Ref{} for none).
-func (c *Client) newError(op string, b batch.Ref, typ, msg string) *Error {
-	return &Error{Op: op, Model: c.model, Batch: b.N, First: b.First, Last: b.Last, Index: -1, Type: typ, Message: msg}
-}
-
-// inputError is a text refused before sending.
-func (c *Client) inputError(op string, p *batch.Problem) *Error {
-	e := c.newError(op, batch.Ref{}, TypeInvalid, p.Message)
-	e.Index, e.Err = p.Index, situate.ErrInvalid
-	if p.TooLong {
-		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
-	}
-	return e
-}
-
-// badResponse is a 2xx answer that cannot be used. A truncated or
-// malformed body is retryable; a well-formed wrong answer is not.
-func (c *Client) badResponse(op string, b batch.Ref, retry bool, format string, args ...any) *Error {
-	e := c.newError(op, b, TypeBadResponse, fmt.Sprintf(format, args...))
-	e.retryable = retry
-	return e
 }
 
 // run sends n items in batches of at most limit items, in order. A 413
@@ -120,7 +96,7 @@ func run(ctx context.Context, n int, limit *atomic.Int64, send func(ctx context.
 // prepare applies the input type's prefix and checks every text.
 func (c *Client) prepare(op string, texts []string, prefix string, limit int) ([]string, error) {
 	if _, p := batch.CheckTexts(texts, prefix, limit, "text", EstimateTokens); p != nil {
-		return nil, c.inputError(op, p)
+		return nil, c.errs().Input(op, p)
 	}
 	out := make([]string, len(texts))
 	for i, t := range texts {
@@ -172,7 +148,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 
 func (e *Embedder) check(op string, b batch.Ref, vecs [][]float32, n int) error {
 	if problem := batch.CheckEmbeddings(vecs, n, 0, &e.dim); problem != "" {
-		return e.c.badResponse(op, b, false, "%s", problem)
+		return e.c.errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	c := r.c
 	qt, p := batch.CheckQuery(query, c.maxInput, EstimateTokens)
 	if p != nil {
-		return nil, c.inputError(op, p)
+		return nil, c.errs().Input(op, p)
 	}
 	if _, err := c.prepare(op, texts, "", c.maxInput-qt); err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (r *Reranker) collect(op string, b batch.Ref, ranks []rank, dst []float64) 
 		res[i] = batch.Scored{Index: rk.Index, Score: rk.Score}
 	}
 	if problem := batch.PlaceScores(res, dst, "result", "score"); problem != "" {
-		return r.c.badResponse(op, b, false, "%s", problem)
+		return r.c.errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

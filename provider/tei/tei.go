@@ -167,7 +167,7 @@ func (c *Client) Info(ctx context.Context) (Info, error) {
 	var info Info
 	err := c.do(ctx, "info", http.MethodGet, "/info", batch.Ref{}, nil, &info, nil)
 	if err == nil && info.ModelID == "" {
-		err = c.badResponse("info", batch.Ref{}, false, "no model_id")
+		err = c.errs().BadResponse("info", batch.Ref{}, false, "no model_id")
 	}
 	return info, err
 }
@@ -184,7 +184,7 @@ func (c *Client) do(ctx context.Context, op, method, path string, b batch.Ref, i
 	if hdr != nil {
 		*hdr = got
 	}
-	return c.callError(op, b, err)
+	return c.errs().CallError(op, b, err, c.responseError)
 }
 
 // computeTokens reads TEI's x-compute-tokens header (0 if absent).

@@ -102,12 +102,12 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 	tokens := make([]int, len(docs))
 	for d, chunks := range docs {
 		if len(chunks) == 0 {
-			err := c.newError(op, batch.Ref{}, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
+			err := c.errs().New(op, batch.Ref{}, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
 			err.Index, err.Err = d, situate.ErrInvalid
 			return nil, err
 		}
 		if len(chunks) > MaxContextChunks {
-			err := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
+			err := c.errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
 			err.Index, err.Err = d, situate.ErrPromptTooLarge
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 			tokens[d] += t
 		}
 		if tokens[d] > c.maxInput {
-			err := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.maxInput))
+			err := c.errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.maxInput))
 			err.Index, err.Err = d, situate.ErrPromptTooLarge
 			return nil, err
 		}
@@ -163,7 +163,7 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 func (e *ContextEmbedder) collectDocs(op string, b batch.Ref, resp contextResponse, docs [][]string, dst [][][]float32) error {
 	c := e.c
 	if len(resp.Data) != len(docs) {
-		return c.badResponse(op, b, false, "got %d documents for %d", len(resp.Data), len(docs))
+		return c.errs().BadResponse(op, b, false, "got %d documents for %d", len(resp.Data), len(docs))
 	}
 	got := make([][][]float32, len(docs))
 	for i, d := range resp.Data {
@@ -172,7 +172,7 @@ func (e *ContextEmbedder) collectDocs(op string, b batch.Ref, resp contextRespon
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= len(docs) || got[idx] != nil {
-			return c.badResponse(op, b, false, "data[%d].index %d is out of range or repeated", i, idx)
+			return c.errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated", i, idx)
 		}
 		vecs := make([][]float32, len(docs[idx]))
 		if err := collect(c, &e.dim, op, b, d.Data, vecs); err != nil {

@@ -79,7 +79,7 @@ type embedResponse struct {
 func (c *Client) checkTexts(op string, texts []string, limit int, what string) ([]int, error) {
 	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
 	if p != nil {
-		return nil, c.inputError(op, p)
+		return nil, c.errs().Input(op, p)
 	}
 	return tokens, nil
 }
@@ -127,7 +127,7 @@ func (e *Embedder) collect(op string, b batch.Ref, data []embedding, dst [][]flo
 func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []embedding, dst [][]float32) error {
 	n := len(dst)
 	if len(data) != n {
-		return c.badResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
+		return c.errs().BadResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
 	}
 	vecs := make([][]float32, n)
 	for i, d := range data {
@@ -136,7 +136,7 @@ func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []em
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= n || vecs[idx] != nil {
-			return c.badResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
+			return c.errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
 		}
 		if d.Embedding == nil {
 			d.Embedding = []float32{}
@@ -144,7 +144,7 @@ func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []em
 		vecs[idx] = d.Embedding
 	}
 	if problem := batch.CheckEmbeddings(vecs, n, c.dims, dimSeen); problem != "" {
-		return c.badResponse(op, b, false, "%s", problem)
+		return c.errs().BadResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)
 	return nil

@@ -3,10 +3,8 @@ package voyage
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/apiclient"
@@ -24,51 +22,17 @@ const (
 	TypeInvalid     = apiclient.TypeInvalid     // an empty text, an index out of range...
 )
 
-// Error is a failed Voyage AI call or a rejected input. It implements
-// interface{ Retryable() bool; RetryAfter() time.Duration; RateLimited() bool }
-// so callers (package llm, the engine) can retry without knowing this
-// package.
-type Error struct {
-	// Op is "embed", "contextualized_embed" or "rerank".
-	Op    string
-	Model string
-	// Batch is the 1-based request number within one call, 0 if the error
-	// is not about one batch; First and Last are the indexes (inclusive) of
-	// the texts (or documents) it carried.
-	Batch       int
-	First, Last int
-	// Index is the text the error is about, -1 if none.
-	Index int
-	// StatusCode is the HTTP status, 0 if none was received.
-	StatusCode int
-	// Type is one of the Type* constants.
-	Type    string
-	Message string
-	// Err is the underlying error: a transport or context error, or a
-	// situate sentinel (ErrPromptTooLarge, ErrInvalid).
-	Err error
+// Error is a failed Voyage AI call or a rejected input (Op "embed",
+// "contextualized_embed" or "rerank"). It is the adapters' shared error
+// type: Retryable (408, 409, 429, 5xx, connection failures, timeouts,
+// truncated answers), RetryAfter, RateLimited; 401/403 match
+// situate.ErrUnauthorized and 404 situate.ErrModelNotFound.
+type Error = apiclient.Error
 
-	retryable  bool
-	retryAfter time.Duration
+// errs makes this client's errors.
+func (c *Client) errs() apiclient.Caller {
+	return apiclient.Caller{Provider: ProviderName, Model: c.model, Secret: c.apiKey}
 }
-
-func (e *Error) Error() string {
-	return apiclient.Text{Provider: ProviderName, Model: e.Model, Op: e.Op, Batch: e.Batch, First: e.First, Last: e.Last,
-		StatusCode: e.StatusCode, Type: e.Type, Message: e.Message, Err: e.Err, RetryAfter: e.retryAfter}.String()
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Retryable reports whether the same request may succeed later: 408, 409,
-// 429, 5xx, connection failures, timeouts and truncated answers.
-func (e *Error) Retryable() bool { return e.retryable }
-
-// RetryAfter is the wait the server asked for (retry-after header), 0 if
-// it gave none.
-func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
-
-// RateLimited reports a 429: the caller should also lower its concurrency.
-func (e *Error) RateLimited() bool { return e.retryable && e.StatusCode == http.StatusTooManyRequests }
 
 // batchTooLarge reports a 400 that says the request carried too many
 // tokens or texts: the caller splits the batch.
@@ -101,7 +65,7 @@ func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Erro
 	var env struct {
 		Detail json.RawMessage `json:"detail"`
 	}
-	msg := ""
+	msg := strings.TrimSpace(string(f.Body))
 	if err := json.Unmarshal(f.Body, &env); err == nil && len(env.Detail) > 0 {
 		var s string
 		if json.Unmarshal(env.Detail, &s) == nil {
@@ -109,63 +73,17 @@ func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Erro
 		} else {
 			msg = string(env.Detail)
 		}
-	} else {
-		msg = strings.TrimSpace(string(f.Body))
 	}
-	msg = apiclient.Clip(msg)
-	e := c.fault(op, b, f)
-	e.Message = msg
+	e := c.errs().Fault(op, b, f)
+	c.errs().SetMessage(e, msg)
 	switch {
-	case f.StatusCode == http.StatusBadRequest && inputTooLong(msg) && !batchTooLarge(e):
+	case e.Err != nil: // 401, 403, 404
+	case f.StatusCode == http.StatusBadRequest && inputTooLong(e.Message) && !batchTooLarge(e):
 		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
 	case f.StatusCode == http.StatusRequestEntityTooLarge:
 		e.Err = situate.ErrPromptTooLarge
 	case f.StatusCode == http.StatusBadRequest || f.StatusCode == http.StatusUnprocessableEntity:
 		e.Err = situate.ErrInvalid
 	}
-	return e
-}
-
-// callError turns what apiclient.Do returned into this package's error.
-func (c *Client) callError(op string, b batch.Ref, err error) error {
-	var f *apiclient.Fault
-	switch {
-	case err == nil:
-		return nil
-	case !errors.As(err, &f):
-		return fmt.Errorf("voyage: %s: %w", op, err)
-	case f.Type == TypeHTTP:
-		return c.responseError(op, b, f)
-	}
-	return c.fault(op, b, f)
-}
-
-// fault copies a Fault into an Error about request b.
-func (c *Client) fault(op string, b batch.Ref, f *apiclient.Fault) *Error {
-	e := c.newError(op, b, f.Type, f.Message)
-	e.StatusCode, e.Err, e.retryable, e.retryAfter = f.StatusCode, f.Err, f.Retryable, f.RetryAfter
-	return e
-}
-
-// newError is an error about request b of a call (batch.Ref{} for none).
-func (c *Client) newError(op string, b batch.Ref, typ, msg string) *Error {
-	return &Error{Op: op, Model: c.model, Batch: b.N, First: b.First, Last: b.Last, Index: -1, Type: typ, Message: msg}
-}
-
-// inputError is a text refused before sending.
-func (c *Client) inputError(op string, p *batch.Problem) *Error {
-	e := c.newError(op, batch.Ref{}, TypeInvalid, p.Message)
-	e.Index, e.Err = p.Index, situate.ErrInvalid
-	if p.TooLong {
-		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
-	}
-	return e
-}
-
-// badResponse is a 2xx answer that cannot be used. A truncated or
-// malformed body is retryable; a well-formed wrong answer is not.
-func (c *Client) badResponse(op string, b batch.Ref, retry bool, format string, args ...any) *Error {
-	e := c.newError(op, b, TypeBadResponse, fmt.Sprintf(format, args...))
-	e.retryable = retry
 	return e
 }

@@ -78,13 +78,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	}
 	c := r.c
 	if query == "" {
-		e := c.newError(op, batch.Ref{}, TypeInvalid, "query is empty")
+		e := c.errs().New(op, batch.Ref{}, TypeInvalid, "query is empty")
 		e.Err = situate.ErrInvalid
 		return nil, e
 	}
 	qt := EstimateTokens(query)
 	if ql := ModelQueryTokens(c.model); qt > ql {
-		e := c.newError(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
+		e := c.errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
 		e.Err = situate.ErrPromptTooLarge
 		return nil, e
 	}
@@ -121,7 +121,7 @@ func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []fl
 		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
 	}
 	if problem := batch.PlaceScores(res, dst, "data", "relevance_score"); problem != "" {
-		return r.c.badResponse(op, b, false, "%s", problem)
+		return r.c.errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

@@ -159,7 +159,7 @@ func (c *Client) post(ctx context.Context, op, path string, b batch.Ref, in, out
 	h.Set("authorization", "Bearer "+c.apiKey)
 	_, err := apiclient.Do(ctx, c.http, c.timeout, apiclient.Request{Method: http.MethodPost,
 		URL: c.base.JoinPath(path).String(), Header: h, In: in}, out)
-	return c.callError(op, b, err)
+	return c.errs().CallError(op, b, err, c.responseError)
 }
 
 // record sends a usage record if a recorder is configured.

@@ -1,0 +1,162 @@
+package apiclient
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
+)
+
+// Error is a failed call to an embedding or rerank API, or an input
+// refused before sending. The adapters export it as their own Error
+// (type Error = apiclient.Error), as pebble re-exports internal/base. It
+// implements interface{ Retryable() bool; RetryAfter() time.Duration;
+// RateLimited() bool } so callers (package llm, the engine) can retry
+// without knowing the adapter.
+//
+// Errors for HTTP 401 and 403 match situate.ErrUnauthorized and those for
+// 404 situate.ErrModelNotFound (errors.Is); neither is retryable. Message
+// is the server's text with credentials removed (Redact).
+type Error struct {
+	// Provider is the adapter ("cohere", "voyage", "gemini", "tei").
+	Provider string
+	// Op is the operation: "embed", "rerank", "contextualized_embed", "info".
+	Op    string
+	Model string
+	// Batch is the 1-based request number within one call, 0 if the error
+	// is not about one batch; First and Last are the indexes (inclusive) of
+	// the texts (or documents) it carried.
+	Batch       int
+	First, Last int
+	// Index is the text the error is about, -1 if none.
+	Index int
+	// StatusCode is the HTTP status, 0 if none was received.
+	StatusCode int
+	// Type is one of the Type* constants, or the provider's own error
+	// type where it sends one (TEI's error_type in lower case).
+	Type string
+	// Status is the provider's status name where it sends one (Google's
+	// error.status: "RESOURCE_EXHAUSTED", "INVALID_ARGUMENT", ...).
+	Status  string
+	Message string
+	// RequestID is the provider's id of the request (Cohere's error id or
+	// x-trace-id), for support tickets.
+	RequestID string
+	// Err is the underlying error: a transport or context error, or a
+	// situate sentinel (ErrPromptTooLarge, ErrInvalid, ErrUnauthorized,
+	// ErrModelNotFound).
+	Err error
+
+	retryable  bool
+	retryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	return Redact(Text{Provider: e.Provider, Model: e.Model, Op: e.Op, Batch: e.Batch, First: e.First, Last: e.Last,
+		StatusCode: e.StatusCode, Type: e.Type, Status: e.Status, Message: e.Message, Err: e.Err, RetryAfter: e.retryAfter}.String())
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether the same request may succeed later: 408, 409,
+// 429, 5xx, connection failures, timeouts and truncated answers; not 401,
+// 403, 404 or other 4xx input errors.
+func (e *Error) Retryable() bool { return e.retryable }
+
+// RetryAfter is the wait the server asked for, 0 if it gave none.
+func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
+
+// RateLimited reports a 429: the caller should also lower its concurrency.
+func (e *Error) RateLimited() bool { return e.retryable && e.StatusCode == http.StatusTooManyRequests }
+
+// SetRetry overrides whether the error is retryable and the wait the
+// server asked for (an adapter reading a retry delay from its error body).
+func (e *Error) SetRetry(retryable bool, after time.Duration) {
+	e.retryable, e.retryAfter = retryable, after
+}
+
+// StatusSentinel is the situate sentinel an HTTP status means whatever
+// the provider: 401 and 403 ErrUnauthorized, 404 ErrModelNotFound (the
+// adapters' endpoints are per model, so an unknown path is an unknown
+// model or a wrong base URL, which retrying cannot fix either); nil for
+// the others.
+func StatusSentinel(status int) error {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return situate.ErrUnauthorized
+	case http.StatusNotFound:
+		return situate.ErrModelNotFound
+	}
+	return nil
+}
+
+// Caller makes the errors of one adapter's client.
+type Caller struct {
+	Provider, Model string
+	// Secret is the client's API key: removed from every message.
+	Secret string
+}
+
+// New is an error about request b of a call (batch.Ref{} for none).
+func (c Caller) New(op string, b batch.Ref, typ, msg string) *Error {
+	return &Error{Provider: c.Provider, Op: op, Model: c.Model, Batch: b.N, First: b.First, Last: b.Last, Index: -1,
+		Type: typ, Message: Redact(msg, c.Secret)}
+}
+
+// Fault copies a Fault into an Error about request b. A non-2xx answer's
+// body becomes Message (clipped, redacted) for the adapter's responseError
+// to refine, and its status's sentinel (StatusSentinel) becomes Err.
+func (c Caller) Fault(op string, b batch.Ref, f *Fault) *Error {
+	e := c.New(op, b, f.Type, f.Message)
+	e.StatusCode, e.Err, e.retryable, e.retryAfter = f.StatusCode, f.Err, f.Retryable, f.RetryAfter
+	if f.Type == TypeHTTP {
+		if s := StatusSentinel(f.StatusCode); s != nil {
+			e.Err, e.retryable = s, false
+		}
+	}
+	return e
+}
+
+// SetMessage sets e's Message to the server's msg, clipped and with the
+// caller's key and anything like a credential removed.
+func (c Caller) SetMessage(e *Error, msg string) {
+	e.Message = Clip(Redact(msg, c.Secret))
+}
+
+// Input is a text refused before sending.
+func (c Caller) Input(op string, p *batch.Problem) *Error {
+	e := c.New(op, batch.Ref{}, TypeInvalid, p.Message)
+	e.Index, e.Err = p.Index, situate.ErrInvalid
+	if p.TooLong {
+		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
+	}
+	return e
+}
+
+// BadResponse is a 2xx answer that cannot be used. A truncated or
+// malformed body is retryable; a well-formed wrong answer is not.
+func (c Caller) BadResponse(op string, b batch.Ref, retry bool, format string, args ...any) *Error {
+	e := c.New(op, b, TypeBadResponse, fmt.Sprintf(format, args...))
+	e.retryable = retry
+	return e
+}
+
+// CallError turns what Do returned into an *Error: a non-2xx answer goes
+// through response (the adapter's reading of its error body), other
+// faults are copied, and an error from before sending is wrapped with the
+// provider and operation.
+func (c Caller) CallError(op string, b batch.Ref, err error, response func(op string, b batch.Ref, f *Fault) *Error) error {
+	var f *Fault
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &f):
+		return fmt.Errorf("%s: %s: %w", c.Provider, op, err)
+	case f.Type == TypeHTTP:
+		return response(op, b, f)
+	}
+	return c.Fault(op, b, f)
+}
