@@ -110,9 +110,7 @@ func Do(ctx context.Context, hc *http.Client, timeout time.Duration, r Request, 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
-		return nil, &Fault{StatusCode: resp.StatusCode, Type: TypeHTTP, Retryable: RetryableStatus(resp.StatusCode),
-			RetryAfter: ParseRetryAfter(resp.Header, time.Now()), Header: resp.Header, Body: b}
+		return nil, ResponseFault(resp)
 	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -123,6 +121,15 @@ func Do(ctx context.Context, hc *http.Client, timeout time.Duration, r Request, 
 			Message: fmt.Sprintf("malformed or truncated JSON (%d bytes): %v", len(data), err)}
 	}
 	return resp.Header, nil
+}
+
+// ResponseFault reads a non-2xx answer (at most MaxErrorBody bytes of its
+// body) into a Fault: retryable for 408, 409, 429 and 5xx, with the wait
+// its headers ask for. The caller closes the body.
+func ResponseFault(resp *http.Response) *Fault {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	return &Fault{StatusCode: resp.StatusCode, Type: TypeHTTP, Retryable: RetryableStatus(resp.StatusCode),
+		RetryAfter: ParseRetryAfter(resp.Header, time.Now()), Header: resp.Header, Body: b}
 }
 
 // TransportFault classifies an error from sending a request or reading its

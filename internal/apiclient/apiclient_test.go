@@ -122,6 +122,9 @@ func TestParseRetryAfter(t *testing.T) {
 			t.Errorf("%s: %s = %v, want %v", c.k, c.v, got, c.want)
 		}
 	}
+	if got := ParseRetryAfter(http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, now); got != 250*time.Millisecond {
+		t.Errorf("retry-after-ms before retry-after: %v", got)
+	}
 }
 
 func TestRetryableStatus(t *testing.T) {

@@ -43,7 +43,8 @@ func Redact(s string, secrets ...string) string {
 	s = bearerRe.ReplaceAllString(s, "$1 "+Redacted)
 	s = namedRe.ReplaceAllStringFunc(s, func(m string) string {
 		sub := namedRe.FindStringSubmatch(m)
-		if sub[2] == Redacted || strings.HasPrefix(sub[2], Redacted) || !namedValue(sub[1], sub[2]) {
+		v := strings.ToLower(sub[2])
+		if strings.HasPrefix(sub[2], Redacted) || v == "bearer" || v == "basic" || !namedValue(sub[1], sub[2]) {
 			return m
 		}
 		return sub[1] + Redacted

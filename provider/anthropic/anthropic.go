@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Defaults applied by New.
@@ -229,7 +230,7 @@ func (c *Client) setHeaders(req *http.Request) {
 
 // doJSON encodes in and sends it with doRaw.
 func (c *Client) doJSON(ctx context.Context, op, method, path string, in, out any) error {
-	body, err := marshal(in)
+	body, err := apiclient.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("anthropic: %s: encode request: %w", op, err)
 	}

@@ -550,7 +550,7 @@ func TestRequestErrors(t *testing.T) {
 
 	nm := newClient(t, s, anthropic.Options{Model: "gpt-4o"})
 	_, err = nm.Complete(ctx, prompt("d", "doc", "x"))
-	if e = asError(t, err); e.StatusCode != 404 || !errors.Is(err, situate.ErrNotFound) {
+	if e = asError(t, err); e.StatusCode != 404 || !errors.Is(err, situate.ErrModelNotFound) {
 		t.Errorf("unknown model: %v", err)
 	}
 

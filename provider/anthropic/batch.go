@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Message Batches limits (Anthropic documentation).
@@ -132,7 +133,7 @@ func (c *Client) SubmitBatch(ctx context.Context, reqs []BatchRequest) (string, 
 			body.Requests = append(body.Requests, batchItem{CustomID: reqs[i].CustomID, Params: p})
 		}
 	}
-	data, err := marshal(body)
+	data, err := apiclient.Marshal(body)
 	if err != nil {
 		return "", fmt.Errorf("anthropic: %s: encode: %w", op, err)
 	}

@@ -5,24 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Error types the client reports when Anthropic's own error.type is not
 // available: the request never got an answer, or the answer broke off.
 const (
-	TypeConnection = "connection_error" // dial failure, reset, EOF before the response
-	TypeTimeout    = "timeout"          // Options.Timeout elapsed
-	TypeStream     = "stream_error"     // broken SSE stream or truncated JSON
-	TypeHTTP       = "http_error"       // non-2xx without Anthropic's error shape
-	TypeCanceled   = "canceled"         // the caller's context ended
+	TypeConnection = apiclient.TypeConnection // dial failure, reset, EOF before the response
+	TypeTimeout    = apiclient.TypeTimeout    // Options.Timeout elapsed
+	TypeStream     = "stream_error"           // broken SSE stream or truncated JSON
+	TypeHTTP       = apiclient.TypeHTTP       // non-2xx without Anthropic's error shape
+	TypeCanceled   = apiclient.TypeCanceled   // the caller's context ended
 )
 
 // ErrBatchInProgress is wrapped by BatchResults when the batch has not ended.
@@ -30,7 +29,16 @@ var ErrBatchInProgress = errors.New("anthropic: batch still in progress")
 
 // Error is a failed Anthropic API call. It implements
 // interface{ Retryable() bool; RetryAfter() time.Duration } so callers can
-// retry without knowing this package.
+// retry without knowing this package. A 401 or 403 (authentication_error,
+// permission_error) matches situate.ErrUnauthorized and a 404 for the
+// model situate.ErrModelNotFound (errors.Is); neither is retryable.
+// Message is Anthropic's text with the key and anything like a credential
+// removed.
+//
+// It is not the embedding adapters' apiclient.Error: Anthropic's errors
+// also arrive inside a 200 stream (an SSE error event, status 0) and as
+// errored batch results (CustomID), are classified by error.type when
+// there is no status, and obey x-should-retry.
 type Error struct {
 	// Op is the operation: "messages", "count_tokens", "batches.create",
 	// "batches.get", "batches.cancel", "batches.results", "batch result".
@@ -84,7 +92,7 @@ func (e *Error) Error() string {
 	if len(extra) > 0 {
 		b.WriteString(" (" + strings.Join(extra, "; ") + ")")
 	}
-	return b.String()
+	return apiclient.Redact(b.String())
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -124,13 +132,6 @@ type wireError struct {
 	Details *struct {
 		ErrorCode string `json:"error_code"`
 	} `json:"details,omitempty"`
-}
-
-// retryableStatus follows the official SDKs (408, 409, 429, >=500) which
-// covers Anthropic's 500, 502, 503, 504 and 529.
-func retryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusConflict ||
-		code == http.StatusTooManyRequests || code >= 500
 }
 
 // retryableType classifies an error.type seen without a status (an SSE
@@ -173,9 +174,11 @@ func statusForType(t string) int {
 
 // fromWire builds an Error from Anthropic's error object.
 func (c *Client) fromWire(op string, status int, we wireError, requestID string) *Error {
-	e := &Error{Op: op, Model: c.model, StatusCode: status, Type: we.Type, Message: we.Message, RequestID: requestID}
+	e := &Error{Op: op, Model: c.model, StatusCode: status, Type: we.Type, Message: c.redact(we.Message), RequestID: requestID}
 	if status != 0 {
-		e.retryable = retryableStatus(status)
+		// The official SDKs' rule (408, 409, 429, >=500) covers Anthropic's
+		// 500, 502, 503, 504 and 529.
+		e.retryable = apiclient.RetryableStatus(status)
 	} else {
 		e.retryable = retryableType(we.Type)
 	}
@@ -183,7 +186,14 @@ func (c *Client) fromWire(op string, status int, we wireError, requestID string)
 		// Same 429 rate_limit_error as a rate limit, but waiting does not help.
 		e.retryable = false
 	}
+	if status == 0 {
+		status = statusForType(we.Type)
+	}
 	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Err, e.retryable = situate.ErrUnauthorized, false
+	case status == http.StatusNotFound && modelOp(op):
+		e.Err, e.retryable = situate.ErrModelNotFound, false
 	case status == http.StatusRequestEntityTooLarge || we.Type == "request_too_large",
 		strings.Contains(strings.ToLower(we.Message), "prompt is too long"):
 		e.Err = situate.ErrPromptTooLarge
@@ -195,24 +205,27 @@ func (c *Client) fromWire(op string, status int, we wireError, requestID string)
 	return e
 }
 
+// modelOp reports the operations whose 404 means the model does not
+// exist; elsewhere (a batch id) it is situate.ErrNotFound.
+func modelOp(op string) bool { return op == "messages" || op == "count_tokens" || op == "batch result" }
+
+// redact removes the client's key and anything like a credential from a
+// server's text.
+func (c *Client) redact(s string) string { return apiclient.Redact(s, c.apiKey) }
+
 // responseError reads a non-2xx response into an Error.
 func (c *Client) responseError(op string, resp *http.Response) *Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	f := apiclient.ResponseFault(resp)
 	reqID := resp.Header.Get("request-id")
 	var env errorEnvelope
 	var e *Error
-	if err := json.Unmarshal(body, &env); err == nil && env.Type == "error" && env.Error.Type != "" {
+	if err := json.Unmarshal(f.Body, &env); err == nil && env.Type == "error" && env.Error.Type != "" {
 		if reqID == "" {
 			reqID = env.RequestID
 		}
 		e = c.fromWire(op, resp.StatusCode, env.Error, reqID)
 	} else {
-		msg := strings.TrimSpace(string(body))
-		if len(msg) > 200 {
-			msg = msg[:200] + "..."
-		}
-		e = &Error{Op: op, Model: c.model, StatusCode: resp.StatusCode, Type: TypeHTTP, Message: msg,
-			RequestID: reqID, retryable: retryableStatus(resp.StatusCode)}
+		e = c.fromWire(op, resp.StatusCode, wireError{Type: TypeHTTP, Message: apiclient.Clip(strings.TrimSpace(string(f.Body)))}, reqID)
 	}
 	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
 	case "true":
@@ -220,61 +233,31 @@ func (c *Client) responseError(op string, resp *http.Response) *Error {
 	case "false":
 		e.retryable = false
 	}
-	e.retryAfter = parseRetryAfter(resp.Header, time.Now())
+	if e.Err == situate.ErrUnauthorized || e.Err == situate.ErrModelNotFound {
+		e.retryable = false // whatever x-should-retry says: the same call cannot succeed
+	}
+	e.retryAfter = f.RetryAfter
 	return e
-}
-
-// parseRetryAfter reads retry-after-ms (milliseconds, sent by Anthropic and
-// honoured by its SDKs) or retry-after (seconds or an HTTP date).
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("retry-after"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // transportError classifies an error from sending a request or reading its
 // body. parent is the caller's context: if it ended, the error is final;
 // if only the client's own Timeout fired, the call may be retried.
 func (c *Client) transportError(parent context.Context, op string, err error) *Error {
-	e := &Error{Op: op, Model: c.model, Err: err}
-	switch {
-	case parent.Err() != nil:
-		e.Type, e.Err = TypeCanceled, parent.Err()
-	case errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err):
-		e.Type, e.retryable = TypeTimeout, true
+	f := apiclient.TransportFault(parent, err, c.timeout)
+	e := &Error{Op: op, Model: c.model, Type: f.Type, Err: err, retryable: f.Retryable}
+	switch f.Type {
+	case TypeCanceled:
+		e.Err = f.Err
+	case TypeTimeout:
 		e.Message = fmt.Sprintf("no complete answer within %s", c.timeout)
-	default:
-		e.Type, e.retryable = TypeConnection, true
 	}
 	return e
 }
 
-func isNetTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
 // streamError is a broken or malformed stream: retryable.
 func (c *Client) streamError(op, requestID, format string, args ...any) *Error {
-	return &Error{Op: op, Model: c.model, Type: TypeStream, Message: fmt.Sprintf(format, args...),
+	return &Error{Op: op, Model: c.model, Type: TypeStream, Message: c.redact(fmt.Sprintf(format, args...)),
 		RequestID: requestID, retryable: true}
 }
 

@@ -6,33 +6,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		h    http.Header
-		want time.Duration
-	}{
-		{http.Header{}, 0},
-		{http.Header{"Retry-After": {"3"}}, 3 * time.Second},
-		{http.Header{"Retry-After": {"0.5"}}, 500 * time.Millisecond},
-		{http.Header{"Retry-After": {"-1"}}, 0},
-		{http.Header{"Retry-After": {"soon"}}, 0},
-		{http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second},
-		{http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, 250 * time.Millisecond},
-	}
-	for _, tc := range cases {
-		if got := parseRetryAfter(tc.h, now); got != tc.want {
-			t.Errorf("parseRetryAfter(%v) = %v, want %v", tc.h, got, tc.want)
-		}
-	}
-}
 
 func TestSSEReader(t *testing.T) {
 	in := "event: a\ndata: 1\n\n\n: comment\nevent: b\ndata: x\ndata: y\n\nevent: c\ndata: {\"cut"

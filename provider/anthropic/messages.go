@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Wire types of the Messages API (only what situate sends and reads).
@@ -119,18 +120,6 @@ func (m *wireMessageResponse) text() string {
 	return b.String()
 }
 
-// marshal encodes v without HTML escaping, so the text sent is byte for
-// byte the document's (and no bigger).
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // params builds the request for one prompt: the document prefix as a text
 // block marked cache_control, the chunk part as a second block.
 func (c *Client) params(p situate.Prompt, ttl string, stream bool) (messageParams, error) {
@@ -173,7 +162,7 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 	if err != nil {
 		return out, err
 	}
-	body, err := marshal(params)
+	body, err := apiclient.Marshal(params)
 	if err != nil {
 		return out, fmt.Errorf("anthropic: messages: encode request: %w", err)
 	}

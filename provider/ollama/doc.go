@@ -25,7 +25,7 @@
 // Errors are *Error values (Ollama answers {"error": "..."}): Retryable
 // for 408/429/5xx, connection failures, timeouts, broken streams and an
 // error line inside a stream; RateLimited for 429 and 503 (Ollama's full
-// queue); an unknown model wraps situate.ErrNotFound.
+// queue); an unknown model wraps situate.ErrModelNotFound.
 //
 // Package ollamatest is a fake Ollama server speaking the same NDJSON
 // wire format, with Ollama's silent truncation and reload-on-num_ctx

@@ -3,31 +3,36 @@ package ollama
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Error types the client reports.
 const (
 	TypeServer     = "server_error"     // Ollama answered {"error": "..."}
-	TypeConnection = "connection_error" // dial failure, reset, EOF before the response
-	TypeTimeout    = "timeout"          // Options.Timeout elapsed
-	TypeStream     = "stream_error"     // broken NDJSON stream
-	TypeCanceled   = "canceled"         // the caller's context ended
-	TypeResponse   = "bad_response"     // a 2xx answer that breaks the contract
+	TypeConnection = apiclient.TypeConnection  // dial failure, reset, EOF before the response
+	TypeTimeout    = apiclient.TypeTimeout     // Options.Timeout elapsed
+	TypeStream     = "stream_error"            // broken NDJSON stream
+	TypeCanceled   = apiclient.TypeCanceled    // the caller's context ended
+	TypeResponse   = apiclient.TypeBadResponse // a 2xx answer that breaks the contract
 	TypeTooLarge   = "prompt_too_large" // refused before sending: the prompt does not fit
 )
 
 // Error is a failed Ollama call. It implements
 // interface{ Retryable() bool; RetryAfter() time.Duration; RateLimited() bool }.
+// A 401 or 403 (a reverse proxy's authentication) matches
+// situate.ErrUnauthorized and an unknown model situate.ErrModelNotFound
+// (errors.Is); neither is retryable. Message is the server's text with
+// the proxy's credentials and anything like a credential removed.
+//
+// It is not the embedding adapters' apiclient.Error: Ollama fails inside
+// a 200 NDJSON stream too (status 0, retryable), its only error shape is
+// {"error": "..."}, and its 503 is a full queue (a rate limit).
 type Error struct {
 	// Op is "chat", "embed" or "show".
 	Op    string
@@ -39,7 +44,7 @@ type Error struct {
 	// Batch names the embedding batch ("batch 2 (texts 64-95)").
 	Batch string
 	// Err is the underlying error or a situate sentinel
-	// (ErrPromptTooLarge, ErrNotFound, ErrInvalid).
+	// (ErrPromptTooLarge, ErrModelNotFound, ErrUnauthorized, ErrInvalid).
 	Err error
 
 	retryable  bool
@@ -69,7 +74,7 @@ func (e *Error) Error() string {
 	if e.retryAfter > 0 {
 		b.WriteString(" [retry after " + e.retryAfter.String() + "]")
 	}
-	return b.String()
+	return apiclient.Redact(b.String())
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -88,16 +93,20 @@ func (e *Error) RateLimited() bool {
 }
 
 func (c *Client) serverError(op string, status int, msg string) *Error {
-	e := &Error{Op: op, Model: c.model, StatusCode: status, Type: TypeServer, Message: msg}
-	e.retryable = status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
+	e := &Error{Op: op, Model: c.model, StatusCode: status, Type: TypeServer, Message: c.redact(msg)}
+	// Ollama does not answer 409; 408, 429 and 5xx are
+	// apiclient.RetryableStatus's.
+	e.retryable = status != http.StatusConflict && apiclient.RetryableStatus(status)
 	if status == 0 {
 		// An {"error"} line inside a 200 stream: the runner failed mid-answer.
 		e.retryable = true
 	}
 	m := strings.ToLower(msg)
 	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Err, e.retryable = situate.ErrUnauthorized, false
 	case status == http.StatusNotFound || strings.Contains(m, "not found"):
-		e.Err = situate.ErrNotFound
+		e.Err = situate.ErrModelNotFound
 		e.retryable = false
 	case strings.Contains(m, "context length") || strings.Contains(m, "exceeds maximum context") || strings.Contains(m, "input length exceeds"):
 		e.Err = situate.ErrPromptTooLarge
@@ -108,43 +117,53 @@ func (c *Client) serverError(op string, status int, msg string) *Error {
 	return e
 }
 
+// redact removes the credentials of the configured headers (a reverse
+// proxy's authorization) and anything like a credential from a text.
+func (c *Client) redact(s string) string {
+	var secrets []string
+	for k, vs := range c.headers {
+		if k := strings.ToLower(k); strings.Contains(k, "auth") || strings.Contains(k, "key") || strings.Contains(k, "token") {
+			for _, v := range vs {
+				secrets = append(secrets, v)
+				if _, cred, ok := strings.Cut(v, " "); ok {
+					secrets = append(secrets, cred)
+				}
+			}
+		}
+	}
+	return apiclient.Redact(s, secrets...)
+}
+
 func (c *Client) responseError(op string, resp *http.Response) *Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	f := apiclient.ResponseFault(resp)
 	var env struct {
 		Error string `json:"error"`
 	}
-	msg := strings.TrimSpace(string(body))
-	if json.Unmarshal(body, &env) == nil && env.Error != "" {
+	msg := apiclient.Clip(strings.TrimSpace(string(f.Body)))
+	if json.Unmarshal(f.Body, &env) == nil && env.Error != "" {
 		msg = env.Error
-	} else if len(msg) > 300 {
-		msg = msg[:300] + "..."
 	}
 	e := c.serverError(op, resp.StatusCode, msg)
 	if e.retryable {
-		if s, err := strconv.ParseFloat(strings.TrimSpace(resp.Header.Get("retry-after")), 64); err == nil && s > 0 {
-			e.retryAfter = time.Duration(s * float64(time.Second))
-		}
+		e.retryAfter = f.RetryAfter
 	}
 	return e
 }
 
 func (c *Client) transportError(parent context.Context, op string, err error) *Error {
-	e := &Error{Op: op, Model: c.model, Err: err}
-	var ne net.Error
-	switch {
-	case parent.Err() != nil:
-		e.Type, e.Err = TypeCanceled, parent.Err()
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		e.Type, e.retryable = TypeTimeout, true
+	f := apiclient.TransportFault(parent, err, c.timeout)
+	e := &Error{Op: op, Model: c.model, Type: f.Type, Err: err, retryable: f.Retryable}
+	switch f.Type {
+	case TypeCanceled:
+		e.Err = f.Err
+	case TypeTimeout:
 		e.Message = fmt.Sprintf("no complete answer within %s", c.timeout)
-	default:
-		e.Type, e.retryable = TypeConnection, true
 	}
 	return e
 }
 
 func (c *Client) streamError(op, format string, args ...any) *Error {
-	return &Error{Op: op, Model: c.model, Type: TypeStream, Message: fmt.Sprintf(format, args...), retryable: true}
+	return &Error{Op: op, Model: c.model, Type: TypeStream, Message: c.redact(fmt.Sprintf(format, args...)), retryable: true}
 }
 
 func (c *Client) badResponse(op, batch, format string, args ...any) *Error {

@@ -223,7 +223,7 @@ func TestChatErrors(t *testing.T) {
 		{"busy", ollamatest.FaultBusy, "", 503, true, true, nil},
 		{"stream error", ollamatest.FaultStreamError, "", 0, true, false, nil},
 		{"truncated", ollamatest.FaultTruncated, "", 0, true, false, nil},
-		{"unknown model", 0, "llama9:1b", 404, false, false, situate.ErrNotFound},
+		{"unknown model", 0, "llama9:1b", 404, false, false, situate.ErrModelNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

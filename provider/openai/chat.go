@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // wireUsage is the usage object of a chat completion.
@@ -151,7 +152,7 @@ func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate
 		defer gate.release(slot)
 		body["id_slot"] = slot
 	}
-	data, err := marshal(body)
+	data, err := apiclient.Marshal(body)
 	if err != nil {
 		return out, Timings{}, fmt.Errorf("openai: %s: encode request: %w", op, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Flavors of OpenAI-compatible servers. They differ in which request
@@ -140,7 +141,7 @@ func (c *core) doJSON(ctx context.Context, op, method, fullURL string, in, out a
 	var body []byte
 	if in != nil {
 		var err error
-		if body, err = marshal(in); err != nil {
+		if body, err = apiclient.Marshal(in); err != nil {
 			return fmt.Errorf("openai: %s: encode request: %w", op, err)
 		}
 	}
@@ -177,16 +178,4 @@ func (c *core) doJSON(ctx context.Context, op, method, fullURL string, in, out a
 		return c.streamError(op, resp.Header.Get("x-request-id"), "malformed or truncated JSON answer (%d bytes): %v", len(data), err)
 	}
 	return nil
-}
-
-// marshal encodes v without HTML escaping, so the text sent is byte for
-// byte the document's.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

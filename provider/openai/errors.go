@@ -3,32 +3,38 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Error types the client reports when the server's own error.type is not
 // available: the request never got an answer, or the answer broke off.
 const (
-	TypeConnection = "connection_error" // dial failure, reset, EOF before the response
-	TypeTimeout    = "timeout"          // Options.Timeout elapsed
-	TypeStream     = "stream_error"     // broken SSE stream, truncated or malformed JSON
-	TypeHTTP       = "http_error"       // non-2xx without the OpenAI error shape
-	TypeCanceled   = "canceled"         // the caller's context ended
-	TypeResponse   = "bad_response"     // a 2xx answer that breaks the contract (vector count, NaN...)
+	TypeConnection = apiclient.TypeConnection  // dial failure, reset, EOF before the response
+	TypeTimeout    = apiclient.TypeTimeout     // Options.Timeout elapsed
+	TypeStream     = "stream_error"            // broken SSE stream, truncated or malformed JSON
+	TypeHTTP       = apiclient.TypeHTTP        // non-2xx without the OpenAI error shape
+	TypeCanceled   = apiclient.TypeCanceled    // the caller's context ended
+	TypeResponse   = apiclient.TypeBadResponse // a 2xx answer that breaks the contract (vector count, NaN...)
 )
 
 // Error is a failed call to an OpenAI-compatible server. It implements
 // interface{ Retryable() bool; RetryAfter() time.Duration; RateLimited() bool }
-// so package llm can retry without knowing this package.
+// so package llm can retry without knowing this package. A 401 or 403
+// matches situate.ErrUnauthorized and a 404 or model_not_found
+// situate.ErrModelNotFound (errors.Is); neither is retryable. Message is
+// the server's text with the key and anything like a credential removed.
+//
+// It is not the embedding adapters' apiclient.Error: OpenAI-compatible
+// servers also fail inside a 200 stream (status 0), name the flavor
+// (Provider), carry error.code beside error.type (Code), and their 429s
+// carry x-ratelimit-reset-* headers and insufficient_quota.
 type Error struct {
 	// Provider is the flavor ("openai", "vllm", "llamacpp", "generic").
 	Provider string
@@ -88,7 +94,7 @@ func (e *Error) Error() string {
 	if len(extra) > 0 {
 		b.WriteString(" [" + strings.Join(extra, "; ") + "]")
 	}
-	return b.String()
+	return apiclient.Redact(b.String())
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -155,11 +161,6 @@ func (b errorBody) wire() (wireError, bool) {
 	return wireError{}, false
 }
 
-func retryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusConflict ||
-		code == http.StatusTooManyRequests || code >= 500
-}
-
 // isContextLength recognises "prompt too large" answers: OpenAI's
 // context_length_exceeded, vLLM's "maximum context length is N tokens",
 // llama.cpp's exceed_context_size_error ("exceeds the available context
@@ -186,12 +187,12 @@ func isContextLength(status int, w wireError) bool {
 // fromWire builds an Error from an error object.
 func (c *core) fromWire(op string, status int, w wireError, reqID string) *Error {
 	e := &Error{Provider: c.flavor, Op: op, Model: c.model, StatusCode: status, Type: w.Type, Code: w.code(),
-		Message: w.Message, RequestID: reqID}
+		Message: apiclient.Redact(w.Message, c.apiKey), RequestID: reqID}
 	if e.Type == "" {
 		e.Type = TypeHTTP
 	}
 	if status != 0 {
-		e.retryable = retryableStatus(status)
+		e.retryable = apiclient.RetryableStatus(status)
 	} else {
 		// An error inside a 200 stream: the server failed mid-answer.
 		e.retryable = !strings.Contains(e.Type, "invalid_request") && !isContextLength(0, w)
@@ -201,11 +202,13 @@ func (c *core) fromWire(op string, status int, w wireError, reqID string) *Error
 		e.retryable = false
 	}
 	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden || e.Code == "invalid_api_key":
+		e.Err, e.retryable = situate.ErrUnauthorized, false
 	case isContextLength(status, w):
 		e.Err = situate.ErrPromptTooLarge
 		e.retryable = false
 	case status == http.StatusNotFound || e.Code == "model_not_found":
-		e.Err = situate.ErrNotFound
+		e.Err, e.retryable = situate.ErrModelNotFound, false
 	case status == http.StatusBadRequest || strings.Contains(e.Type, "invalid_request"):
 		e.Err = situate.ErrInvalid
 	}
@@ -214,7 +217,7 @@ func (c *core) fromWire(op string, status int, w wireError, reqID string) *Error
 
 // responseError reads a non-2xx response into an Error.
 func (c *core) responseError(op string, resp *http.Response) *Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	body := apiclient.ResponseFault(resp).Body
 	reqID := resp.Header.Get("x-request-id")
 	var env errorBody
 	var e *Error
@@ -224,10 +227,7 @@ func (c *core) responseError(op string, resp *http.Response) *Error {
 		}
 	}
 	if e == nil {
-		msg := strings.TrimSpace(string(body))
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
+		msg := apiclient.Clip(strings.TrimSpace(string(body)))
 		e = c.fromWire(op, resp.StatusCode, wireError{Type: TypeHTTP, Message: msg}, reqID)
 	}
 	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
@@ -236,32 +236,23 @@ func (c *core) responseError(op string, resp *http.Response) *Error {
 	case "false":
 		e.retryable = false
 	}
+	if e.Err == situate.ErrUnauthorized || e.Err == situate.ErrModelNotFound {
+		e.retryable = false // whatever x-should-retry says: the same call cannot succeed
+	}
 	if e.retryable {
 		e.retryAfter = parseRetryAfter(resp.Header, resp.StatusCode, time.Now())
 	}
 	return e
 }
 
-// parseRetryAfter reads retry-after-ms, retry-after (seconds or an HTTP
-// date) and, for a 429 without them, OpenAI's x-ratelimit-reset-requests
-// and x-ratelimit-reset-tokens ("1s", "6m0s", "20ms"): the reset of an
-// exhausted limit (remaining 0), else the sooner reset.
+// parseRetryAfter reads retry-after-ms and retry-after
+// (apiclient.ParseRetryAfter) and, for a 429 without them, OpenAI's own
+// x-ratelimit-reset-requests and x-ratelimit-reset-tokens ("1s", "6m0s",
+// "20ms"): the reset of an exhausted limit (remaining 0), else the sooner
+// reset.
 func parseRetryAfter(h http.Header, status int, now time.Time) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("retry-after")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if s > 0 {
-				return time.Duration(s * float64(time.Second))
-			}
-		} else if t, err := http.ParseTime(v); err == nil {
-			if d := t.Sub(now); d > 0 {
-				return d
-			}
-		}
+	if d := apiclient.ParseRetryAfter(h, now); d > 0 {
+		return d
 	}
 	if status != http.StatusTooManyRequests {
 		return 0
@@ -289,27 +280,20 @@ func parseRetryAfter(h http.Header, status int, now time.Time) time.Duration {
 // body. parent is the caller's context: if it ended, the error is final;
 // if only the client's own Timeout fired, the call may be retried.
 func (c *core) transportError(parent context.Context, op string, err error) *Error {
-	e := &Error{Provider: c.flavor, Op: op, Model: c.model, Err: err}
-	switch {
-	case parent.Err() != nil:
-		e.Type, e.Err = TypeCanceled, parent.Err()
-	case errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err):
-		e.Type, e.retryable = TypeTimeout, true
+	f := apiclient.TransportFault(parent, err, c.timeout)
+	e := &Error{Provider: c.flavor, Op: op, Model: c.model, Type: f.Type, Err: err, retryable: f.Retryable}
+	switch f.Type {
+	case TypeCanceled:
+		e.Err = f.Err
+	case TypeTimeout:
 		e.Message = fmt.Sprintf("no complete answer within %s", c.timeout)
-	default:
-		e.Type, e.retryable = TypeConnection, true
 	}
 	return e
 }
 
-func isNetTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
 // streamError is a broken or malformed stream: retryable.
 func (c *core) streamError(op, reqID, format string, args ...any) *Error {
-	return &Error{Provider: c.flavor, Op: op, Model: c.model, Type: TypeStream, Message: fmt.Sprintf(format, args...),
+	return &Error{Provider: c.flavor, Op: op, Model: c.model, Type: TypeStream, Message: apiclient.Redact(fmt.Sprintf(format, args...), c.apiKey),
 		RequestID: reqID, retryable: true}
 }
 
