@@ -14,13 +14,13 @@ import (
 
 // Error types the client reports.
 const (
-	TypeServer     = "server_error"     // Ollama answered {"error": "..."}
+	TypeServer     = "server_error"            // Ollama answered {"error": "..."}
 	TypeConnection = apiclient.TypeConnection  // dial failure, reset, EOF before the response
 	TypeTimeout    = apiclient.TypeTimeout     // Options.Timeout elapsed
 	TypeStream     = "stream_error"            // broken NDJSON stream
 	TypeCanceled   = apiclient.TypeCanceled    // the caller's context ended
 	TypeResponse   = apiclient.TypeBadResponse // a 2xx answer that breaks the contract
-	TypeTooLarge   = "prompt_too_large" // refused before sending: the prompt does not fit
+	TypeTooLarge   = "prompt_too_large"        // refused before sending: the prompt does not fit
 )
 
 // Error is a failed Ollama call. It implements
