@@ -73,6 +73,7 @@ type Index struct {
 	k1, b    float32
 	fieldIdx map[string]int
 	dir      string // "" for an in-memory index
+	readOnly bool   // opened by OpenReadOnly: writes fail with ErrReadOnly
 
 	snap atomic.Pointer[snapshot]
 
@@ -164,6 +165,9 @@ func (ix *Index) Delete(group string) error {
 // a persistent index it is durable when Apply returns. Batching many groups
 // is much faster than one Replace each.
 func (ix *Index) Apply(b *Batch) error {
+	if ix.readOnly {
+		return ErrReadOnly
+	}
 	if b == nil || len(b.order) == 0 {
 		return nil
 	}

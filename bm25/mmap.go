@@ -3,25 +3,24 @@
 package bm25
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"syscall"
+	"time"
 )
 
-// lockDir takes an exclusive flock on dir/LOCK for the life of the index.
-func lockDir(dir string) (*os.File, error) {
-	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("bm25 open: lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("bm25 open: %s is in use by another process: %w", dir, err)
-	}
-	return f, nil
+// lockDir takes an exclusive flock on dir/LOCK for the life of the index,
+// waiting up to wait for a writer that holds it.
+func lockDir(dir string, wait time.Duration) (*os.File, error) {
+	return acquireLock(dir, wait, func(f *os.File) (bool, error) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+			return true, nil
+		}
+		return false, err
+	})
 }
 
 // mapSegment maps a segment file read-only and opens it. The mapping is
@@ -40,7 +39,7 @@ func mapSegment(path, name string) (*segment, error) {
 	}
 	size := fi.Size()
 	if size < int64(len(segMagic)+footerSize) || size != int64(int(size)) {
-		return nil, fmt.Errorf("segment %s: size %d: %w", name, size, errCorrupt)
+		return nil, fmt.Errorf("segment %s: size %d: %w", name, size, ErrCorrupt)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {

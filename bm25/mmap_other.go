@@ -3,9 +3,8 @@
 package bm25
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
+	"time"
 )
 
 // mapSegment reads a segment file into memory where mmap is not available.
@@ -19,11 +18,6 @@ func mapSegment(path, name string) (*segment, error) {
 
 // lockDir only creates dir/LOCK: without flock, keeping a second process
 // out of the directory is the caller's job.
-func lockDir(dir string) (*os.File, error) {
-	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("bm25 open: lock %s: %w", path, err)
-	}
-	return f, nil
+func lockDir(dir string, wait time.Duration) (*os.File, error) {
+	return acquireLock(dir, wait, func(*os.File) (bool, error) { return false, nil })
 }

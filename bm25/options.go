@@ -3,6 +3,7 @@ package bm25
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Defaults. DefaultK1 and DefaultB are Lucene's BM25Similarity defaults.
@@ -17,6 +18,9 @@ const (
 	// MaxQueryTerms bounds the unique terms of one analysed query per
 	// language partition; longer queries are rejected with an error.
 	MaxQueryTerms = 1 << 16
+	// DefaultLockWait is how long Open waits for another writer to release
+	// an index directory before failing with ErrLocked.
+	DefaultLockWait = 5 * time.Second
 )
 
 // Options configure an Index. The zero value is usable: one field "text" of
@@ -47,6 +51,20 @@ type Options struct {
 	// the query; each such term counts CompoundWeight times. 0 means off:
 	// scoring is then exactly Lucene's.
 	CompoundWeight float64
+	// LockWait is how long Open waits for the write lock another process
+	// holds: 0 means DefaultLockWait, negative means fail at once.
+	// OpenReadOnly takes no lock.
+	LockWait time.Duration
+}
+
+func (o Options) lockWait() time.Duration {
+	switch {
+	case o.LockWait == 0:
+		return DefaultLockWait
+	case o.LockWait < 0:
+		return 0
+	}
+	return o.LockWait
 }
 
 // Field is an indexed text field and its default weight in scoring.

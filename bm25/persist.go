@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
 // On disk an index is a directory of immutable segment files and one
@@ -30,7 +31,12 @@ const (
 
 func segFileName(n uint64) string { return fmt.Sprintf("%s%016x%s", segPrefix, n, segSuffix) }
 
-// Open opens the persistent index in dir, creating it if missing.
+// Open opens the persistent index in dir for writing, creating it if
+// missing. It takes the directory's write lock (the LOCK file), waiting up
+// to Options.LockWait for another writer to release it, and removes files
+// that no commit references (left by an interrupted write). A damaged
+// manifest or segment, or a segment the manifest names that is missing, is
+// an error wrapping ErrCorrupt that names the file.
 func Open(dir string, opts Options) (*Index, error) {
 	ix, err := New(opts)
 	if err != nil {
@@ -42,89 +48,180 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bm25 open: %w", err)
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockDir(dir, ix.opts.lockWait())
 	if err != nil {
 		return nil, err
 	}
 	ix.dir = dir
 	ix.lock = lock
-	segs, gen, next, err := readIndex(dir)
+	m, err := readIndex(dir)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	ix.gen, ix.nextSeg = gen, next
-	ix.snap.Store(newSnapshot(ix, segs, gen))
-	removeUnreferenced(dir, segs)
+	ix.gen, ix.nextSeg = m.gen, m.next
+	ix.snap.Store(newSnapshot(ix, m.segs, m.gen))
+	removeUnreferenced(dir, m.segs)
 	return ix, nil
 }
 
-func readIndex(dir string) (segs []snapSeg, gen, next uint64, err error) {
-	path := filepath.Join(dir, manifestName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, 0, nil
-	}
+// readRetries bounds how often OpenReadOnly starts over when a writer
+// replaced the manifest while it was being read.
+const readRetries = 50
+
+// readRetried counts the restarts of OpenReadOnly (for tests).
+var readRetried atomic.Int64
+
+// OpenReadOnly opens the last committed state of the index in dir for
+// searching. It takes no lock and writes nothing, so any number of readers
+// run beside one writer (in this or another process), each seeing the
+// commit that was current when it opened, as Lucene readers open a commit
+// point. A segment that vanishes while being opened (a writer merged it
+// away) makes it read the new manifest and start over. A directory without
+// an index opens as an empty index. Writes return ErrReadOnly.
+func OpenReadOnly(dir string, opts Options) (*Index, error) {
+	ix, err := New(opts)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("bm25 open: %w", err)
+		return nil, err
 	}
+	if dir == "" {
+		return nil, fmt.Errorf("bm25 open: empty directory name")
+	}
+	ix.dir = dir
+	ix.readOnly = true
+	for attempt := 0; ; attempt++ {
+		m, err := readIndex(dir)
+		if err == nil {
+			ix.gen, ix.nextSeg = m.gen, m.next
+			ix.snap.Store(newSnapshot(ix, m.segs, m.gen))
+			return ix, nil
+		}
+		var missing *missingSegmentError
+		if !errors.As(err, &missing) || attempt >= readRetries {
+			return nil, err
+		}
+		// Was the manifest replaced since it was read? Then the segment was
+		// merged away by a writer: read the new commit. If not, the
+		// segment is really gone.
+		cur, rerr := os.ReadFile(filepath.Join(dir, manifestName))
+		if rerr == nil && string(cur) == string(m.raw) {
+			return nil, err
+		}
+		readRetried.Add(1)
+	}
+}
+
+// manifestState is a committed state as read from disk.
+type manifestState struct {
+	raw       []byte // the manifest's bytes
+	segs      []snapSeg
+	gen, next uint64
+}
+
+// missingSegmentError is a segment the manifest names that does not exist.
+type missingSegmentError struct{ path, manifest string }
+
+func (e *missingSegmentError) Error() string {
+	return fmt.Sprintf("bm25 open: segment %s named by %s is missing", e.path, e.manifest)
+}
+
+func (e *missingSegmentError) Unwrap() error { return ErrCorrupt }
+
+// readManifest parses a manifest; it opens no segment.
+func readManifest(path string, data []byte) (m manifestState, names []manifestEntry, err error) {
+	m.raw = data
 	if len(data) < len(manifestMagic)+4 || string(data[:len(manifestMagic)]) != manifestMagic {
-		return nil, 0, 0, fmt.Errorf("bm25 open: %s: bad header: %w", path, errCorrupt)
+		return m, nil, fmt.Errorf("bm25 open: %s: bad header: %w", path, ErrCorrupt)
 	}
 	body := data[:len(data)-4]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
-		return nil, 0, 0, fmt.Errorf("bm25 open: %s: checksum mismatch: %w", path, errCorrupt)
+		return m, nil, fmt.Errorf("bm25 open: %s: checksum mismatch: %w", path, ErrCorrupt)
 	}
 	r := &reader{b: body, off: len(manifestMagic)}
-	gen = r.uvarint()
-	next = r.uvarint()
+	m.gen = r.uvarint()
+	m.next = r.uvarint()
 	n := r.int(1 << 24)
 	for i := 0; i < n && r.err == nil; i++ {
-		name := strings.Clone(r.str())
-		size := r.uvarint()
-		crc := uint32(r.uvarint())
-		numDocs := r.int(1 << 31)
-		delCount := r.int(uint64(numDocs))
+		e := manifestEntry{name: strings.Clone(r.str())}
+		e.size = r.uvarint()
+		e.crc = uint32(r.uvarint())
+		e.numDocs = r.int(1 << 31)
+		e.delCount = r.int(uint64(e.numDocs))
 		if r.err != nil {
 			break
 		}
-		if !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, `/\`) {
-			return nil, 0, 0, fmt.Errorf("bm25 open: %s: bad segment name %q: %w", path, name, errCorrupt)
+		if !strings.HasPrefix(e.name, segPrefix) || strings.ContainsAny(e.name, `/\`) {
+			return m, nil, fmt.Errorf("bm25 open: %s: bad segment name %q: %w", path, e.name, ErrCorrupt)
 		}
-		ss := snapSeg{delCount: delCount}
-		if delCount > 0 {
-			ss.del = make([]uint64, (numDocs+63)/64)
+		if e.delCount > 0 {
+			e.del = make([]uint64, (e.numDocs+63)/64)
 			d := uint64(0)
-			for j := 0; j < delCount && r.err == nil; j++ {
+			for j := 0; j < e.delCount && r.err == nil; j++ {
 				d += r.uvarint()
-				if d >= uint64(numDocs) {
-					r.err = fmt.Errorf("deleted doc %d of %s out of range: %w", d, name, errCorrupt)
+				if d >= uint64(e.numDocs) {
+					r.err = fmt.Errorf("deleted doc %d of %s out of range: %w", d, e.name, ErrCorrupt)
 					break
 				}
-				ss.del[d>>6] |= 1 << (d & 63)
+				e.del[d>>6] |= 1 << (d & 63)
 			}
 		}
-		if r.err != nil {
-			break
-		}
-		segPath := filepath.Join(dir, name)
-		seg, err := mapSegment(segPath, name)
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("bm25 open: segment named by %s: %w", path, err)
-		}
-		if uint64(len(seg.data)) != size || binary.LittleEndian.Uint32(seg.data[len(seg.data)-8:]) != crc {
-			return nil, 0, 0, fmt.Errorf("bm25 open: %s: size or checksum differs from %s: %w", segPath, path, errCorrupt)
-		}
-		if seg.numDocs != numDocs {
-			return nil, 0, 0, fmt.Errorf("bm25 open: %s: %d docs, manifest says %d: %w", segPath, seg.numDocs, numDocs, errCorrupt)
-		}
-		ss.seg = seg
-		segs = append(segs, ss)
+		names = append(names, e)
 	}
 	if r.err != nil {
-		return nil, 0, 0, fmt.Errorf("bm25 open: %s: %w", path, r.err)
+		return m, nil, fmt.Errorf("bm25 open: %s: %w", path, r.err)
 	}
-	return segs, gen, next, nil
+	return m, names, nil
+}
+
+// manifestEntry is one segment as the manifest describes it.
+type manifestEntry struct {
+	name              string
+	size              uint64
+	crc               uint32
+	numDocs, delCount int
+	del               []uint64
+}
+
+// openEntry opens and checks the segment a manifest entry names.
+func openEntry(dir, mpath string, e manifestEntry) (*segment, error) {
+	segPath := filepath.Join(dir, e.name)
+	seg, err := mapSegment(segPath, e.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &missingSegmentError{path: segPath, manifest: mpath}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bm25 open: %s: %w", segPath, err)
+	}
+	if uint64(len(seg.data)) != e.size || binary.LittleEndian.Uint32(seg.data[len(seg.data)-8:]) != e.crc {
+		return nil, fmt.Errorf("bm25 open: %s: size or checksum differs from %s: %w", segPath, mpath, ErrCorrupt)
+	}
+	if seg.numDocs != e.numDocs {
+		return nil, fmt.Errorf("bm25 open: %s: %d docs, manifest says %d: %w", segPath, seg.numDocs, e.numDocs, ErrCorrupt)
+	}
+	return seg, nil
+}
+
+func readIndex(dir string) (m manifestState, err error) {
+	path := filepath.Join(dir, manifestName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, fmt.Errorf("bm25 open: %w", err)
+	}
+	m, entries, err := readManifest(path, data)
+	if err != nil {
+		return m, err
+	}
+	for _, e := range entries {
+		seg, err := openEntry(dir, path, e)
+		if err != nil {
+			return m, err
+		}
+		m.segs = append(m.segs, snapSeg{seg: seg, del: e.del, delCount: e.delCount})
+	}
+	return m, nil
 }
 
 func writeManifest(dir string, gen, next uint64, segs []snapSeg) error {

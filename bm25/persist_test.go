@@ -132,8 +132,8 @@ func TestCorruptionDetected(t *testing.T) {
 				ix.Close()
 				t.Fatal("Open succeeded on a damaged index")
 			}
-			if !errors.Is(err, errCorrupt) {
-				t.Fatalf("error %v does not wrap errCorrupt", err)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
 			}
 			t.Log(err)
 		})

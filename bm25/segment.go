@@ -144,8 +144,10 @@ func unsafeString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// errCorrupt is wrapped by every error about a malformed segment or manifest.
-var errCorrupt = errors.New("bm25: corrupt index file")
+// ErrCorrupt is wrapped by every error about a damaged index file: a
+// checksum, format or truncation failure, or a segment the manifest names
+// that is missing. The error names the file.
+var ErrCorrupt = errors.New("bm25: corrupt index file")
 
 type reader struct {
 	b   []byte
@@ -159,7 +161,7 @@ func (r *reader) uvarint() uint64 {
 	}
 	v, n := binary.Uvarint(r.b[r.off:])
 	if n <= 0 {
-		r.err = fmt.Errorf("bad varint at offset %d: %w", r.off, errCorrupt)
+		r.err = fmt.Errorf("bad varint at offset %d: %w", r.off, ErrCorrupt)
 		return 0
 	}
 	r.off += n
@@ -169,7 +171,7 @@ func (r *reader) uvarint() uint64 {
 func (r *reader) int(max uint64) int {
 	v := r.uvarint()
 	if r.err == nil && v > max {
-		r.err = fmt.Errorf("value %d out of range at offset %d: %w", v, r.off, errCorrupt)
+		r.err = fmt.Errorf("value %d out of range at offset %d: %w", v, r.off, ErrCorrupt)
 		return 0
 	}
 	return int(v)
@@ -180,7 +182,7 @@ func (r *reader) bytes(n uint64) []byte {
 		return nil
 	}
 	if n > uint64(len(r.b)-r.off) {
-		r.err = fmt.Errorf("length %d past end at offset %d: %w", n, r.off, errCorrupt)
+		r.err = fmt.Errorf("length %d past end at offset %d: %w", n, r.off, ErrCorrupt)
 		return nil
 	}
 	b := r.b[r.off : r.off+int(n)]
@@ -198,7 +200,7 @@ func (r *reader) span(data []byte, limit int) []byte {
 		return nil
 	}
 	if off > uint64(limit) || n > uint64(limit)-off {
-		r.err = fmt.Errorf("span %d+%d past %d: %w", off, n, limit, errCorrupt)
+		r.err = fmt.Errorf("span %d+%d past %d: %w", off, n, limit, ErrCorrupt)
 		return nil
 	}
 	return data[off : off+n]
@@ -209,19 +211,19 @@ func (r *reader) span(data []byte, limit int) []byte {
 // Nothing that escapes the package points into data.
 func openSegment(name string, data []byte) (*segment, error) {
 	if len(data) < len(segMagic)+footerSize || string(data[:len(segMagic)]) != segMagic {
-		return nil, fmt.Errorf("segment %s: bad header: %w", name, errCorrupt)
+		return nil, fmt.Errorf("segment %s: bad header: %w", name, ErrCorrupt)
 	}
 	foot := data[len(data)-footerSize:]
 	if string(foot[12:]) != footMagic {
-		return nil, fmt.Errorf("segment %s: bad footer: %w", name, errCorrupt)
+		return nil, fmt.Errorf("segment %s: bad footer: %w", name, ErrCorrupt)
 	}
 	body := len(data) - footerSize
 	if crc32.Checksum(data[:len(data)-8], castagnoli) != binary.LittleEndian.Uint32(foot[8:]) {
-		return nil, fmt.Errorf("segment %s: checksum mismatch: %w", name, errCorrupt)
+		return nil, fmt.Errorf("segment %s: checksum mismatch: %w", name, ErrCorrupt)
 	}
 	metaOff := binary.LittleEndian.Uint64(foot)
 	if metaOff > uint64(body) {
-		return nil, fmt.Errorf("segment %s: bad meta offset: %w", name, errCorrupt)
+		return nil, fmt.Errorf("segment %s: bad meta offset: %w", name, ErrCorrupt)
 	}
 	s := &segment{name: name, data: data}
 	r := &reader{b: data[:body], off: int(metaOff)}
@@ -236,7 +238,7 @@ func openSegment(name string, data []byte) (*segment, error) {
 		f.lengths = r.span(data, body)
 		f.norms = r.span(data, body)
 		if r.err == nil && (len(f.lengths) != 4*s.numDocs || len(f.norms) != s.numDocs) {
-			r.err = fmt.Errorf("field %q: norms of the wrong size: %w", f.name, errCorrupt)
+			r.err = fmt.Errorf("field %q: norms of the wrong size: %w", f.name, ErrCorrupt)
 		}
 		s.fields = append(s.fields, f)
 	}
@@ -249,7 +251,7 @@ func openSegment(name string, data []byte) (*segment, error) {
 		p.entries = r.span(data, body)
 		p.blob = r.span(data, body)
 		if r.err == nil && (p.field >= nf || len(p.entries) != p.numTerms*entrySize) {
-			r.err = fmt.Errorf("partition %d: bad term table: %w", i, errCorrupt)
+			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
 		s.parts = append(s.parts, p)
 	}
@@ -265,10 +267,10 @@ func openSegment(name string, data []byte) (*segment, error) {
 			toff, tn := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
 			poff, pn := binary.LittleEndian.Uint64(e[16:]), uint64(binary.LittleEndian.Uint32(e[24:]))
 			if toff+tn > uint64(len(p.blob)) || poff > uint64(body) || pn > uint64(body)-poff {
-				return nil, fmt.Errorf("segment %s: partition %d term %d: bad offsets: %w", name, pi, i, errCorrupt)
+				return nil, fmt.Errorf("segment %s: partition %d term %d: bad offsets: %w", name, pi, i, ErrCorrupt)
 			}
 			if df := binary.LittleEndian.Uint32(e[8:]); df > blockSize && uint64(numBlocks(int(df)))*8 > pn {
-				return nil, fmt.Errorf("segment %s: partition %d term %d: bad skip table: %w", name, pi, i, errCorrupt)
+				return nil, fmt.Errorf("segment %s: partition %d term %d: bad skip table: %w", name, pi, i, ErrCorrupt)
 			}
 		}
 	}
@@ -282,7 +284,7 @@ func openSegment(name string, data []byte) (*segment, error) {
 	for d := 0; d < s.numDocs && dr.err == nil; d++ {
 		s.idBytes = append(s.idBytes, dr.bytes(dr.uvarint())...)
 		if len(s.idBytes) > math.MaxUint32 {
-			dr.err = fmt.Errorf("doc ids exceed 4 GiB: %w", errCorrupt)
+			dr.err = fmt.Errorf("doc ids exceed 4 GiB: %w", ErrCorrupt)
 		}
 		s.idOff[d+1] = uint32(len(s.idBytes))
 		if g := dr.str(); g != "" || d == 0 {
@@ -291,7 +293,7 @@ func openSegment(name string, data []byte) (*segment, error) {
 		s.groupIdx[d] = uint32(len(s.groupTab) - 1)
 		s.docAn[d] = uint16(dr.int(1 << 16))
 		if dr.err == nil && int(s.docAn[d]) >= len(s.analyzers) {
-			dr.err = fmt.Errorf("doc %d: bad analyzer: %w", d, errCorrupt)
+			dr.err = fmt.Errorf("doc %d: bad analyzer: %w", d, ErrCorrupt)
 		}
 		na := dr.int(1 << 20)
 		if na > 0 {

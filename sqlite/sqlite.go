@@ -45,6 +45,8 @@ type Store struct {
 	// writer and each transaction sees one consistent snapshot.
 	r     *sql.DB
 	stmts writeStmts
+	// readOnly: opened by OpenReadOnly.
+	readOnly bool
 }
 
 type writeStmts struct {
@@ -83,7 +85,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	if err := migrate(ctx, s.w, path); err != nil {
 		s.w.Close()
-		return nil, err
+		return nil, classify(err)
 	}
 	if s.r, err = sql.Open("sqlite", dsn(path, "deferred")); err != nil {
 		s.w.Close()
@@ -180,9 +182,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// errorf wraps err with the operation and the store's file.
+// errorf wraps err with the operation and the store's file, and with
+// ErrCorrupt, ErrReadOnly or ErrFull when SQLite's result code says so.
 func (s *Store) errorf(op string, err error) error {
-	return fmt.Errorf("sqlite %s: %s: %w", op, s.path, err)
+	return fmt.Errorf("sqlite %s: %s: %w", op, s.path, classify(err))
 }
 
 // SetMeta stores a small engine value (an index version, a model name...)

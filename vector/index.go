@@ -1,9 +1,12 @@
 package vector
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -12,17 +15,30 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 )
 
+// The manifest names the committed segments. Version 2 is
+// manifestMagic, the JSON document, and the CRC-32C of both (4 bytes, little
+// endian); version 1 (plain JSON, no checksum) is still read, and rewritten
+// by the next commit.
 const (
 	manifestName    = "MANIFEST"
+	manifestMagic   = "SITVMAN2"
 	lockName        = "LOCK"
-	manifestVersion = 1
+	manifestVersion = 2
 )
 
 // ErrClosed is returned by calls on a closed Index.
 var ErrClosed = errors.New("vector: index closed")
+
+// ErrReadOnly is returned by the writes of an index opened with
+// OpenReadOnly.
+var ErrReadOnly = errors.New("vector: index is open read-only")
+
+// ErrLocked is wrapped by Open's error when another process held the
+// directory's write lock for longer than Options.LockWait; the error says
+// which process, as that process recorded it in the LOCK file.
+var ErrLocked = errors.New("vector: index is locked by another writer")
 
 // Item is one vector to index.
 type Item struct {
@@ -66,6 +82,8 @@ type Index struct {
 	opts Options
 	dir  string // "" for an in-memory index
 	lock *os.File
+	// readOnly: opened by OpenReadOnly; writes fail with ErrReadOnly.
+	readOnly bool
 
 	mu     sync.Mutex // guards snap, its refs, closed
 	snap   *snapshot
@@ -102,10 +120,13 @@ func New(opts Options) (*Index, error) {
 	return ix, nil
 }
 
-// Open opens the index in dir, creating it if dir holds none. The process
-// holds an exclusive lock on dir until Close. Segment files and manifest
-// temporaries left by a crash, which the manifest does not reference, are
-// removed: the index reopens in its last committed state.
+// Open opens the index in dir for writing, creating it if dir holds none.
+// The process holds an exclusive lock on dir (the LOCK file) until Close,
+// waiting up to Options.LockWait for another writer to release it. Segment
+// files and manifest temporaries left by a crash, which the manifest does
+// not reference, are removed: the index reopens in its last committed
+// state. A damaged manifest or segment, or a segment the manifest names that
+// is missing, is an error wrapping ErrCorrupt that names the file.
 func Open(dir string, opts Options) (*Index, error) {
 	if !littleEndian {
 		return nil, errors.New("vector open: persistent indexes need a little-endian machine")
@@ -113,95 +134,194 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("vector open %s: %w", dir, err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := lockDir(dir, opts.lockWait())
 	if err != nil {
-		return nil, fmt.Errorf("vector open %s: %w", dir, err)
+		return nil, err
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("vector open %s: locked by another process: %w", dir, err)
-	}
-	ix, err := open(dir, opts)
+	ix, _, err := open(dir, opts, false)
 	if err != nil {
 		lf.Close()
 		return nil, err
 	}
 	ix.lock = lf
 	if slices.ContainsFunc(ix.current().views, func(v view) bool { return v.seg.version < segVersion }) {
-		// Segments of an older format work (their first-pass coefficients
-		// are computed at every open) but cost a full read each time: one
-		// compaction rewrites them. If it fails (disk full), they still work.
+		// Segments of an older format work (version 1 computes its
+		// first-pass coefficients at every open, version 2 has no payload
+		// checksum): one compaction rewrites them. If it fails (disk
+		// full), they still work.
 		_ = ix.Compact()
 	}
 	return ix, nil
 }
 
-func open(dir string, opts Options) (*Index, error) {
+// readRetries bounds how often OpenReadOnly starts over when a writer
+// replaced the manifest while it was being read.
+const readRetries = 50
+
+// OpenReadOnly opens the last committed state of the index in dir for
+// searching. It takes no lock and writes nothing, so any number of readers
+// run beside one writer, each seeing the commit that was current when it
+// opened. A segment that vanishes while being opened (a writer merged it
+// away) makes it read the new manifest and start over. A directory without
+// an index opens as an empty index of opts.Dim (which may then be 0).
+// Writes return ErrReadOnly.
+func OpenReadOnly(dir string, opts Options) (*Index, error) {
+	if !littleEndian {
+		return nil, errors.New("vector open: persistent indexes need a little-endian machine")
+	}
+	for attempt := 0; ; attempt++ {
+		ix, raw, err := open(dir, opts, true)
+		if err == nil {
+			return ix, nil
+		}
+		var missing *missingSegmentError
+		if !errors.As(err, &missing) || attempt >= readRetries {
+			return nil, err
+		}
+		cur, rerr := os.ReadFile(filepath.Join(dir, manifestName))
+		if rerr == nil && string(cur) == string(raw) {
+			return nil, err
+		}
+	}
+}
+
+// segmentName matches the segment files a manifest may name.
+func validSegmentName(n string) bool {
+	rest, ok := strings.CutPrefix(n, "seg-")
+	if !ok {
+		return false
+	}
+	num, ok := strings.CutSuffix(rest, ".vec")
+	if !ok || num == "" || len(num) > 20 {
+		return false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// readManifest reads and checks the manifest at path. raw is its bytes.
+func readManifest(path string) (m manifest, raw []byte, err error) {
+	raw, err = os.ReadFile(path)
+	if err != nil {
+		return m, nil, err
+	}
+	body, v1 := raw, false
+	switch {
+	case strings.HasPrefix(string(raw), manifestMagic):
+		if len(raw) < len(manifestMagic)+4 {
+			return m, raw, fmt.Errorf("vector open %s: manifest truncated: %w", path, ErrCorrupt)
+		}
+		n := len(raw) - 4
+		if crc32.Checksum(raw[:n], castagnoli) != binary.LittleEndian.Uint32(raw[n:]) {
+			return m, raw, fmt.Errorf("vector open %s: manifest checksum mismatch: %w", path, ErrCorrupt)
+		}
+		body = raw[len(manifestMagic):n]
+	case len(raw) > 0 && raw[0] == '{':
+		v1 = true // JSON alone
+	default:
+		return m, raw, fmt.Errorf("vector open %s: not a manifest (bad header): %w", path, ErrCorrupt)
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return m, raw, fmt.Errorf("vector open %s: %v: %w", path, err, ErrCorrupt)
+	}
+	if m.Version != 1 && m.Version != manifestVersion {
+		return m, raw, fmt.Errorf("vector open %s: version %d, want 1 or %d: %w", path, m.Version, manifestVersion, ErrCorrupt)
+	}
+	if (m.Version == 1) != v1 {
+		return m, raw, fmt.Errorf("vector open %s: version %d in a file of another format: %w", path, m.Version, ErrCorrupt)
+	}
+	if m.Dim <= 0 || m.Dim > maxDim {
+		return m, raw, fmt.Errorf("vector open %s: dimension %d: %w", path, m.Dim, ErrCorrupt)
+	}
+	for i, ms := range m.Segments {
+		if !validSegmentName(ms.File) {
+			return m, raw, fmt.Errorf("vector open %s: segment %d: bad file name %q: %w", path, i, ms.File, ErrCorrupt)
+		}
+		if ms.Rows < 0 {
+			return m, raw, fmt.Errorf("vector open %s: segment %s: %d rows: %w", path, ms.File, ms.Rows, ErrCorrupt)
+		}
+	}
+	return m, raw, nil
+}
+
+func open(dir string, opts Options, readOnly bool) (*Index, []byte, error) {
 	mpath := filepath.Join(dir, manifestName)
-	b, err := os.ReadFile(mpath)
+	m, raw, err := readManifest(mpath)
 	if errors.Is(err, os.ErrNotExist) {
 		o, err := opts.withDefaults()
+		if readOnly && opts.Dim == 0 {
+			o, err = (Options{Dim: 1, Metric: opts.Metric}).withDefaults()
+			o.Dim = 0
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ix := &Index{opts: o, dir: dir, ids: map[string]loc{}, groups: map[string][]loc{}, next: 1}
+		ix := &Index{opts: o, dir: dir, ids: map[string]loc{}, groups: map[string][]loc{}, next: 1, readOnly: readOnly}
 		ix.snap = &snapshot{refs: 1}
-		if err := ix.writeManifest(nil); err != nil {
-			return nil, err
+		if readOnly {
+			return ix, nil, nil
 		}
-		return ix, ix.removeOrphans(nil)
+		if err := ix.writeManifest(nil); err != nil {
+			return nil, nil, err
+		}
+		return ix, nil, ix.removeOrphans(nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("vector open %s: %w", mpath, err)
-	}
-	var m manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("vector open %s: %w", mpath, err)
-	}
-	if m.Version != manifestVersion {
-		return nil, fmt.Errorf("vector open %s: version %d, want %d", mpath, m.Version, manifestVersion)
+		var perr *fs.PathError
+		if errors.As(err, &perr) {
+			return nil, raw, fmt.Errorf("vector open: %w", err)
+		}
+		return nil, raw, err
 	}
 	if opts.Dim == 0 {
 		opts.Dim = m.Dim
 	}
 	if opts.Dim != m.Dim {
-		return nil, fmt.Errorf("vector open %s: Options.Dim %d, index dimension %d", mpath, opts.Dim, m.Dim)
+		return nil, raw, fmt.Errorf("vector open %s: Options.Dim %d, index dimension %d", mpath, opts.Dim, m.Dim)
 	}
 	if opts.Metric == "" {
 		opts.Metric = m.Metric
 	}
 	if opts.Metric != m.Metric {
-		return nil, fmt.Errorf("vector open %s: Options.Metric %q, index metric %q", mpath, opts.Metric, m.Metric)
+		return nil, raw, fmt.Errorf("vector open %s: Options.Metric %q, index metric %q", mpath, opts.Metric, m.Metric)
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
-		return nil, err
+		return nil, raw, fmt.Errorf("vector open %s: %w", mpath, err)
 	}
-	ix := &Index{opts: o, dir: dir, ids: map[string]loc{}, groups: map[string][]loc{}, next: m.Next}
+	ix := &Index{opts: o, dir: dir, ids: map[string]loc{}, groups: map[string][]loc{}, next: m.Next, readOnly: readOnly}
 	s := &snapshot{refs: 1}
-	fail := func(err error) (*Index, error) {
+	fail := func(err error) (*Index, []byte, error) {
 		for _, v := range s.views {
 			v.seg.release()
 		}
-		return nil, err
+		return nil, raw, err
 	}
 	keep := map[string]bool{}
 	for _, ms := range m.Segments {
 		seg, err := openSegment(dir, ms.File, o.Dim)
 		if err != nil {
-			return fail(err)
+			var missing *missingSegmentError
+			if errors.As(err, &missing) {
+				return fail(fmt.Errorf("vector open: segment %s named by %s is missing: %w", missing.path, mpath, err))
+			}
+			return fail(fmt.Errorf("vector open: %w", err))
 		}
 		seg.acquire()
 		v := view{seg: seg, live: seg.rows}
 		s.views = append(s.views, v)
 		if seg.rows != ms.Rows {
-			return fail(fmt.Errorf("vector open %s: segment %s has %d rows, manifest says %d", mpath, ms.File, seg.rows, ms.Rows))
+			return fail(fmt.Errorf("vector open %s: segment %s has %d rows, manifest says %d: %w", mpath, ms.File, seg.rows, ms.Rows, ErrCorrupt))
 		}
 		if len(ms.Dead) > 0 {
 			v.dead = make([]uint64, (seg.rows+63)/64)
 			for _, r := range ms.Dead {
 				if int(r) >= seg.rows {
-					return fail(fmt.Errorf("vector open %s: segment %s: dead row %d of %d", mpath, ms.File, r, seg.rows))
+					return fail(fmt.Errorf("vector open %s: segment %s: dead row %d of %d: %w", mpath, ms.File, r, seg.rows, ErrCorrupt))
 				}
 				if !v.isDead(int(r)) {
 					v.dead[r>>6] |= 1 << (r & 63)
@@ -215,12 +335,14 @@ func open(dir string, opts Options) (*Index, error) {
 	}
 	ix.snap = s
 	if err := ix.rebuildMaps(s); err != nil {
-		return fail(fmt.Errorf("vector open %s: %w", mpath, err))
+		return fail(fmt.Errorf("vector open %s: %w: %w", mpath, err, ErrCorrupt))
 	}
-	if err := ix.removeOrphans(keep); err != nil {
-		return fail(err)
+	if !readOnly {
+		if err := ix.removeOrphans(keep); err != nil {
+			return fail(err)
+		}
 	}
-	return ix, nil
+	return ix, raw, nil
 }
 
 // removeOrphans deletes segment files and temporaries the manifest does
@@ -277,10 +399,12 @@ func (ix *Index) writeManifest(views []view) error {
 		}
 		m.Segments = append(m.Segments, ms)
 	}
-	b, err := json.Marshal(m)
+	js, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("vector commit: %w", err)
 	}
+	b := append([]byte(manifestMagic), js...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	path := filepath.Join(ix.dir, manifestName)
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
@@ -419,6 +543,9 @@ func (ix *Index) ReplaceBatch(batch map[string][]Item) error {
 	defer ix.wmu.Unlock()
 	if ix.isClosed() {
 		return ErrClosed
+	}
+	if ix.readOnly {
+		return ErrReadOnly
 	}
 	names := make([]string, 0, len(batch))
 	for g := range batch {
@@ -586,6 +713,9 @@ func (ix *Index) Compact() error {
 	defer ix.wmu.Unlock()
 	if ix.isClosed() {
 		return ErrClosed
+	}
+	if ix.readOnly {
+		return ErrReadOnly
 	}
 	return ix.merge(true)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 )
 
 // Metrics.
@@ -37,6 +38,11 @@ const (
 	// DefaultMaxSegments is how many segment files an index may have
 	// before a commit merges the smallest of them.
 	DefaultMaxSegments = 16
+	// DefaultLockWait is how long Open waits for another writer to release
+	// an index directory before failing with ErrLocked.
+	DefaultLockWait = 5 * time.Second
+	// maxDim bounds the dimension a manifest may claim.
+	maxDim = 1 << 20
 )
 
 // Options configure an Index. The zero value of every field but Dim means
@@ -77,6 +83,20 @@ type Options struct {
 	// Workers is how many goroutines one search scans with. 0 means
 	// GOMAXPROCS.
 	Workers int
+	// LockWait is how long Open waits for the write lock another process
+	// holds: 0 means DefaultLockWait, negative means fail at once.
+	// OpenReadOnly takes no lock.
+	LockWait time.Duration
+}
+
+func (o Options) lockWait() time.Duration {
+	switch {
+	case o.LockWait == 0:
+		return DefaultLockWait
+	case o.LockWait < 0:
+		return 0
+	}
+	return o.LockWait
 }
 
 // withDefaults validates o and fills in defaults.

@@ -19,6 +19,8 @@ import (
 //
 //	[0, 64)          header: magic "SITVSEG1", version, dim, rows,
 //	                 vecOff, bitsOff, metaOff, metaLen, metaCRC, headerCRC
+//	[64, 68)         payload CRC (version 3 on): CRC-32C of [68, metaOff),
+//	                 the zero padding, vectors, codes and coefficients
 //	[vecOff, ...)    rows*dim float32 vectors, contiguous (vecOff = 4096)
 //	[bitsOff, ...)   rows*words uint64 sign codes (bit i set when x[i] > 0)
 //	[coefOff, ...)   rows*2 float32 first-pass coefficients (see rowCoef);
@@ -26,15 +28,24 @@ import (
 //	[metaOff, ...)   group table and per-row (group index, ID), uvarints
 //
 // The vector, code and coefficient regions are memory-mapped read-only
-// and used in place; only the ID table is decoded into memory. Version 1
-// files (no coefficient region) are still read: their coefficients are
-// computed from the vectors when the segment is opened.
+// and used in place; only the ID table is decoded into memory. Every byte
+// is covered by a checksum checked at open (the header's, the ID table's
+// and, from version 3, the payload's), so a damaged file is an error
+// wrapping ErrCorrupt instead of wrong scores. Version 1 files (no
+// coefficient region) and version 2 files (no payload checksum) are still
+// read; a writer's Open rewrites them.
 const (
 	segMagic   = "SITVSEG1"
-	segVersion = 2
+	segVersion = 3
 	headerSize = 64
+	payloadOff = 68 // first byte the payload CRC covers
 	vecOffset  = 4096
 )
+
+// ErrCorrupt is wrapped by every error about a damaged index file: a
+// checksum, format or truncation failure, or a segment the manifest names
+// that is missing. The error names the file.
+var ErrCorrupt = errors.New("vector: corrupt index file")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -238,9 +249,12 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 			os.Remove(tmp)
 		}
 	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.Write(hdr)
-	w.Write(make([]byte, vecOffset-headerSize))
+	bw := bufio.NewWriterSize(f, 1<<20)
+	bw.Write(hdr)
+	bw.Write(make([]byte, 4)) // the payload CRC, written once known
+	sum := crc32.New(castagnoli)
+	w := io.MultiWriter(bw, sum)
+	w.Write(make([]byte, vecOffset-payloadOff))
 	for i := range n {
 		v, _, _ := src.row(i)
 		w.Write(floatBytes(v))
@@ -258,8 +272,13 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 		coef[0], coef[1] = rowCoef(v)
 		w.Write(floatBytes(coef))
 	}
-	w.Write(meta)
-	if err = w.Flush(); err != nil {
+	if err = bw.Flush(); err != nil {
+		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
+	}
+	if _, err = f.Write(meta); err != nil {
+		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
+	}
+	if _, err = f.WriteAt(binary.LittleEndian.AppendUint32(nil, sum.Sum32()), headerSize); err != nil {
 		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
 	}
 	if err = f.Sync(); err != nil {
@@ -286,6 +305,9 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 func openSegment(dir, name string, dim int) (*segment, error) {
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &missingSegmentError{path: path}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open segment %s: %w", path, err)
 	}
@@ -296,7 +318,7 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 	}
 	size := st.Size()
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("open segment %s: corrupt: %s", path, fmt.Sprintf(format, args...))
+		return fmt.Errorf("open segment %s: corrupt: %s: %w", path, fmt.Sprintf(format, args...), ErrCorrupt)
 	}
 	if size < headerSize {
 		return nil, bad("%d bytes, shorter than the header", size)
@@ -312,8 +334,8 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 		return nil, bad("header checksum mismatch")
 	}
 	version := binary.LittleEndian.Uint32(hdr[8:])
-	if version != 1 && version != segVersion {
-		return nil, bad("version %d, want 1 or %d", version, segVersion)
+	if version < 1 || version > segVersion {
+		return nil, bad("version %d, want 1 to %d", version, segVersion)
 	}
 	if d := int(binary.LittleEndian.Uint32(hdr[12:])); d != dim {
 		return nil, fmt.Errorf("open segment %s: dimension %d, index dimension %d", path, d, dim)
@@ -329,9 +351,19 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 	if version == 1 {
 		coefLen = 0
 	}
-	if vecOff != vecOffset || bitsOff < vecOff+rows*uint64(dim)*4 || bitsOff%8 != 0 ||
+	if vecOff != vecOffset || rows > uint64(size) || bitsOff < vecOff+rows*uint64(dim)*4 || bitsOff%8 != 0 ||
 		metaOff != coefOff+coefLen || metaOff+metaLen != uint64(size) {
 		return nil, bad("layout does not match %d rows in %d bytes", rows, size)
+	}
+	if version >= 3 && rows == 0 {
+		// No mapping below: check the (all zero) padding here.
+		pad := make([]byte, metaOff-payloadOff+4)
+		if _, err := f.ReadAt(pad, headerSize); err != nil {
+			return nil, fmt.Errorf("read segment %s: %w", path, err)
+		}
+		if crc32.Checksum(pad[4:], castagnoli) != binary.LittleEndian.Uint32(pad) {
+			return nil, bad("payload checksum mismatch")
+		}
 	}
 	s := &segment{name: name, dir: dir, rows: int(rows), dim: dim, words: int(words), version: version}
 	if rows > 0 {
@@ -340,6 +372,10 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 			return nil, fmt.Errorf("mmap segment %s: %w", path, err)
 		}
 		s.mmap = data
+		if version >= 3 && crc32.Checksum(data[payloadOff:metaOff], castagnoli) != binary.LittleEndian.Uint32(data[headerSize:]) {
+			s.unmap()
+			return nil, bad("payload checksum mismatch (vectors, codes or coefficients damaged)")
+		}
 		s.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&data[vecOff])), int(rows)*dim)
 		s.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&data[bitsOff])), int(rows*words))
 		if version == 1 {
@@ -354,6 +390,9 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 	meta := make([]byte, metaLen)
 	if _, err := f.ReadAt(meta, int64(metaOff)); err != nil {
 		s.unmap()
+		if errors.Is(err, io.EOF) {
+			return nil, bad("ID table truncated")
+		}
 		return nil, fmt.Errorf("read segment %s: %w", path, err)
 	}
 	if crc32.Checksum(meta, castagnoli) != binary.LittleEndian.Uint32(hdr[56:]) {
@@ -366,6 +405,15 @@ func openSegment(dir, name string, dim int) (*segment, error) {
 	}
 	return s, nil
 }
+
+// missingSegmentError is a segment file that does not exist.
+type missingSegmentError struct{ path string }
+
+func (e *missingSegmentError) Error() string {
+	return fmt.Sprintf("open segment %s: missing", e.path)
+}
+
+func (e *missingSegmentError) Unwrap() error { return ErrCorrupt }
 
 func (s *segment) unmap() {
 	if s.mmap != nil {

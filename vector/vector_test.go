@@ -326,7 +326,7 @@ func TestPersistRoundTrip(t *testing.T) {
 	sameRanking(t, before, naive(live, q, 30, MetricCosine, nil))
 
 	// A second Open of the same directory is refused while it is open.
-	if _, err := Open(dir, opts); err == nil || !strings.Contains(err.Error(), "locked") {
+	if _, err := Open(dir, Options{LockWait: -1}); err == nil || !strings.Contains(err.Error(), "locked") {
 		t.Errorf("second open: %v", err)
 	}
 	if err := ix.Close(); err != nil {
@@ -556,7 +556,7 @@ func TestReadsVersion1Segments(t *testing.T) {
 	os.WriteFile(segs[0], v1, 0o644)
 	// The version 1 segment itself (open, unlike Open, does not upgrade).
 	for _, quant := range []int{1, -1} {
-		old, err := open(dir, Options{Dim: dim, QuantizeAbove: quant})
+		old, _, err := open(dir, Options{Dim: dim, QuantizeAbove: quant}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

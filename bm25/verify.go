@@ -1,0 +1,78 @@
+package bm25
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Groups returns the groups with at least one live doc, sorted.
+func (ix *Index) Groups() []string {
+	s := ix.snap.Load()
+	if s == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for i := range s.segs {
+		ss := &s.segs[i]
+		for d := 0; d < ss.seg.numDocs; d++ {
+			if !ss.deleted(uint32(d)) {
+				seen[ss.seg.group(uint32(d))] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for g := range seen {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FileStatus is the verdict on one file of an index directory.
+type FileStatus struct {
+	// Path is the file's path.
+	Path string
+	// Size is its size in bytes (0 when it is missing).
+	Size int64
+	// Err is nil when the file checks out; otherwise it wraps ErrCorrupt
+	// (damaged or missing) or says why the file could not be read.
+	Err error
+}
+
+// Verify checks the committed state of the index in dir without opening it
+// for writing: the manifest's checksum and format, and every segment it
+// names (present, of the recorded size and checksum, decodable). It returns
+// one FileStatus per file checked, the manifest first. A directory without
+// a manifest holds no index: Verify returns no files and no error. The error
+// is for a directory that cannot be read at all.
+func Verify(dir string) ([]FileStatus, error) {
+	path := filepath.Join(dir, manifestName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(dir); serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("bm25 verify: %w", serr)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bm25 verify: %w", err)
+	}
+	_, entries, err := readManifest(path, data)
+	out := []FileStatus{{Path: path, Size: int64(len(data)), Err: err}}
+	if err != nil {
+		return out, nil
+	}
+	for _, e := range entries {
+		st := FileStatus{Path: filepath.Join(dir, e.name)}
+		if fi, err := os.Stat(st.Path); err == nil {
+			st.Size = fi.Size()
+		}
+		_, st.Err = openEntry(dir, path, e)
+		out = append(out, st)
+	}
+	return out, nil
+}
