@@ -487,20 +487,7 @@ func (e *Engine) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 	if e.unchanged(doc.ID, hash) {
 		return nil, nil
 	}
-	doc.Lang = ResolveLanguage(doc)
-	chunks, err := e.Split(doc)
-	if err != nil {
-		return nil, err
-	}
-	contexts, err := e.contextualize(ctx, doc, chunks)
-	if err != nil {
-		return nil, err
-	}
-	p := &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}
-	if err := e.embedPrepared(ctx, p); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return e.prepareWith(ctx, doc, hash, e.opts.Contextualizer, nil)
 }
 
 func (e *Engine) unchanged(id, hash string) bool {
@@ -560,17 +547,7 @@ func (e *Engine) PrepareChunks(ctx context.Context, doc Document, chunks []Chunk
 }
 
 func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk) ([]Context, error) {
-	if e.opts.Contextualizer == nil || len(chunks) == 0 {
-		return make([]Context, len(chunks)), nil
-	}
-	contexts, err := e.opts.Contextualizer.Contextualize(ctx, doc, chunks)
-	if err != nil {
-		return nil, fmt.Errorf("contextualize %s: %w", doc.ID, err)
-	}
-	if len(contexts) != len(chunks) {
-		return nil, fmt.Errorf("contextualize %s: %s returned %d contexts for %d chunks", doc.ID, e.opts.Contextualizer.Name(), len(contexts), len(chunks))
-	}
-	return contexts, nil
+	return contextualizeWith(ctx, e.opts.Contextualizer, doc, chunks)
 }
 
 // Commit stores prepared documents and indexes them. Each document's new

@@ -1,0 +1,892 @@
+package situate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Index workflow defaults.
+const (
+	// DefaultCommitDocuments is how many prepared documents Index commits
+	// together: the index pays one durable commit per batch.
+	DefaultCommitDocuments = 64
+	// DefaultCommitInterval is the longest a prepared document waits for
+	// its commit, so a slow run loses little when it is killed.
+	DefaultCommitInterval = 500 * time.Millisecond
+)
+
+// Context flags the index workflow acts on. Contextualizers that call a
+// model set them (package llm uses the same strings).
+const (
+	// FlagFallback marks a context that is the fallback for a call that
+	// failed: Index with RetryFallbacks asks again for it.
+	FlagFallback = "fallback"
+	// FlagTooLarge marks a chunk too large for any prompt: retrying it
+	// cannot help, so it is not retried.
+	FlagTooLarge = "too-large"
+)
+
+// fileStampPrefix keys, in the store's meta, the stamp of the file a
+// document was read from together with the record hash it was indexed as.
+const fileStampPrefix = "file-stat:"
+
+// Source produces the documents of one Index run. It reports every document
+// to the Feed, in any order, and returns when it has no more (or the error
+// that stopped it). An error from Feed.Add means the run stopped: the source
+// returns it.
+type Source func(ctx context.Context, f *Feed) error
+
+// Documents is a Source of documents already in memory.
+func Documents(docs ...Document) Source {
+	return func(ctx context.Context, f *Feed) error {
+		for _, d := range docs {
+			if err := f.Add(d, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// FileStamp is the stamp of a file for Feed.Unchanged and Feed.Add: its
+// size and modification time.
+func FileStamp(info fs.FileInfo) string {
+	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
+}
+
+// Feed receives the documents of a Source. Its methods are safe for
+// concurrent use.
+type Feed struct{ r *indexRun }
+
+// Unchanged reports whether document id, read from a file whose stamp (see
+// FileStamp) is stamp, is indexed exactly as that file was, with the current
+// settings: then the source need not read the file, and the document counts
+// as unchanged and seen (prune keeps it). It is false for a document holding
+// a fallback context that the run retries.
+func (f *Feed) Unchanged(id, stamp string) bool {
+	r := f.r
+	if stamp == "" {
+		return false
+	}
+	rec, err := r.e.Document(id)
+	if err != nil {
+		return false
+	}
+	ms, ok := r.e.store.(MetaStore)
+	if !ok {
+		return false
+	}
+	v, found, err := ms.Meta(r.ctx, fileStampPrefix+id)
+	if err != nil || !found || v != stamp+" "+rec.Hash {
+		return false
+	}
+	if r.opts.RetryFallbacks {
+		if fb, err := r.e.hasFallback(r.ctx, id); err != nil || fb {
+			return false
+		}
+	}
+	r.mu.Lock()
+	r.seen[id] = true
+	r.res.Unchanged++
+	r.res.Documents++
+	r.prog.Docs++
+	r.prog.DocsTotal++
+	r.mu.Unlock()
+	return true
+}
+
+// Add queues a document read from a file with stamp stamp ("" when it was
+// not read from a file: stdin, JSONL, memory). It returns an error only when
+// the run stopped (cancelled, or a provider error that stops every call).
+func (f *Feed) Add(doc Document, stamp string) error {
+	return f.r.add(doc, stamp)
+}
+
+// Skip reports an input the source could not read, with the reason; the
+// run goes on, and the input is listed in IndexResult.Skipped.
+func (f *Feed) Skip(err error) {
+	r := f.r
+	r.mu.Lock()
+	r.res.Skipped = append(r.res.Skipped, err)
+	r.mu.Unlock()
+	r.emit(IndexEvent{Kind: EventSkip, Err: err})
+}
+
+// IndexOptions configure one Engine.Index run.
+type IndexOptions struct {
+	// Prune removes indexed documents the source did not report (read,
+	// unchanged or skipped but readable). It applies only when the source
+	// finished and the run was not stopped.
+	Prune bool
+	// RetryFallbacks re-processes documents, even unchanged ones, that hold
+	// a context flagged FlagFallback (a call that failed in an earlier
+	// run); their other chunks come from the contextualizer's cache. Set it
+	// when a model writes the contexts.
+	RetryFallbacks bool
+	// Batch, when set, writes the contexts of every document that needs
+	// them through one provider batch before anything is committed (see
+	// BatchContextualizer).
+	Batch BatchContextualizer
+	// Progress, when set, receives every event of the run, one at a time
+	// (never concurrently), in the order they happened.
+	Progress func(IndexEvent)
+	// CommitDocuments and CommitInterval bound how many prepared documents
+	// are committed together and how long one waits (defaults
+	// DefaultCommitDocuments, DefaultCommitInterval).
+	CommitDocuments int
+	CommitInterval  time.Duration
+}
+
+// BatchContextualizer writes the contexts of many documents through one
+// provider batch (Anthropic's Message Batches: half price, may take hours;
+// package llm implements it over provider clients that can batch).
+type BatchContextualizer interface {
+	// ContextualizeBatch writes the contexts of every chunk of docs,
+	// resuming a batch an earlier run left pending, and returns the
+	// Contextualizer the run then uses: it answers from what the batch
+	// wrote and gives a chunk whose request failed a context flagged
+	// FlagFallback. Its Name must be the Engine's contextualizer's.
+	ContextualizeBatch(ctx context.Context, docs []DocumentChunks) (Contextualizer, error)
+}
+
+// DocumentChunks is a document with its chunks.
+type DocumentChunks struct {
+	Doc    Document
+	Chunks []Chunk
+}
+
+// EventKind says what an IndexEvent reports.
+type EventKind int
+
+const (
+	// EventDocument: a document is done (DocID, Change; Err when it failed).
+	EventDocument EventKind = iota
+	// EventSkip: the source could not read an input (Err says why).
+	EventSkip
+	// EventCall: a contextualizer call started, ended or will be retried.
+	EventCall
+	// EventProviderError: a kind of provider error seen for the first time
+	// in this run (Err is the provider's error, ErrorKind its kind).
+	EventProviderError
+	// EventRemoved: prune removed a document (DocID).
+	EventRemoved
+	// EventBatch: a batch stage (Message is what happened).
+	EventBatch
+)
+
+// IndexEvent is one thing that happened in an Index run, with the run's
+// progress at that moment.
+type IndexEvent struct {
+	Kind      EventKind
+	DocID     string
+	Change    Change
+	Err       error
+	ErrorKind string
+	Message   string
+	Progress  IndexProgress
+}
+
+// ErrorCount is how often one kind of provider error happened, with the
+// provider's message the first time.
+type ErrorCount struct {
+	Kind    string
+	Message string
+	Count   int
+}
+
+// IndexProgress is where an Index run stands.
+type IndexProgress struct {
+	// Docs is how many documents are done (committed, unchanged or failed)
+	// out of DocsTotal reported by the source so far; SourceDone says the
+	// source has reported them all.
+	Docs, DocsTotal int
+	SourceDone      bool
+	// Chunks counts the chunks of the documents prepared so far.
+	Chunks int
+	// Calls counts contextualizer calls that ended (succeeded or gave up),
+	// out of an estimated CallsTotal (0 until the first call); InFlight are
+	// running now, Retries counts failed attempts that were repeated.
+	Calls, CallsTotal, InFlight, Retries int
+	// Fallbacks counts chunks that got a fallback context (flagged
+	// FlagFallback) in this run.
+	Fallbacks int
+	// Errors lists provider errors by kind, in the order first seen.
+	Errors []ErrorCount
+	// Tokens of every attempt, and its cost from the provider's prices.
+	InputTokens, CacheReadTokens, CacheWriteTokens, OutputTokens int64
+	CostUSD                                                      float64
+	Elapsed                                                      time.Duration
+	// ETA is the estimated time left: from calls once calls exist, else
+	// from documents once the source is done; 0 when unknown.
+	ETA time.Duration
+}
+
+// IndexResult summarizes an Index run.
+type IndexResult struct {
+	// Documents counts the documents the source reported (read or known
+	// unchanged); Added + Updated + Unchanged + Failed of them are done.
+	Documents                                int
+	Added, Updated, Unchanged, Removed, Failed int
+	// Chunks counts the chunks of added and updated documents.
+	Chunks int
+	// Fallbacks counts chunks indexed with a fallback context; Retried
+	// the unchanged documents re-processed for such contexts.
+	Fallbacks, Retried int
+	// Skipped lists inputs the source could not read, each error saying
+	// which and why; Failures the documents that failed.
+	Skipped  []error
+	Failures []DocumentError
+	// Progress is the run's final progress (calls, tokens, cost, errors).
+	Progress IndexProgress
+	Duration time.Duration
+}
+
+// DocumentError is a document that failed, and why.
+type DocumentError struct {
+	DocID string
+	Err   error
+}
+
+func (e DocumentError) Error() string { return e.DocID + ": " + e.Err.Error() }
+func (e DocumentError) Unwrap() error { return e.Err }
+
+// stopsRun reports whether a contextualizer error stops the whole run: the
+// provider refused the credentials, does not serve the model, or fails
+// every call. It returns what the user should fix.
+func stopsRun(err error) (string, bool) {
+	switch {
+	case errors.Is(err, ErrUnauthorized):
+		return "check the API key and its permissions", true
+	case errors.Is(err, ErrModelNotFound):
+		return "check the model name", true
+	case errors.Is(err, ErrProviderFailing):
+		return "check that the provider is running and answering", true
+	}
+	return "", false
+}
+
+// Index indexes every document src reports: it prepares (chunks,
+// contextualizes, embeds) documents in parallel (Options.ParallelDocuments
+// at once) and commits them in batches, skips documents unchanged since
+// they were indexed (without reading them, when the source asks
+// Feed.Unchanged), retries fallback contexts and documents marked stale,
+// prunes, and reports progress to opts.Progress.
+//
+// Cancelling ctx stops the run: what is prepared is committed, and the error
+// wraps ctx's. A contextualizer error matching ErrUnauthorized,
+// ErrModelNotFound or ErrProviderFailing stops it the same way at once,
+// with an error that says what to fix; a rerun resumes. The result is valid
+// (what was done) whatever the error. A document that fails alone is
+// counted in IndexResult.Failed and does not make Index fail.
+func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (IndexResult, error) {
+	if opts.CommitDocuments <= 0 {
+		opts.CommitDocuments = DefaultCommitDocuments
+	}
+	if opts.CommitInterval <= 0 {
+		opts.CommitInterval = DefaultCommitInterval
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{},
+		callsByDoc: map[string]int{}, preparing: map[string]int{}, cz: e.opts.Contextualizer}
+	r.ctx = WithCallObserver(runCtx, r.observe)
+	r.cancel = cancel
+	r.cond = sync.NewCond(&r.qmu)
+
+	if opts.Batch != nil {
+		if err := r.batch(src); err != nil {
+			r.res.Duration = time.Since(r.start)
+			return r.res, err
+		}
+	} else {
+		go func() {
+			err := src(r.ctx, &Feed{r: r})
+			r.sourceDone(err)
+		}()
+	}
+	r.process()
+
+	r.mu.Lock()
+	srcErr := r.srcErr
+	r.mu.Unlock()
+	var err error
+	switch cause := context.Cause(runCtx); {
+	case r.fatal != nil:
+		err = r.fatal
+	case ctx.Err() != nil:
+		err = fmt.Errorf("index interrupted: %w", ctx.Err())
+	case srcErr != nil:
+		err = fmt.Errorf("index: read documents: %w", srcErr)
+	case cause != nil:
+		err = cause
+	}
+	if err == nil && opts.Prune {
+		err = r.prune()
+	}
+	r.mu.Lock()
+	r.res.Progress = r.progressLocked()
+	r.res.Duration = time.Since(r.start)
+	res := r.res
+	r.mu.Unlock()
+	return res, err
+}
+
+// indexRun is the state of one Index run.
+type indexRun struct {
+	e      *Engine
+	opts   IndexOptions
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	start  time.Time
+	cz     Contextualizer // the run's contextualizer (Batch replaces it)
+
+	// the queue between the source and the workers
+	qmu       sync.Mutex
+	cond      *sync.Cond
+	queue     []queued
+	srcDone   bool
+	started   int // documents taken by workers
+	emitMu    sync.Mutex
+	fatalOnce sync.Once
+	fatal     error
+
+	mu         sync.Mutex
+	res        IndexResult
+	prog       IndexProgress
+	seen       map[string]bool
+	srcErr     error
+	firstCall  time.Time
+	callsByDoc map[string]int // ended calls by document
+	preparing  map[string]int // chunks of documents being prepared
+	finished   struct{ docs, calls int }
+	kinds      map[string]int // index into prog.Errors
+}
+
+type queued struct {
+	doc   Document
+	stamp string
+	force bool
+}
+
+func (r *indexRun) add(doc Document, stamp string) error {
+	if err := r.ctx.Err(); err != nil {
+		return context.Cause(r.ctx)
+	}
+	r.mu.Lock()
+	r.seen[doc.ID] = true
+	r.res.Documents++
+	r.prog.DocsTotal++
+	r.mu.Unlock()
+	r.qmu.Lock()
+	r.queue = append(r.queue, queued{doc: doc, stamp: stamp})
+	r.qmu.Unlock()
+	r.cond.Signal()
+	return nil
+}
+
+func (r *indexRun) sourceDone(err error) {
+	r.mu.Lock()
+	if err != nil && r.ctx.Err() == nil {
+		r.srcErr = err
+	}
+	r.prog.SourceDone = true
+	r.mu.Unlock()
+	r.qmu.Lock()
+	r.srcDone = true
+	r.qmu.Unlock()
+	r.cond.Broadcast()
+	if err != nil {
+		r.cancel(nil)
+	}
+}
+
+// next returns the next queued document, or false when the source is done
+// and the queue empty, or the run stopped.
+func (r *indexRun) next() (queued, bool) {
+	r.qmu.Lock()
+	defer r.qmu.Unlock()
+	for {
+		if r.ctx.Err() != nil {
+			return queued{}, false
+		}
+		if len(r.queue) > 0 {
+			q := r.queue[0]
+			r.queue[0] = queued{}
+			r.queue = r.queue[1:]
+			r.started++
+			return q, true
+		}
+		if r.srcDone {
+			return queued{}, false
+		}
+		r.cond.Wait()
+	}
+}
+
+// stop stops the run for a fatal contextualizer error.
+func (r *indexRun) stop(docID string, err error) {
+	fix, _ := stopsRun(err)
+	r.fatalOnce.Do(func() {
+		r.fatal = fmt.Errorf("index stopped at %s: %w; %s, then run again: a rerun resumes where this one stopped", docID, err, fix)
+		r.cancel(r.fatal)
+		r.cond.Broadcast()
+	})
+}
+
+// process runs the workers and the committer until the queue is drained or
+// the run stops.
+func (r *indexRun) process() {
+	// Wake workers waiting on the queue when the run is cancelled.
+	stopWake := context.AfterFunc(r.ctx, func() {
+		r.qmu.Lock()
+		r.qmu.Unlock()
+		r.cond.Broadcast()
+	})
+	defer stopWake()
+	c := newCommitter(r.ctx, r.e, r.opts.CommitDocuments, r.opts.CommitInterval, r.committed)
+	var wg sync.WaitGroup
+	for range r.e.opts.ParallelDocuments {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				q, ok := r.next()
+				if !ok {
+					return
+				}
+				p, retried, err := r.prepare(q)
+				switch {
+				case err != nil && r.ctx.Err() != nil:
+					// Stopped: the document is neither done nor failed.
+					r.unprepared(q.doc.ID)
+				case err != nil:
+					if _, fatal := stopsRun(err); fatal {
+						r.unprepared(q.doc.ID)
+						r.stop(q.doc.ID, err)
+						continue
+					}
+					r.done(q, nil, Unchanged, err)
+				case p == nil:
+					r.done(q, nil, Unchanged, nil)
+				default:
+					if retried {
+						r.mu.Lock()
+						r.res.Retried++
+						r.mu.Unlock()
+					}
+					c.add(p, q.stamp)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	c.close()
+}
+
+// prepare is Engine.Prepare with the run's contextualizer, re-processing an
+// unchanged document that holds a fallback context when the run retries
+// them. It reports the document's chunks to the progress as soon as known.
+func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
+	e := r.e
+	doc := q.doc
+	if doc.ID == "" {
+		return nil, false, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
+	}
+	hash := doc.Hash() + hashSeparator + e.processing
+	retried := false
+	if e.unchanged(doc.ID, hash) {
+		if !q.force && !r.opts.RetryFallbacks {
+			return nil, false, nil
+		}
+		if !q.force {
+			fb, err := e.hasFallback(r.ctx, doc.ID)
+			if err != nil {
+				return nil, false, err
+			}
+			if !fb {
+				return nil, false, nil
+			}
+		}
+		retried = true
+	}
+	p, err := e.prepareWith(r.ctx, doc, hash, r.cz, func(chunks int) {
+		r.mu.Lock()
+		r.preparing[doc.ID] += chunks
+		r.prog.Chunks += chunks
+		r.mu.Unlock()
+	})
+	return p, retried, err
+}
+
+// unprepared forgets a document that the stopped run did not finish.
+func (r *indexRun) unprepared(id string) {
+	r.mu.Lock()
+	delete(r.preparing, id)
+	r.mu.Unlock()
+}
+
+// committed is the committer's report of one document.
+func (r *indexRun) committed(p *Prepared, stamp string, change Change, err error) {
+	if err == nil {
+		fb := 0
+		for _, c := range p.contexts {
+			if slices.Contains(c.Flags, FlagFallback) {
+				fb++
+			}
+		}
+		r.mu.Lock()
+		r.res.Chunks += len(p.chunks)
+		r.res.Fallbacks += fb
+		r.prog.Fallbacks += fb
+		r.mu.Unlock()
+	}
+	r.done(queued{doc: p.doc, stamp: stamp}, p, change, err)
+}
+
+// done records a finished document: its change, or its failure.
+func (r *indexRun) done(q queued, p *Prepared, change Change, err error) {
+	id := q.doc.ID
+	if err == nil && q.stamp != "" {
+		if ms, ok := r.e.store.(MetaStore); ok {
+			if rec, rerr := r.e.Document(id); rerr == nil {
+				if serr := ms.SetMeta(context.WithoutCancel(r.ctx), fileStampPrefix+id, q.stamp+" "+rec.Hash); serr != nil {
+					r.e.log.Warn("remember file stamp", "doc", id, "err", serr)
+				}
+			}
+		}
+	}
+	r.mu.Lock()
+	if err != nil {
+		r.res.Failed++
+		r.res.Failures = append(r.res.Failures, DocumentError{DocID: id, Err: err})
+	} else {
+		switch change {
+		case Added:
+			r.res.Added++
+		case Updated:
+			r.res.Updated++
+		default:
+			r.res.Unchanged++
+		}
+	}
+	r.prog.Docs++
+	r.finished.docs++
+	r.finished.calls += r.callsByDoc[id]
+	delete(r.preparing, id)
+	r.mu.Unlock()
+	r.emit(IndexEvent{Kind: EventDocument, DocID: id, Change: change, Err: err})
+}
+
+// observe counts a contextualizer call event.
+func (r *indexRun) observe(ev CallEvent) {
+	var kind string
+	var newKind bool
+	r.mu.Lock()
+	if r.firstCall.IsZero() {
+		r.firstCall = time.Now()
+	}
+	switch ev.Kind {
+	case CallStart:
+		r.prog.InFlight++
+	case CallDone, CallFail:
+		r.prog.InFlight = max(0, r.prog.InFlight-1)
+		r.prog.Calls++
+		r.callsByDoc[ev.DocID]++
+	case CallRetry:
+		r.prog.InFlight = max(0, r.prog.InFlight-1)
+		r.prog.Retries++
+	}
+	u := ev.Usage
+	r.prog.InputTokens += int64(u.InputTokens)
+	r.prog.CacheReadTokens += int64(u.CacheReadTokens)
+	r.prog.CacheWriteTokens += int64(u.CacheWriteTokens)
+	r.prog.OutputTokens += int64(u.OutputTokens)
+	r.prog.CostUSD += u.CostUSD
+	if ev.Err != nil && (ev.Kind == CallRetry || ev.Kind == CallFail) && !errors.Is(ev.Err, context.Canceled) {
+		kind = ErrorKind(ev.Err)
+		if r.kinds == nil {
+			r.kinds = map[string]int{}
+		}
+		if i, ok := r.kinds[kind]; ok {
+			r.prog.Errors[i].Count++
+		} else {
+			r.kinds[kind] = len(r.prog.Errors)
+			r.prog.Errors = append(r.prog.Errors, ErrorCount{Kind: kind, Message: ev.Err.Error(), Count: 1})
+			newKind = true
+		}
+	}
+	r.mu.Unlock()
+	if newKind {
+		r.emit(IndexEvent{Kind: EventProviderError, DocID: ev.DocID, Err: ev.Err, ErrorKind: kind})
+	}
+	r.emit(IndexEvent{Kind: EventCall, DocID: ev.DocID, Err: ev.Err})
+}
+
+// ErrorKind names the kind of a provider error for counting: the sentinel
+// it matches, its HTTP status, a timeout, or else its message.
+func ErrorKind(err error) string {
+	var status interface{ HTTPStatus() int }
+	var timeout interface{ Timeout() bool }
+	switch {
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(err, ErrModelNotFound):
+		return "model not found"
+	case errors.Is(err, ErrProviderFailing):
+		return "provider failing"
+	case errors.Is(err, ErrPromptTooLarge):
+		return "prompt too large"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &status) && status.HTTPStatus() > 0:
+		return fmt.Sprintf("HTTP %d", status.HTTPStatus())
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return "timeout"
+	}
+	msg := err.Error()
+	if len(msg) > 80 {
+		msg = msg[:80]
+	}
+	return msg
+}
+
+// emit sends ev with the current progress to the Progress callback.
+func (r *indexRun) emit(ev IndexEvent) {
+	if r.opts.Progress == nil {
+		return
+	}
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	r.mu.Lock()
+	ev.Progress = r.progressLocked()
+	r.mu.Unlock()
+	r.opts.Progress(ev)
+}
+
+// progressLocked returns the progress with its estimates; r.mu is held.
+func (r *indexRun) progressLocked() IndexProgress {
+	p := r.prog
+	p.Errors = slices.Clone(p.Errors)
+	p.Elapsed = time.Since(r.start)
+	if p.Calls+p.InFlight > 0 {
+		// Calls: those of finished documents, the chunks of documents in
+		// preparation (at most one call each), and for documents not
+		// started the average so far.
+		total := r.finished.calls
+		started := r.finished.docs
+		for id, n := range r.preparing {
+			total += max(n, r.callsByDoc[id])
+			started++
+		}
+		if left := p.DocsTotal - p.Docs - len(r.preparing); left > 0 && started > 0 {
+			total += left * total / started
+		}
+		p.CallsTotal = max(total, p.Calls+p.InFlight)
+		if p.Calls > 0 {
+			perCall := time.Since(r.firstCall) / time.Duration(p.Calls)
+			p.ETA = perCall * time.Duration(p.CallsTotal-p.Calls)
+		}
+	} else if p.SourceDone && p.Docs > 0 && p.DocsTotal > p.Docs {
+		p.ETA = p.Elapsed / time.Duration(p.Docs) * time.Duration(p.DocsTotal-p.Docs)
+	}
+	return p
+}
+
+// prune removes the documents the source did not report.
+func (r *indexRun) prune() error {
+	r.mu.Lock()
+	seen := r.seen
+	r.mu.Unlock()
+	for _, rec := range r.e.Documents() {
+		if seen[rec.ID] {
+			continue
+		}
+		if err := r.e.Delete(r.ctx, rec.ID); err != nil {
+			return fmt.Errorf("index: prune: %w", err)
+		}
+		r.mu.Lock()
+		r.res.Removed++
+		r.mu.Unlock()
+		r.emit(IndexEvent{Kind: EventRemoved, DocID: rec.ID})
+	}
+	return nil
+}
+
+// batch drains the source, has opts.Batch write the contexts of the
+// documents that need them, and queues every document for the workers,
+// which then use the contextualizer the batch returned.
+func (r *indexRun) batch(src Source) error {
+	e := r.e
+	srcErr := src(r.ctx, &Feed{r: r})
+	r.sourceDone(srcErr)
+	if srcErr != nil || r.ctx.Err() != nil {
+		return nil // reported by Index
+	}
+	r.qmu.Lock()
+	queue := r.queue
+	r.qmu.Unlock()
+	var todo []DocumentChunks
+	for i, q := range queue {
+		hash := q.doc.Hash() + hashSeparator + e.processing
+		if e.unchanged(q.doc.ID, hash) {
+			fb, err := e.hasFallback(r.ctx, q.doc.ID)
+			if err != nil {
+				return err
+			}
+			if !fb {
+				continue
+			}
+			queue[i].force = true
+		}
+		doc := q.doc
+		doc.Lang = ResolveLanguage(doc)
+		chunks, err := e.Split(doc)
+		if err != nil {
+			continue // fails again, and is reported, when prepared
+		}
+		todo = append(todo, DocumentChunks{Doc: doc, Chunks: chunks})
+	}
+	cz, err := r.opts.Batch.ContextualizeBatch(r.ctx, todo)
+	if err != nil {
+		if fix, ok := stopsRun(err); ok {
+			return fmt.Errorf("index: batch: %w; %s, then run again: a rerun resumes the batch", err, fix)
+		}
+		return fmt.Errorf("index: batch: %w", err)
+	}
+	if e.opts.Contextualizer == nil || cz.Name() != e.opts.Contextualizer.Name() {
+		return fmt.Errorf("index: batch: contextualizer %q is not the engine's: %w", cz.Name(), ErrInvalid)
+	}
+	r.cz = cz
+	return nil
+}
+
+// hasFallback reports whether a stored document has a chunk whose context
+// is the fallback for a call that failed (and could succeed if retried).
+func (e *Engine) hasFallback(ctx context.Context, id string) (bool, error) {
+	chunks, err := e.store.Chunks(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range chunks {
+		if slices.Contains(ch.Context.Flags, FlagFallback) && !slices.Contains(ch.Context.Flags, FlagTooLarge) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// prepareWith chunks doc, reports how many chunks it has to planned (when
+// set), and contextualizes it with cz.
+func (e *Engine) prepareWith(ctx context.Context, doc Document, hash string, cz Contextualizer, planned func(chunks int)) (*Prepared, error) {
+	doc.Lang = ResolveLanguage(doc)
+	chunks, err := e.Split(doc)
+	if err != nil {
+		return nil, err
+	}
+	if planned != nil {
+		planned(len(chunks))
+	}
+	contexts, err := contextualizeWith(ctx, cz, doc, chunks)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}
+	if err := e.embedPrepared(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func contextualizeWith(ctx context.Context, cz Contextualizer, doc Document, chunks []Chunk) ([]Context, error) {
+	if cz == nil || len(chunks) == 0 {
+		return make([]Context, len(chunks)), nil
+	}
+	contexts, err := cz.Contextualize(ctx, doc, chunks)
+	if err != nil {
+		return nil, fmt.Errorf("contextualize %s: %w", doc.ID, err)
+	}
+	if len(contexts) != len(chunks) {
+		return nil, fmt.Errorf("contextualize %s: %s returned %d contexts for %d chunks", doc.ID, cz.Name(), len(contexts), len(chunks))
+	}
+	return contexts, nil
+}
+
+// committer collects prepared documents from concurrent workers and commits
+// them in batches on its own goroutine.
+type committer struct {
+	eng      *Engine
+	in       chan staged
+	done     chan struct{}
+	docs     int
+	interval time.Duration
+	onDone   func(p *Prepared, stamp string, change Change, err error)
+}
+
+type staged struct {
+	p     *Prepared
+	stamp string
+}
+
+// newCommitter starts a committer; onDone is called once per document,
+// from the committer's goroutine only.
+func newCommitter(ctx context.Context, eng *Engine, docs int, interval time.Duration, onDone func(*Prepared, string, Change, error)) *committer {
+	c := &committer{eng: eng, in: make(chan staged, docs), done: make(chan struct{}), docs: docs, interval: interval, onDone: onDone}
+	go c.loop(ctx)
+	return c
+}
+
+func (c *committer) add(p *Prepared, stamp string) { c.in <- staged{p, stamp} }
+
+// close commits what is left and waits for it.
+func (c *committer) close() {
+	close(c.in)
+	<-c.done
+}
+
+func (c *committer) loop(ctx context.Context) {
+	defer close(c.done)
+	var batch []staged
+	timer := time.NewTimer(c.interval)
+	defer timer.Stop()
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		ps := make([]*Prepared, len(batch))
+		for i, s := range batch {
+			ps[i] = s.p
+		}
+		// A commit is not interrupted by the run's cancellation: what was
+		// prepared is either committed whole or not at all.
+		changes, err := c.eng.Commit(context.WithoutCancel(ctx), ps)
+		for i, s := range batch {
+			if err != nil {
+				c.onDone(s.p, s.stamp, Unchanged, err)
+			} else {
+				c.onDone(s.p, s.stamp, changes[i], nil)
+			}
+		}
+		batch = batch[:0]
+	}
+	for {
+		select {
+		case s, ok := <-c.in:
+			if !ok {
+				flush()
+				return
+			}
+			batch = append(batch, s)
+			if len(batch) >= c.docs {
+				flush()
+			}
+		case <-timer.C:
+			flush()
+			timer.Reset(c.interval)
+		}
+	}
+}
