@@ -405,6 +405,9 @@ func (e *Engine) processingFingerprint() string {
 	name := "none"
 	if e.opts.Contextualizer != nil {
 		name = e.opts.Contextualizer.Name()
+		if f, ok := e.opts.Contextualizer.(Fingerprinter); ok {
+			name += "#" + f.Fingerprint()
+		}
 	}
 	h := sha256.Sum256([]byte(fmt.Sprintf("chunk=%d/%d contextualizer=%s", e.opts.ChunkSize, e.opts.ChunkOverlap, name)))
 	return hex.EncodeToString(h[:8])

@@ -14,6 +14,10 @@ type Prompt struct {
 	Prefix    string
 	Suffix    string
 	MaxTokens int
+	// Sample, when > 0, asks for another sample than the earlier requests
+	// of the same prompt (the contextualizer rejected their answer):
+	// providers that can vary the seed or raise the temperature do so.
+	Sample int
 	// Started, if set, is called once when the provider starts answering:
 	// from then on the prefix is in the provider's cache, and the scheduler
 	// may fan out the document's other chunks.
@@ -44,4 +48,23 @@ type TokenCounter interface {
 // tokens (llama.cpp /props, Ollama num_ctx, a configured value).
 type ContextWindower interface {
 	ContextWindow(ctx context.Context) (int, error)
+}
+
+// ModelIdentity is what a server says about the model it serves, so that
+// contexts written by different models (or model files behind one URL) are
+// told apart.
+type ModelIdentity struct {
+	// Name is the model's own name: the served model id, alias or file
+	// name ("qwen3-8b-q4_k_m.gguf", "Qwen/Qwen3-8B").
+	Name string
+	// Digest tells apart models of the same name where the server says
+	// more (a file's hash or path, parameter count, size); may be empty.
+	Digest string
+}
+
+// ModelIdentifier is implemented by LLMs that can ask their server which
+// model it serves (llama.cpp /props and /v1/models, vLLM /v1/models, Ollama
+// /api/show).
+type ModelIdentifier interface {
+	ModelIdentity(ctx context.Context) (ModelIdentity, error)
 }

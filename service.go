@@ -15,6 +15,15 @@ type Contextualizer interface {
 	Contextualize(ctx context.Context, doc Document, chunks []Chunk) ([]Context, error)
 }
 
+// Fingerprinter is implemented by contextualizers whose contexts depend on
+// more than their Name (a prompt template's content, the model file behind
+// a URL, an output budget, a forced language). The Engine's processing
+// fingerprint includes it, so a change re-processes every document; the
+// contextualizer's own cache then decides which chunks need a new call.
+type Fingerprinter interface {
+	Fingerprint() string
+}
+
 // InputType tells an Embedder whether it embeds indexed text or a query; many
 // models embed the two differently (Voyage input_type, Cohere search_query...).
 type InputType int

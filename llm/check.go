@@ -214,8 +214,9 @@ func stripSep(n string) string { return sepReplacer.Replace(n) }
 
 // docFacts is what the fact checks need of a document, computed once.
 type docFacts struct {
-	text string
-	nums map[string]bool
+	text  string
+	nums  map[string]bool
+	words docWords // for the degenerate checks, computed on first use
 }
 
 func newDocFacts(text string) *docFacts {
@@ -248,14 +249,23 @@ func codeLike(id string) bool {
 type checked struct {
 	text  string
 	flags []string
+	// degenerate is set when the answer is not a context at all (see
+	// degenerate); text and flags are still filled.
+	degenerate *DegenerateError
 }
 
-// check cleans an answer and runs every check against the document.
-func check(answer string, doc *docFacts, lang string, maxTokens int) checked {
+// check cleans an answer and runs every check against the document;
+// maxTokens bounds the kept context, outputTokens and maxOutput tell an
+// answer that ran out of its output budget.
+func check(answer string, doc *docFacts, lang string, maxTokens, outputTokens, maxOutput int) checked {
 	s := cleanContext(answer)
 	var flags []string
 	if s == "" {
 		return checked{flags: []string{FlagEmpty}}
+	}
+	dg := degenerate(s, &doc.words, doc.text, lang, outputTokens, maxOutput)
+	if dg != nil {
+		flags = append(flags, FlagDegenerate+dg.Kind)
 	}
 	s, cut := bound(s, maxTokens)
 	if cut {
@@ -265,5 +275,5 @@ func check(answer string, doc *docFacts, lang string, maxTokens int) checked {
 		flags = append(flags, FlagWrongLanguage)
 	}
 	flags = append(flags, checkFacts(s, doc)...)
-	return checked{text: s, flags: flags}
+	return checked{text: s, flags: flags, degenerate: dg}
 }

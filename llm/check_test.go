@@ -116,11 +116,11 @@ func TestWrongLanguage(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	doc := "Das Modul parse_config liest die Datei und prüft 3 Felder."
-	got := check("Kontext: **Der Abschnitt** beschreibt, wie parse_config die Datei liest und 4 Felder prüft.", newDocFacts(doc), "de", 150)
+	got := check("Kontext: **Der Abschnitt** beschreibt, wie parse_config die Datei liest und 4 Felder prüft.", newDocFacts(doc), "de", 150, 30, 256)
 	if got.text != "Der Abschnitt beschreibt, wie parse_config die Datei liest und 4 Felder prüft." || !reflect.DeepEqual(got.flags, []string{"unknown-number:4"}) {
 		t.Errorf("check = %+v", got)
 	}
-	if got := check(" <context> </context>", newDocFacts(doc), "de", 150); got.text != "" || !reflect.DeepEqual(got.flags, []string{FlagEmpty}) {
+	if got := check(" <context> </context>", newDocFacts(doc), "de", 150, 30, 256); got.text != "" || !reflect.DeepEqual(got.flags, []string{FlagEmpty}) {
 		t.Errorf("empty: %+v", got)
 	}
 }

@@ -16,18 +16,26 @@ import (
 // Contextualizer writes chunk contexts with a chat model. It is safe for
 // concurrent use.
 type Contextualizer struct {
-	model    situate.LLM
-	pool     []situate.LLM
-	opts     Options
-	name     string
-	custom   *Template
-	prices   PriceTable
-	price    Price
-	hasPrice bool
-	gate     *rateGate // nil: no rate limits
+	model      situate.LLM
+	pool       []situate.LLM
+	opts       Options
+	configured string // the model's Name() as configured
+	custom     *Template
+	prices     PriceTable
+	price      Price
+	hasPrice   bool
+	gate       *rateGate // nil: no rate limits
+	breaker    *breaker
+
+	idMu     sync.RWMutex
+	name     string // configured, or the served model's after Identify
+	settings Settings
 }
 
-var _ situate.Contextualizer = (*Contextualizer)(nil)
+var (
+	_ situate.Contextualizer = (*Contextualizer)(nil)
+	_ situate.Fingerprinter  = (*Contextualizer)(nil)
+)
 
 // DocChunks is one document and its chunks, for Run and Estimate.
 type DocChunks struct {
@@ -43,13 +51,14 @@ func New(model situate.LLM, opts Options) (*Contextualizer, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Contextualizer{model: model, opts: opts, name: model.Name()}
+	c := &Contextualizer{model: model, opts: opts, configured: model.Name(), name: model.Name()}
 	c.pool = append([]situate.LLM{model}, opts.Replicas...)
 	for i, r := range opts.Replicas {
 		if r.Name() != c.name {
 			return nil, fmt.Errorf("llm options: Replicas[%d]: name %q differs from the model's %q: %w", i, r.Name(), c.name, situate.ErrInvalid)
 		}
 	}
+	c.breaker = newBreaker(opts.BreakerFailures, opts.BreakerWindow, realClock{})
 	if opts.TemplateFile != "" {
 		t, err := LoadTemplate(opts.TemplateFile)
 		if err != nil {
@@ -66,11 +75,14 @@ func New(model situate.LLM, opts Options) (*Contextualizer, error) {
 		return nil, fmt.Errorf("llm options: MaxCostUSD: no price for model %q in the price table: %w", c.name, situate.ErrInvalid)
 	}
 	c.gate = newRateGate(opts.RequestsPerMinute, opts.InputTokensPerMinute, realClock{})
+	c.settings = c.settingsFor(c.name, "")
 	return c, nil
 }
 
-// Name is the model's name ("provider:model"); it is every context's Source.
-func (c *Contextualizer) Name() string { return c.name }
+// Name is the model's name ("provider:model"; after Identify, the model the
+// server serves, e.g. "llamacpp:qwen3-8b-q4_k_m.gguf"); it is every
+// context's Source.
+func (c *Contextualizer) Name() string { return c.modelName() }
 
 // Contextualize writes the context of every chunk of one document: exactly
 // len(chunks) contexts, in order. See Run for the scheduling.
@@ -114,11 +126,15 @@ func (c *Contextualizer) templateFor(doc situate.Document) (Template, string, st
 	return BuiltinTemplate(lang), lang, want
 }
 
-// cacheKey identifies a context: model, template, document, chunk, window.
-func (c *Contextualizer) cacheKey(tmplHash, docHash, chunkText, desc string) string {
+// cacheKey identifies a context: the settings (model and its digest,
+// template, output budget, context bound, forced language), the template
+// and language used for the document, the document, the chunk and the
+// window.
+func (c *Contextualizer) cacheKey(tmplHash, lang, docHash, chunkText, desc string) string {
 	h := sha256.New()
 	ch := sha256.Sum256([]byte(chunkText))
-	for _, s := range []string{"situate-context-v1", c.name, tmplHash, docHash, hex.EncodeToString(ch[:]), desc} {
+	st := c.Settings()
+	for _, s := range []string{"situate-context-v2", st.Model, st.Fingerprint, tmplHash, lang, docHash, hex.EncodeToString(ch[:]), desc} {
 		fmt.Fprintf(h, "%d:%s\n", len(s), s)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -132,10 +148,10 @@ func (c *Contextualizer) window(ctx context.Context) (int, error) {
 	if w, ok := c.model.(situate.ContextWindower); ok {
 		n, err := w.ContextWindow(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("llm: context window of %s: %w", c.name, err)
+			return 0, fmt.Errorf("llm: context window of %s: %w", c.Name(), err)
 		}
 		if n > 0 && n <= c.opts.MaxTokens {
-			return 0, fmt.Errorf("llm: context window of %s is %d tokens, no room for MaxTokens %d: %w", c.name, n, c.opts.MaxTokens, situate.ErrInvalid)
+			return 0, fmt.Errorf("llm: context window of %s is %d tokens, no room for MaxTokens %d: %w", c.Name(), n, c.opts.MaxTokens, situate.ErrInvalid)
 		}
 		return max(n, 0), nil
 	}
@@ -148,6 +164,7 @@ type docPlan struct {
 	doc     situate.Document
 	chunks  []situate.Chunk
 	tmpl    Template
+	lang    string
 	want    string
 	plan    plan
 	replica int
@@ -196,7 +213,7 @@ func (c *Contextualizer) planDoc(ctx context.Context, idx int, d DocChunks, wind
 	}
 	h := fnv.New32a()
 	h.Write([]byte(d.Doc.ID))
-	return &docPlan{idx: idx, doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, want: want, plan: p,
+	return &docPlan{idx: idx, doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, want: want, plan: p,
 		replica: int(h.Sum32() % uint32(len(c.pool)))}, nil
 }
 
@@ -218,9 +235,9 @@ func allFull(p plan) bool {
 // record sends a usage record, filling provider, model and cost.
 func (c *Contextualizer) record(ctx context.Context, u situate.Usage) error {
 	if u.Provider == "" && u.Model == "" {
-		u.Provider, u.Model = splitName(c.name)
+		u.Provider, u.Model = splitName(c.Name())
 	}
-	if c.hasPrice && u.Operation == "context" {
+	if c.hasPrice && strings.HasPrefix(u.Operation, "context") {
 		u.CostUSD = c.price.Cost(u, c.opts.CacheTTL)
 	}
 	if c.opts.Usage == nil {
@@ -289,42 +306,6 @@ func (c *Contextualizer) projectedCost(prefixTok, suffixTok int, first bool) flo
 	return c.price.Cost(u, c.opts.CacheTTL)
 }
 
-// complete calls the model with retries, each attempt after the rate
-// limits allow inTokens more input tokens (see Options.RequestsPerMinute).
-// It returns the completion, the number of retries and the last error.
-func (c *Contextualizer) complete(ctx context.Context, m situate.LLM, lim *limiter, epoch int, p situate.Prompt, inTokens int) (situate.Completion, int, error) {
-	for attempt := 0; ; attempt++ {
-		if c.gate != nil {
-			if err := c.gate.wait(ctx, inTokens); err != nil {
-				return situate.Completion{}, attempt, err
-			}
-		}
-		cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
-		comp, err := m.Complete(cctx, p)
-		cancel()
-		if err == nil {
-			lim.success()
-			if c.gate != nil {
-				c.gate.correct(inTokens, comp.Usage.InputTokens+comp.Usage.CacheWriteTokens)
-			}
-			return comp, attempt, nil
-		}
-		if ctx.Err() != nil {
-			return comp, attempt, ctx.Err()
-		}
-		retry, after, rl := classify(ctx, err)
-		if !retry || attempt >= c.opts.MaxRetries {
-			return comp, attempt, err
-		}
-		if rl {
-			epoch = lim.rateLimited(epoch)
-		}
-		if err := sleep(ctx, backoff(attempt, c.opts.BaseBackoff, c.opts.MaxBackoff, after)); err != nil {
-			return comp, attempt, err
-		}
-	}
-}
-
 // Run contextualizes many documents and emits every chunk's context as soon
 // as it is known (from the cache, the model or the fallback). emit is never
 // called concurrently; an error from it stops the run.
@@ -356,6 +337,10 @@ func (c *Contextualizer) Run(ctx context.Context, docs []DocChunks, emit func(do
 			}
 		}
 	}
+	tripped, trippedCh := c.breaker.state()
+	if tripped != nil {
+		return tripped
+	}
 	window, err := c.window(ctx)
 	if err != nil {
 		return err
@@ -363,6 +348,16 @@ func (c *Contextualizer) Run(ctx context.Context, docs []DocChunks, emit func(do
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &run{c: c, ctx: ctx, cancel: cancel, emitFn: emit, budget: budget{max: c.opts.MaxCostUSD}}
+	// A breaker tripped by any run of this Contextualizer stops this one.
+	go func() {
+		select {
+		case <-trippedCh:
+			if err, _ := c.breaker.state(); err != nil {
+				r.fail(err)
+			}
+		case <-ctx.Done():
+		}
+	}()
 	r.queues = make([]*queue, len(c.pool))
 	r.lims = make([]*limiter, len(c.pool))
 	for i := range c.pool {

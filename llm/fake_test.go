@@ -52,6 +52,7 @@ type fakeCall struct {
 	EndSeq         int
 	CacheRead      bool
 	OK             bool
+	Sample         int
 }
 
 func newFake() *fakeLLM {
@@ -91,7 +92,7 @@ func (f *fakeLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Compl
 		f.cache = map[string]bool{}
 	}
 	f.seq++
-	c := &fakeCall{DocID: p.DocID, Prefix: p.Prefix, Suffix: p.Suffix, Chunk: chunkOf(p.Suffix), StartSeq: f.seq}
+	c := &fakeCall{DocID: p.DocID, Prefix: p.Prefix, Suffix: p.Suffix, Chunk: chunkOf(p.Suffix), StartSeq: f.seq, Sample: p.Sample}
 	ph := hashText(p.Prefix)
 	c.CacheRead = f.cache[ph]
 	n := len(f.calls)

@@ -31,6 +31,14 @@ const (
 	// (+25%): Claude's and local models' tokenizers are not o200k, and for
 	// German, Russian and Chinese they may need noticeably more tokens.
 	DefaultEstimateMargin = 0.25
+	// DefaultBreakerFailures is how many failed attempts in a row stop a
+	// run with situate.ErrProviderFailing; DefaultBreakerWindow is how long
+	// attempts may keep failing (at least 3 of them) before they do.
+	DefaultBreakerFailures = 8
+	DefaultBreakerWindow   = 20 * time.Second
+	// DefaultDegenerateRetries is how often a degenerate answer (see
+	// Options.KeepDegenerate) is asked again with another sample.
+	DefaultDegenerateRetries = 2
 	// DefaultCacheTTL is the provider prompt-cache lifetime priced for
 	// cache writes ("5m" or "1h").
 	DefaultCacheTTL = "5m"
@@ -87,6 +95,25 @@ type Options struct {
 	MaxBackoff  time.Duration
 	CallTimeout time.Duration
 
+	// BreakerFailures failed attempts in a row, or attempts failing for
+	// BreakerWindow (at least 3 of them, none succeeding), stop every run
+	// of the Contextualizer with an error matching
+	// situate.ErrProviderFailing instead of degrading each remaining chunk
+	// to the fallback; it stays stopped for BreakerWindow. Errors matching
+	// situate.ErrUnauthorized or situate.ErrModelNotFound stop it at the
+	// first. Prompts too large for the window and cancelled calls do not
+	// count. BreakerFailures 0 disables the breaker.
+	BreakerFailures int
+	BreakerWindow   time.Duration
+
+	// DegenerateRetries is how often a degenerate answer (repetition,
+	// character noise, no word of the document, far from the asked length)
+	// is asked again with another sample (situate.Prompt.Sample) before the
+	// chunk gets the fallback context, flagged "degenerate:<kind>".
+	// KeepDegenerate keeps such an answer instead, flagged the same way.
+	DegenerateRetries int
+	KeepDegenerate    bool
+
 	// RequestsPerMinute and InputTokensPerMinute are the provider's rate
 	// limits (0 = none), enforced before every call (retries included)
 	// over all documents of the Contextualizer with token buckets that
@@ -132,6 +159,10 @@ func DefaultOptions() Options {
 		MaxBackoff:       DefaultMaxBackoff,
 		CallTimeout:      DefaultCallTimeout,
 		CacheTTL:         DefaultCacheTTL,
+
+		BreakerFailures:   DefaultBreakerFailures,
+		BreakerWindow:     DefaultBreakerWindow,
+		DegenerateRetries: DefaultDegenerateRetries,
 	}
 }
 
@@ -169,6 +200,12 @@ func (o Options) Validate() error {
 		return bad("MaxBackoff", "must be >= BaseBackoff (%v), got %v", o.BaseBackoff, o.MaxBackoff)
 	case o.CallTimeout <= 0:
 		return bad("CallTimeout", "must be > 0, got %v", o.CallTimeout)
+	case o.BreakerFailures < 0:
+		return bad("BreakerFailures", "must be >= 0, got %d", o.BreakerFailures)
+	case o.BreakerWindow < 0:
+		return bad("BreakerWindow", "must be >= 0, got %v", o.BreakerWindow)
+	case o.DegenerateRetries < 0:
+		return bad("DegenerateRetries", "must be >= 0, got %d", o.DegenerateRetries)
 	case o.RequestsPerMinute < 0:
 		return bad("RequestsPerMinute", "must be >= 0, got %d", o.RequestsPerMinute)
 	case o.InputTokensPerMinute < 0:

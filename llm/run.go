@@ -230,7 +230,7 @@ func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 		g := &dp.plan.groups[gi]
 		var jobs []*job
 		for _, i := range g.chunks {
-			key := c.cacheKey(dp.tmpl.Hash, docHash, d.Chunks[i].Text, g.desc)
+			key := c.cacheKey(dp.tmpl.Hash, dp.lang, docHash, d.Chunks[i].Text, g.desc)
 			if c.opts.Cache != nil {
 				x, ok, err := c.opts.Cache.CachedContext(r.ctx, key)
 				if err != nil {
@@ -309,7 +309,13 @@ func (c *Contextualizer) rateTokens(j *job) int {
 	return n
 }
 
-// exec makes one chunk's call and emits its context.
+// exec makes one chunk's call and emits its context. An answer rejected
+// as degenerate is asked again with another sample (Prompt.Sample) up to
+// Options.DegenerateRetries times. Every attempt is reported to the call
+// observer of the run's context and recorded as usage: "context" for the
+// call's last attempt, "context-retry" for an earlier one that failed or
+// was rejected; an attempt cut short by cancellation is recorded as
+// "context-cancelled" (when it carries tokens), never as an error.
 func (r *run) exec(j *job, replica, epoch int) error {
 	c := r.c
 	dp := j.dp
@@ -327,57 +333,173 @@ func (r *run) exec(j *job, replica, epoch int) error {
 	if j.first {
 		p.Started = func() { q.release(j) }
 	}
-	start := time.Now()
-	comp, retries, err := c.complete(r.ctx, c.pool[replica], r.lims[replica], epoch, p, c.rateTokens(j))
 	// A call that succeeded is recorded and cached even if the run was
 	// cancelled meanwhile, so that a resumed run does not repeat it.
 	ctx := context.WithoutCancel(r.ctx)
-	if err != nil && r.ctx.Err() != nil {
-		// Cancelled: recorded (it may have been billed), nothing emitted
-		// or cached.
-		r.budget.commit(j.proj, 0)
-		u := comp.Usage
-		u.Time, u.Operation, u.DocID, u.Latency, u.Retries, u.Error = start, "context", dp.doc.ID, time.Since(start), retries, err.Error()
-		u.Provider, u.Model = "", ""
-		return c.record(ctx, u)
+	spent := 0.0
+	defer func() { r.budget.commit(j.proj, spent) }()
+	retries := 0
+	for sample := 0; ; sample++ {
+		p.Sample = sample
+		comp, err := r.complete(j, replica, epoch, p, &retries, &spent)
+		if err != nil {
+			switch {
+			case r.ctx.Err() != nil || errors.Is(err, context.Canceled):
+				return nil // cancelled: nothing emitted or cached
+			case errors.Is(err, situate.ErrProviderFailing) || fatalError(err):
+				return err
+			}
+			reason := FlagError
+			if errors.Is(err, situate.ErrPromptTooLarge) {
+				reason = FlagTooLarge
+			}
+			return r.fallback(j, reason, err)
+		}
+		chk := check(comp.Text, dp.docFacts(), dp.want, c.opts.MaxContextTokens, comp.Usage.OutputTokens, c.opts.MaxTokens)
+		if chk.text == "" {
+			r.attempt(j, comp.Usage, retries, "context", nil, &spent)
+			return r.fallback(j, FlagEmpty, nil)
+		}
+		if dg := chk.degenerate; dg != nil && !c.opts.KeepDegenerate {
+			if sample < c.opts.DegenerateRetries {
+				retries++
+				if err := r.attempt(j, comp.Usage, retries, "context-retry", dg, &spent); err != nil {
+					return err
+				}
+				situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallRetry, Err: dg, Usage: comp.Usage})
+				continue
+			}
+			if err := r.attempt(j, comp.Usage, retries, "context", dg, &spent); err != nil {
+				return err
+			}
+			situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallFail, Err: dg, Usage: comp.Usage})
+			return r.fallback(j, FlagDegenerate+dg.Kind, dg)
+		}
+		if err := r.attempt(j, comp.Usage, retries, "context", nil, &spent); err != nil {
+			return err
+		}
+		situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallDone, Usage: comp.Usage})
+		x := situate.Context{Text: chk.text, Source: c.Name(), Flags: chk.flags}
+		if c.opts.Cache != nil {
+			if err := c.opts.Cache.CacheContext(ctx, j.key, x); err != nil {
+				return fmt.Errorf("llm: cache context of %s chunk %d: %w", dp.doc.ID, j.chunk, err)
+			}
+		}
+		return r.emit(dp.idx, j.chunk, x)
 	}
-	u := comp.Usage
-	u.Time, u.Operation, u.DocID, u.Latency, u.Retries = start, "context", dp.doc.ID, time.Since(start), retries
-	u.Provider, u.Model = "", ""
+}
+
+// attempt records one attempt's usage (operation "context", "context-retry"
+// or "context-cancelled") and adds its cost to spent.
+func (r *run) attempt(j *job, u situate.Usage, retries int, op string, err error, spent *float64) error {
+	c := r.c
+	start := u.Time
+	if start.IsZero() {
+		start = time.Now()
+	}
+	u.Time, u.Operation, u.DocID, u.Retries = start, op, j.dp.doc.ID, retries
+	if u.Latency == 0 {
+		u.Latency = time.Since(start)
+	}
+	u.Provider, u.Model, u.Error, u.CostUSD = "", "", "", 0
 	if err != nil {
 		u.Error = err.Error()
 	}
-	cost := 0.0
 	if c.hasPrice {
-		cost = c.price.Cost(u, c.opts.CacheTTL)
+		*spent += c.price.Cost(u, c.opts.CacheTTL)
 	}
-	r.budget.commit(j.proj, cost)
-	if rerr := c.record(ctx, u); rerr != nil {
-		return rerr
-	}
-	var x situate.Context
+	return c.record(context.WithoutCancel(r.ctx), u)
+}
+
+// fallback emits the fallback context of a job's chunk and reports it.
+func (r *run) fallback(j *job, reason string, cause error) error {
+	x, err := r.c.fallback(r.ctx, j.dp.doc, j.dp.chunks[j.chunk], reason)
 	if err != nil {
-		reason := FlagError
-		if errors.Is(err, situate.ErrPromptTooLarge) {
-			reason = FlagTooLarge
-		}
-		if x, err = c.fallback(r.ctx, dp.doc, ch, reason); err != nil {
-			return err
-		}
-		return r.emit(dp.idx, j.chunk, x)
+		return err
 	}
-	chk := check(comp.Text, dp.docFacts(), dp.want, c.opts.MaxContextTokens)
-	if chk.text == "" {
-		if x, err = c.fallback(r.ctx, dp.doc, ch, FlagEmpty); err != nil {
-			return err
+	situate.ObserveCall(r.ctx, situate.CallEvent{DocID: j.dp.doc.ID, Kind: situate.CallFallback, Err: cause})
+	return r.emit(j.dp.idx, j.chunk, x)
+}
+
+// complete calls the model with retries, each attempt after the rate
+// limits allow the job's input tokens. It reports every attempt to the
+// call observer, records failed attempts that are retried, feeds the
+// breaker, and records the last attempt when it fails (a successful one
+// is recorded by the caller once its answer is checked). retries counts
+// the failed attempts of the chunk so far.
+func (r *run) complete(j *job, replica, epoch int, p situate.Prompt, retries *int, spent *float64) (situate.Completion, error) {
+	c, ctx := r.c, r.ctx
+	m, lim := c.pool[replica], r.lims[replica]
+	inTokens := c.rateTokens(j)
+	doc := j.dp.doc.ID
+	for attempt := 0; ; attempt++ {
+		if err, _ := c.breaker.state(); err != nil {
+			return situate.Completion{}, err
 		}
-		return r.emit(dp.idx, j.chunk, x)
-	}
-	x = situate.Context{Text: chk.text, Source: c.name, Flags: chk.flags}
-	if c.opts.Cache != nil {
-		if err := c.opts.Cache.CacheContext(ctx, j.key, x); err != nil {
-			return fmt.Errorf("llm: cache context of %s chunk %d: %w", dp.doc.ID, j.chunk, err)
+		if c.gate != nil {
+			if err := c.gate.wait(ctx, inTokens); err != nil {
+				return situate.Completion{}, err
+			}
+		}
+		situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallStart})
+		start := time.Now()
+		cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+		comp, err := m.Complete(cctx, p)
+		cancel()
+		if comp.Usage.Time.IsZero() {
+			comp.Usage.Time = start
+		}
+		if comp.Usage.Latency == 0 {
+			comp.Usage.Latency = time.Since(start)
+		}
+		if err == nil {
+			lim.success()
+			c.breaker.success()
+			if c.gate != nil {
+				c.gate.correct(inTokens, comp.Usage.InputTokens+comp.Usage.CacheWriteTokens)
+			}
+			return comp, nil
+		}
+		if ctx.Err() != nil {
+			// Cancelled (by the user, or by a breaker or fatal error
+			// elsewhere in the run): not a provider error.
+			if comp.Usage.InputTokens+comp.Usage.CacheReadTokens+comp.Usage.CacheWriteTokens+comp.Usage.OutputTokens > 0 {
+				if rerr := r.attempt(j, comp.Usage, *retries, "context-cancelled", nil, spent); rerr != nil {
+					return comp, rerr
+				}
+			}
+			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallFail, Err: ctx.Err(), Usage: comp.Usage})
+			return comp, ctx.Err()
+		}
+		final := func(err error) (situate.Completion, error) {
+			if rerr := r.attempt(j, comp.Usage, *retries, "context", err, spent); rerr != nil {
+				return comp, rerr
+			}
+			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallFail, Err: err, Usage: comp.Usage})
+			return comp, err
+		}
+		if fatalError(err) {
+			return final(c.breaker.fatal(fmt.Errorf("llm: %s: %w", c.Name(), err)))
+		}
+		if countsForBreaker(err) {
+			if trip := c.breaker.failure(err); trip != nil {
+				return final(trip)
+			}
+		}
+		retry, after, rl := classify(ctx, err)
+		if !retry || attempt >= c.opts.MaxRetries {
+			return final(err)
+		}
+		*retries++
+		if rerr := r.attempt(j, comp.Usage, *retries, "context-retry", err, spent); rerr != nil {
+			return comp, rerr
+		}
+		situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallRetry, Err: err, Usage: comp.Usage})
+		if rl {
+			epoch = lim.rateLimited(epoch)
+		}
+		if err := sleep(ctx, backoff(attempt, c.opts.BaseBackoff, c.opts.MaxBackoff, after)); err != nil {
+			return comp, err
 		}
 	}
-	return r.emit(dp.idx, j.chunk, x)
 }

@@ -175,6 +175,11 @@ func TestRunCodebase(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := f.snapshot()
+	for _, cl := range calls {
+		if cl.Sample > 0 {
+			t.Logf("resampled: %q", defaultAnswer(situate.Prompt{Suffix: cl.Suffix}))
+		}
+	}
 	share := checkSchedule(t, docs, calls)
 	flagged := 0
 	for _, xs := range got {
@@ -334,14 +339,23 @@ func TestRetryAfter(t *testing.T) {
 	if x := got[0][2]; x.Source != "fake:model" || len(x.Flags) != 0 {
 		t.Errorf("retried chunk: %+v", x)
 	}
-	retries := -1
+	retries, calls, failed := -1, 0, 0
 	for _, u := range usage.us {
-		if u.Retries > 0 {
-			retries = u.Retries
+		switch u.Operation {
+		case "context":
+			calls++
+			if u.Retries > 0 {
+				retries = u.Retries
+			}
+		case "context-retry":
+			failed++
+			if !strings.Contains(u.Error, "429") {
+				t.Errorf("retried attempt recorded without its error: %+v", u)
+			}
 		}
 	}
-	if retries != 2 || len(usage.us) != 4 {
-		t.Errorf("usage: %d records, retries %d; want 4 records, one with 2 retries", len(usage.us), retries)
+	if retries != 2 || calls != 4 || failed != 2 {
+		t.Errorf("usage: %d calls, %d failed attempts, retries %d; want 4 calls, one with 2 retries, and its 2 failed attempts", calls, failed, retries)
 	}
 }
 
@@ -497,10 +511,20 @@ func TestRetryableErrorsExhausted(t *testing.T) {
 	if n := len(f.snapshot()); n != 6 {
 		t.Errorf("%d calls, want 2 chunks x 3 attempts", n)
 	}
+	calls := 0
 	for _, u := range usage.us {
-		if u.Retries != 2 || !strings.Contains(u.Error, "503") {
+		if u.Operation == "context" {
+			calls++
+			if u.Retries != 2 {
+				t.Errorf("usage %+v", u)
+			}
+		}
+		if !strings.Contains(u.Error, "503") {
 			t.Errorf("usage %+v", u)
 		}
+	}
+	if calls != 2 || len(usage.us) != 6 {
+		t.Errorf("%d records, %d calls: want every attempt recorded, 2 calls", len(usage.us), calls)
 	}
 }
 

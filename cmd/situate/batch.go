@@ -276,6 +276,7 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 		o.Concurrency = 1 // calls in sequence: each is followed by its chunk's emit
 		o.MaxCostUSD = 0
 		o.Fallback = nil
+		o.BreakerFailures = 0 // every collecting call "fails" on purpose
 		o.Cache, o.Usage = store, countsOnly{store}
 		col, err := llm.New(cm, o)
 		if err != nil {
@@ -415,6 +416,8 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	o := baseOpts
 	o.MaxCostUSD = 0
 	o.MaxRetries = 0
+	o.BreakerFailures = 0 // failed batch results fall back one by one
+	o.DegenerateRetries = 0 // a batch result cannot be asked again now
 	o.Cache = store
 	commit, err := llm.New(rm, o)
 	if err != nil {
