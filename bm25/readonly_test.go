@@ -171,4 +171,16 @@ func TestMissingSegment(t *testing.T) {
 	if bad != 1 || len(files) != 1+len(segs) {
 		t.Fatalf("Verify: %d files, %d bad: %+v", len(files), bad, files)
 	}
+	// Reset empties it; the next Open starts from no documents.
+	if err := Reset(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ix = openT(t, dir, Options{Analyzer: "english"})
+	defer ix.Close()
+	if st := ix.Stats(); st.Docs != 0 {
+		t.Fatalf("after Reset: %d docs", st.Docs)
+	}
+	if err := ix.Replace("g", []Doc{{ID: "x", Fields: map[string]string{"text": "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -76,3 +76,36 @@ func Verify(dir string) ([]FileStatus, error) {
 	}
 	return out, nil
 }
+
+// Reset empties the index in dir so that the next Open starts from no
+// documents, as a repair does before rebuilding a damaged index from its
+// source. It takes the write lock (waiting up to opts.LockWait, like Open),
+// removes the manifest and every segment and temporary, and releases the
+// lock. A missing directory is not an error.
+func Reset(dir string, opts Options) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	lock, err := lockDir(dir, opts.lockWait())
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("bm25 reset: %w", err)
+	}
+	// The manifest first: from then on the directory holds no index even if
+	// removing the segments fails half-way.
+	if err := os.Remove(filepath.Join(dir, manifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("bm25 reset: %w", err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); n != lockName && n != manifestName {
+			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("bm25 reset: %w", err)
+			}
+		}
+	}
+	return syncDir(dir)
+}

@@ -192,13 +192,33 @@ func (s *Store) IntegrityCheck(ctx context.Context, quick bool) ([]string, error
 	return problems, nil
 }
 
-// CheckIntegrity runs IntegrityCheck and turns problems into an error
-// wrapping ErrCorrupt that quotes the first few.
-func (s *Store) CheckIntegrity(ctx context.Context, quick bool) error {
-	problems, err := s.IntegrityCheck(ctx, quick)
+// quickCheck runs PRAGMA quick_check on the writer's connection (Open runs
+// it before the read pool exists).
+func (s *Store) quickCheck(ctx context.Context) error {
+	rows, err := s.w.QueryContext(ctx, "PRAGMA quick_check")
 	if err != nil {
-		return err
+		return s.errorf("open: quick_check", err)
 	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return s.errorf("open: quick_check", err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.errorf("open: quick_check", err)
+	}
+	return s.problems("open: quick_check", problems)
+}
+
+// problems turns integrity check findings into an error wrapping
+// ErrCorrupt that quotes the first few; nil for none.
+func (s *Store) problems(op string, problems []string) error {
 	if len(problems) == 0 {
 		return nil
 	}
@@ -210,5 +230,19 @@ func (s *Store) CheckIntegrity(ctx context.Context, quick bool) error {
 	if len(problems) > len(shown) {
 		more = fmt.Sprintf(" (and %d more)", len(problems)-len(shown))
 	}
-	return fmt.Errorf("sqlite integrity check: %s: %s%s: %w", s.path, strings.Join(shown, "; "), more, ErrCorrupt)
+	return fmt.Errorf("sqlite %s: %s: %s%s: %w", op, s.path, strings.Join(shown, "; "), more, ErrCorrupt)
+}
+
+// CheckIntegrity runs IntegrityCheck and turns problems into an error
+// wrapping ErrCorrupt that quotes the first few.
+func (s *Store) CheckIntegrity(ctx context.Context, quick bool) error {
+	problems, err := s.IntegrityCheck(ctx, quick)
+	if err != nil {
+		return err
+	}
+	op := "integrity_check"
+	if quick {
+		op = "quick_check"
+	}
+	return s.problems(op, problems)
 }

@@ -129,6 +129,22 @@ func TestEveryByteChecked(t *testing.T) {
 		t.Fatalf("restored index holds %d vectors", ix.Len())
 	}
 	t.Logf("%d single-byte flips over %d files, each detected", flips, len(files))
+	ix.Close()
+	// Reset removes it; Open then creates a new, empty index.
+	os.Remove(segs[0])
+	if err := Reset(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("after Reset: %v", err)
+	}
+	ix, err = Open(dir, Options{Dim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 0 {
+		t.Fatalf("after Reset: %d vectors", ix.Len())
+	}
 }
 
 // TestDamagedManifestNamesNoGarbage: a manifest whose file name was

@@ -79,3 +79,26 @@ func Verify(dir string) ([]FileStatus, error) {
 	}
 	return out, nil
 }
+
+// Reset removes the index in dir, the directory included, so that the next
+// Open of dir finds no index, as a repair does before rebuilding a damaged
+// index from its source. It takes the write lock first (waiting up to
+// opts.LockWait, like Open), so an index a writer holds is not removed
+// under it. A missing directory is not an error.
+func Reset(dir string, opts Options) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	lock, err := lockDir(dir, opts.lockWait())
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := os.Remove(filepath.Join(dir, manifestName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("vector reset: %w", err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("vector reset: %w", err)
+	}
+	return nil
+}

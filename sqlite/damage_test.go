@@ -1,0 +1,96 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/situate/situate/sqlite"
+)
+
+// TestDamagedPageDetected overwrites one 4 KB page in the middle of the
+// database with random bytes (at several places, one at a time): Open
+// refuses the store with an error wrapping ErrCorrupt that quotes SQLite's
+// finding, and the full integrity check lists the damage.
+func TestDamagedPageDetected(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "situate.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		rec, chunks := makeDoc(fmt.Sprintf("doc%03d", i), i+1)
+		if err := s.PutDocument(ctx, rec, chunks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	pages := len(orig) / page
+	if pages < 20 {
+		t.Fatalf("database of %d pages is too small for the test", pages)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, at := range []int{pages / 4, pages / 2, 3 * pages / 4, pages - 2} {
+		t.Run(fmt.Sprint("page=", at), func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			for i := at * page; i < (at+1)*page; i++ {
+				b[i] = byte(rng.Uint32())
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.WriteFile(path, orig, 0o644)
+			w, err := sqlite.Open(ctx, path)
+			if err == nil {
+				w.Close()
+				t.Fatalf("Open accepted a database with page %d of %d overwritten", at, pages)
+			}
+			if !errors.Is(err, sqlite.ErrCorrupt) {
+				t.Fatalf("Open: %v; want ErrCorrupt", err)
+			}
+			t.Log(err)
+			r, err := sqlite.OpenReadOnly(ctx, path)
+			if err != nil {
+				if !errors.Is(err, sqlite.ErrCorrupt) {
+					t.Fatalf("OpenReadOnly: %v", err)
+				}
+				return
+			}
+			defer r.Close()
+			if err := r.CheckIntegrity(ctx, false); !errors.Is(err, sqlite.ErrCorrupt) {
+				t.Fatalf("integrity check of a damaged database: %v", err)
+			}
+		})
+	}
+	// Truncated in the middle of a page, and not a database at all.
+	for name, b := range map[string][]byte{
+		"truncated": orig[:len(orig)/2+100],
+		"garbage":   []byte("this is not a database, just some text that is long enough to look like a header............................................................................................"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			os.WriteFile(path, b, 0o644)
+			defer os.WriteFile(path, orig, 0o644)
+			w, err := sqlite.Open(ctx, path)
+			if err == nil {
+				w.Close()
+				t.Fatal("Open accepted it")
+			}
+			if !errors.Is(err, sqlite.ErrCorrupt) {
+				t.Fatalf("Open: %v; want ErrCorrupt", err)
+			}
+			t.Log(err)
+		})
+	}
+}
