@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -75,6 +76,11 @@ func (f *Feed) Unchanged(id, stamp string) bool {
 	}
 	rec, err := r.e.Document(id)
 	if err != nil {
+		return false
+	}
+	// Processed with other chunking or contextualizer settings (or marked
+	// stale): the file must be read again.
+	if !strings.HasSuffix(rec.Hash, hashSeparator+r.e.processing) {
 		return false
 	}
 	ms, ok := r.e.store.(MetaStore)
@@ -632,7 +638,12 @@ func (r *indexRun) observe(ev CallEvent) {
 func ErrorKind(err error) string {
 	var status interface{ HTTPStatus() int }
 	var timeout interface{ Timeout() bool }
+	var kinded interface{ ErrorKind() string }
 	switch {
+	case errors.As(err, &kinded) && kinded.ErrorKind() != "":
+		// An error that names its own kind (a degenerate answer:
+		// "degenerate context (repetition)").
+		return kinded.ErrorKind()
 	case errors.Is(err, ErrUnauthorized):
 		return "unauthorized"
 	case errors.Is(err, ErrModelNotFound):

@@ -492,3 +492,36 @@ func TestIndexBatch(t *testing.T) {
 		t.Errorf("batch contextualizer of another name: %v", err)
 	}
 }
+
+// A file whose stamp did not change is still read when the engine's
+// processing settings changed (here the contextualizer's Fingerprint):
+// the stamp fast path must not hide a settings change.
+func TestIndexStampAfterSettingsChange(t *testing.T) {
+	ctx := context.Background()
+	cz := &fingerprinted{callContextualizer: &callContextualizer{name: "test:llm"}, fp: "a"}
+	eng, st := openIndexEngine(t, cz)
+	files := map[string]string{"a.txt": "short text about warehouses", "b.txt": "contracts and invoices"}
+	stamps := map[string]string{"a.txt": "1:1", "b.txt": "2:2"}
+	var read []string
+	if _, err := eng.Index(ctx, stampSource(files, stamps, &read), situate.IndexOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	cz2 := &fingerprinted{callContextualizer: &callContextualizer{name: "test:llm"}, fp: "b"}
+	eng = reopenIndexEngine(t, st, cz2)
+	read = nil
+	res, err := eng.Index(ctx, stampSource(files, stamps, &read), situate.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != 2 || res.Updated != 2 || cz2.calls.Load() == 0 {
+		t.Errorf("after a fingerprint change: read %v, %d updated, %d calls; want both read and re-situated", read, res.Updated, cz2.calls.Load())
+	}
+}
+
+type fingerprinted struct {
+	*callContextualizer
+	fp string
+}
+
+func (f *fingerprinted) Fingerprint() string { return f.fp }

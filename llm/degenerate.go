@@ -38,6 +38,10 @@ func (e *DegenerateError) Error() string {
 
 func (e *DegenerateError) Unwrap() error { return ErrDegenerate }
 
+// ErrorKind names the kind for counting errors by kind
+// (situate.ErrorKind): "degenerate context (repetition)".
+func (e *DegenerateError) ErrorKind() string { return "degenerate context (" + e.Kind + ")" }
+
 // Thresholds of the degenerate checks. They were set on the 737 contexts
 // Claude 3 Haiku wrote for the codebase set (see degenerate_test.go, which
 // measures false positives there and the catch rate on generated nonsense).
