@@ -236,7 +236,7 @@ type IndexProgress struct {
 type IndexResult struct {
 	// Documents counts the documents the source reported (read or known
 	// unchanged); Added + Updated + Unchanged + Failed of them are done.
-	Documents                                int
+	Documents                                  int
 	Added, Updated, Unchanged, Removed, Failed int
 	// Chunks counts the chunks of added and updated documents.
 	Chunks int

@@ -416,7 +416,7 @@ func indexBatch(ctx context.Context, e *env, c *config, eng *situate.Engine, sto
 	o := baseOpts
 	o.MaxCostUSD = 0
 	o.MaxRetries = 0
-	o.BreakerFailures = 0 // failed batch results fall back one by one
+	o.BreakerFailures = 0   // failed batch results fall back one by one
 	o.DegenerateRetries = 0 // a batch result cannot be asked again now
 	o.Cache = store
 	commit, err := llm.New(rm, o)
