@@ -49,6 +49,7 @@ func init() {
 		{"cost", "estimate calls, tokens, cost and time of LLM contexts before any call", runCost},
 		{"usage", "report what provider calls actually cost: tokens, cache reads, retries, latency", runUsage},
 		{"contexts", "review contexts beside their chunks; regenerate flagged ones", runContexts},
+		{"mcp", "serve the index to a local agent over MCP (stdio)", runMCP},
 	}
 }
 
