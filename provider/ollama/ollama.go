@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/apiclient"
 )
 
 // Defaults applied by New.
@@ -444,7 +445,7 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 
 // post sends body and returns a 2xx response (the caller closes it).
 func (c *Client) post(ctx context.Context, op, path string, body any) (*http.Response, error) {
-	data, err := json.Marshal(body)
+	data, err := apiclient.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("ollama: %s: encode request: %w", op, err)
 	}

@@ -865,3 +865,16 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request, f *Fa
 	}
 	writeJSON(w, http.StatusOK, v)
 }
+
+// WriteError answers status with Anthropic's error shape and the error.type
+// Anthropic uses for it (401 authentication_error, 403 permission_error,
+// 404 not_found_error, 429 rate_limit_error, 500 api_error, 529
+// overloaded_error, else invalid_request_error).
+func WriteError(w http.ResponseWriter, status int, message string) {
+	typ := map[int]string{401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+		413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}[status]
+	if typ == "" {
+		typ = "invalid_request_error"
+	}
+	writeError(w, status, typ, message)
+}

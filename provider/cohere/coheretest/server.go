@@ -358,3 +358,11 @@ func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) {
 		"meta": map[string]any{"api_version": map[string]string{"version": "2"}, "billed_units": map[string]int{"search_units": 1},
 			"tokens": map[string]int{"input_tokens": total}}}, f)
 }
+
+// WriteError answers status with Cohere's error shape
+// {"id": ..., "message": ...}.
+func WriteError(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("content-type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"id": "00000000-0000-4000-8000-000000000000", "message": message})
+}

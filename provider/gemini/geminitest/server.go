@@ -325,3 +325,9 @@ func truncateTokens(t string, n int) string {
 	}
 	return string(rs[:lo])
 }
+
+// WriteError answers status with Google's error shape
+// {"error": {"code", "message", "status", "details"}}.
+func WriteError(w http.ResponseWriter, status int, message string) {
+	(&Server{}).writeError(w, status, message)
+}

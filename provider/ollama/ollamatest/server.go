@@ -444,3 +444,10 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"model":%q,"embeddings":[%s],"total_duration":1000,"load_duration":10,"prompt_eval_count":%d}`+"\n",
 		req.Model, strings.Join(rows, ","), tokens)
 }
+
+// WriteError answers status with Ollama's only error shape,
+// {"error": "..."} (also what a reverse proxy in front of it is given to
+// answer in the tests).
+func WriteError(w http.ResponseWriter, status int, message string) {
+	writeJSON(w, status, map[string]any{"error": message})
+}

@@ -677,3 +677,28 @@ func (s *Server) handleProps(w http.ResponseWriter, _ *http.Request, _ *Fault, _
 		"total_slots":                 s.cfg.Slots, "model_alias": s.cfg.Model, "build_info": "fake",
 	})
 }
+
+// ErrorWriter returns a function that answers a status with the error
+// shape of flavor: OpenAI's {"error":{"message","type","param","code"}}
+// with the type and code OpenAI uses for it (401 invalid_api_key, 404
+// model_not_found, 429 rate_limit_exceeded, 5xx server_error), or
+// llama.cpp's {"error":{"code":<status>,"message","type"}}.
+func ErrorWriter(flavor string) func(w http.ResponseWriter, status int, message string) {
+	s := &Server{cfg: Config{Flavor: flavor}}
+	return func(w http.ResponseWriter, status int, message string) {
+		typ, code := "invalid_request_error", ""
+		switch {
+		case status == http.StatusUnauthorized:
+			code = "invalid_api_key"
+		case status == http.StatusForbidden:
+			typ = "permission_error"
+		case status == http.StatusNotFound:
+			code = "model_not_found"
+		case status == http.StatusTooManyRequests:
+			typ, code = "requests", "rate_limit_exceeded"
+		case status >= 500:
+			typ = "server_error"
+		}
+		s.writeError(w, status, typ, code, message)
+	}
+}

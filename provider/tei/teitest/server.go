@@ -476,3 +476,23 @@ func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) {
 	s.mu.Unlock()
 	writeJSON(w, ranks, f, total)
 }
+
+// WriteError answers status as TEI does: its JSON error body with the
+// error_type of the status (Overloaded 429, Unhealthy 503, Backend 500 and
+// others), except 401, 403 and 404, which come from TEI's --api-key check,
+// a reverse proxy or an unknown route, as plain text.
+func WriteError(w http.ResponseWriter, status int, message string) {
+	if status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusNotFound {
+		w.Header().Set("content-type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		w.Write([]byte(message))
+		return
+	}
+	typ := map[int]string{429: "Overloaded", 503: "Unhealthy", 413: "Validation", 422: "Tokenizer"}[status]
+	if typ == "" {
+		typ = "Backend"
+	}
+	w.Header().Set("content-type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(ErrorBody{Error: message, ErrorType: typ})
+}

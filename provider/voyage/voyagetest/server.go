@@ -559,3 +559,6 @@ func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) int {
 		"usage": map[string]int{"total_tokens": total}}, f)
 	return 200
 }
+
+// WriteError answers status with Voyage's error shape {"detail": ...}.
+func WriteError(w http.ResponseWriter, status int, message string) { writeError(w, status, message) }

@@ -1,0 +1,50 @@
+package voyage_test
+
+import (
+	"testing"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/provider/voyage"
+	"github.com/situate/situate/provider/voyage/voyagetest"
+	"github.com/situate/situate/situatetest"
+)
+
+// The Voyage AI embedder and reranker pass the conformance suites against the
+// fake Voyage AI API (voyagetest) and, for the refusals, a server answering
+// Voyage AI's error shape.
+func TestConformance(t *testing.T) {
+	server := func(t *testing.T) string {
+		s := voyagetest.NewServer(voyagetest.Config{APIKey: situatetest.Key})
+		t.Cleanup(s.Close)
+		return s.URL
+	}
+	must := func(t *testing.T, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	embedder := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Embedder {
+		e, err := voyage.NewEmbedder(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
+		must(t, err)
+		return e
+	}
+	reranker := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Reranker {
+		r, err := voyage.NewReranker(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
+		must(t, err)
+		return r
+	}
+	t.Run("Embedder", func(t *testing.T) {
+		situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
+			New:       func(t *testing.T, rec situate.UsageRecorder) situate.Embedder { return embedder(t, server(t), rec) },
+			Fault:     embedder,
+			ErrorBody: voyagetest.WriteError,
+		})
+	})
+	t.Run("Reranker", func(t *testing.T) {
+		situatetest.TestReranker(t, situatetest.RerankerHarness{
+			New:       func(t *testing.T, rec situate.UsageRecorder) situate.Reranker { return reranker(t, server(t), rec) },
+			Fault:     reranker,
+			ErrorBody: voyagetest.WriteError,
+		})
+	})
+}
