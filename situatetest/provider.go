@@ -466,4 +466,3 @@ func usageErrors(r *Recorder) []string {
 	}
 	return out
 }
-
