@@ -66,10 +66,19 @@
 //
 // # Cost
 //
-// Split is linear in the input: every piece is counted once, every chunk
-// once more to report its exact size, and only a chunk's worth of pieces is
-// held at a time. Pieces longer than Size*16 bytes are split before they
-// are counted, so the tokenizer's memory stays proportional to Size.
+// Split is linear in the input: every piece is counted once with the white
+// space before it, every chunk once more to report its exact size (a few
+// times more, by bisection, when the joined text counts more than its
+// pieces), and only a chunk's worth of pieces is held at a time. Pieces
+// longer than Size*16 bytes are split before they are counted, so the
+// tokenizer's memory stays proportional to Size. CountTokens itself is
+// linear on white space of any length: the tokenizer's pre-tokenizer and
+// pair merge are quadratic on long runs of it, so such runs are counted
+// pre-token by pre-token, exactly (TestCountTokensExact compares it with
+// the tokenizer). BenchmarkAdversarial measures the time per MB on inputs
+// built to be slow (long white-space runs, deep nesting, huge words, long
+// lines, tiny paragraphs) and TestAdversarialWork bounds the tokenizer's
+// work per input byte on them.
 //
 // Package chunk is a leaf: it imports no other situate package.
 package chunk

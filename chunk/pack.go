@@ -114,6 +114,7 @@ func (p *packer) dropOverlap() {
 // exceeds Size (token counts are not exactly additive), after dropping
 // the overlap and, for a single unit, splitting it.
 func (p *packer) emit(k int) int {
+	steps := 0
 	for {
 		start, end := p.pending[0].start, p.pending[k-1].end
 		t := CountTokens(p.text[start:end])
@@ -121,8 +122,15 @@ func (p *packer) emit(k int) int {
 		case t <= p.size:
 			p.spans = append(p.spans, Span{Start: start, End: end, Tokens: t, Heading: p.heading(k)})
 			return k
-		case k-1 > p.nOverlap:
+		case k-1 > p.nOverlap && steps < 4:
 			k--
+			steps++
+		case k-1 > p.nOverlap:
+			// The units' counts fell far short of the joined text's:
+			// find a fitting k by bisection rather than one unit at a
+			// time, so that a chunk costs O(log k) counts.
+			k = p.fitting(k)
+			steps = 0
 		case p.nOverlap > 0:
 			n := p.nOverlap
 			p.dropOverlap()
@@ -136,6 +144,22 @@ func (p *packer) emit(k int) int {
 			}
 		}
 	}
+}
+
+// fitting returns the largest k' in (nOverlap, k) for which pending[:k']
+// fits Size, assuming counts grow with k' (they nearly do), or nOverlap+1
+// when none does.
+func (p *packer) fitting(k int) int {
+	lo, hi := p.nOverlap+1, k-1 // answer in [lo, hi]
+	for lo < hi {
+		m := (lo + hi + 1) / 2
+		if CountTokens(p.text[p.pending[0].start:p.pending[m-1].end]) <= p.size {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	return lo
 }
 
 // splitUnit replaces pending[i] by two halves, cut at the white space or

@@ -44,19 +44,15 @@ func headingStrength(level int) int8 { return int8(11 - level) }
 // tokenizer's working memory proportional to Size, not to the input.
 const maxCountBytesPerToken = 16
 
-// maxGapBytes is how much of the whitespace before a piece is counted with
-// it. Long whitespace runs only matter inside a chunk, and every chunk is
-// counted exactly before it is emitted.
-const maxGapBytes = 64
-
 // unit is the smallest piece the packer moves: a sentence, a table row, a
 // code line, a whole fenced block or declaration that fits, a word or a run
 // of runes.
 type unit struct {
 	start, end int
-	// tokens counts text[start:end] together with (up to maxGapBytes of)
-	// the whitespace before it, so that the sum over consecutive units is
-	// close to the count of their joined text.
+	// tokens counts text[start:end] together with the white space before
+	// it, so that the sum over consecutive units is close to the count of
+	// their joined text (CountTokens is linear on white space of any
+	// length).
 	tokens   int
 	strength int8
 	// prose units may be entered by the overlap at a word boundary.
@@ -139,13 +135,9 @@ func (b *builder) add(start, end int, lvl level, strength int8, heading string) 
 	}
 }
 
-// count counts text[start:end] with the whitespace before it (bounded).
+// count counts text[start:end] with the white space before it.
 func (b *builder) count(start, end int) int {
-	gs := max(b.prevEnd, start-maxGapBytes)
-	for gs < start && !utf8.RuneStart(b.text[gs]) {
-		gs++
-	}
-	return CountTokens(b.text[gs:end])
+	return CountTokens(b.text[min(b.prevEnd, start):end])
 }
 
 func (b *builder) push(u unit) {
