@@ -20,7 +20,7 @@ func TestCountTokensExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	iters := 3000
 	if testing.Short() {
-		iters = 600
+		iters = 200
 	}
 	for _, ls := range []int{2, 5, 64} {
 		old := longSpace
