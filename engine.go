@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
@@ -593,7 +594,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		// The record's hash covers the content and how it was processed
 		// (chunking, contextualizer), so a settings change re-processes it.
 		rec := DocumentRecord{ID: doc.ID, Title: doc.Title, Format: doc.Format, Lang: doc.Lang, Path: doc.Path,
-			Hash: p.hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(p.chunks)}
+			Hash: p.hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(p.chunks), IndexedAt: time.Now()}
 		if err := e.store.PutDocument(ctx, rec, stored); err != nil {
 			return nil, fmt.Errorf("store %s: %w", doc.ID, err)
 		}

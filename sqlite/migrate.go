@@ -14,6 +14,7 @@ type migration func(ctx context.Context, tx *sql.Tx) error
 
 var migrations = []migration{
 	migrateV1,
+	migrateV2Service,
 }
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).
@@ -82,6 +83,54 @@ func migrateV1(ctx context.Context, tx *sql.Tx) error {
 			value TEXT NOT NULL
 		) STRICT`,
 		fmt.Sprintf(`PRAGMA application_id = %d`, ApplicationID),
+	)
+}
+
+// migrateV2Service adds what the HTTP service keeps: uploaded sources
+// (compressed), the durable job queue and API keys (hashes only).
+func migrateV2Service(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE sources (
+			doc_id     TEXT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			format     TEXT NOT NULL,
+			title      TEXT NOT NULL,
+			lang       TEXT NOT NULL,
+			metadata   TEXT NOT NULL, -- JSON object
+			access     TEXT NOT NULL, -- JSON array
+			size       INTEGER NOT NULL, -- uncompressed bytes
+			data       BLOB NOT NULL, -- gzip
+			updated_at INTEGER NOT NULL -- Unix nanoseconds
+		) STRICT`,
+		`CREATE TABLE jobs (
+			id          INTEGER PRIMARY KEY,
+			doc_id      TEXT NOT NULL,
+			state       TEXT NOT NULL,
+			error       TEXT NOT NULL,
+			attempts    INTEGER NOT NULL,
+			access      TEXT NOT NULL, -- JSON array
+			change      TEXT NOT NULL,
+			chunks      INTEGER NOT NULL,
+			chunks_done INTEGER NOT NULL,
+			calls       INTEGER NOT NULL,
+			tokens      INTEGER NOT NULL,
+			lease_until INTEGER NOT NULL, -- Unix nanoseconds
+			created_at  INTEGER NOT NULL,
+			started_at  INTEGER NOT NULL,
+			finished_at INTEGER NOT NULL
+		) STRICT`,
+		`CREATE INDEX jobs_state ON jobs (state, id)`,
+		`CREATE TABLE api_keys (
+			id         TEXT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			tenant     TEXT NOT NULL,
+			principals TEXT NOT NULL, -- JSON array
+			admin      INTEGER NOT NULL,
+			write      INTEGER NOT NULL,
+			hash       BLOB NOT NULL, -- SHA-256 of the secret
+			created_at INTEGER NOT NULL,
+			revoked_at INTEGER NOT NULL -- 0 while valid
+		) STRICT`,
 	)
 }
 
