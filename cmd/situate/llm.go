@@ -97,7 +97,8 @@ func newLLM(c *config, e *env) ([]situate.LLM, error) {
 		}
 		for _, u := range urls {
 			m, err := openai.New(openai.Options{APIKey: e.getenv(keyEnv), BaseURL: u, Model: model, MaxTokens: maxTokens,
-				Flavor: flavor, PromptCacheKey: flavor == openai.FlavorOpenAI, ExtraBody: extra, ContextWindow: window})
+				Flavor: flavor, PromptCacheKey: flavor == openai.FlavorOpenAI, ExtraBody: extra, ContextWindow: window,
+				CacheSalt: cacheSalt(e, flavor)})
 			if err != nil {
 				return nil, fmt.Errorf("--llm %s: %w", spec, err)
 			}
@@ -233,3 +234,12 @@ func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Conte
 // --embed) to the client's flavor.
 var openAIFlavors = map[string]string{"openai": openai.FlavorOpenAI, "openai-compatible": openai.FlavorGeneric,
 	"vllm": openai.FlavorVLLM, "llamacpp": openai.FlavorLlamaCpp}
+
+// cacheSalt is the vLLM cache_salt of this run: vLLM only shares cached
+// prompt blocks between requests with the same salt.
+func cacheSalt(e *env, flavor string) string {
+	if flavor != openai.FlavorVLLM {
+		return ""
+	}
+	return e.cacheSalt
+}
