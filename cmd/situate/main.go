@@ -50,6 +50,8 @@ func init() {
 		{"usage", "report what provider calls actually cost: tokens, cache reads, retries, latency", runUsage},
 		{"contexts", "review contexts beside their chunks; regenerate flagged ones", runContexts},
 		{"mcp", "serve the index to a local agent over MCP (stdio)", runMCP},
+		{"serve", "serve the JSON API, metrics and health checks over HTTP", runServe},
+		{"keys", "create, list and revoke API keys of situate serve", runKeys},
 	}
 }
 
@@ -61,6 +63,8 @@ type env struct {
 	workDir        string
 	// tally counts LLM usage during this run when an LLM is configured.
 	tally *usageTally
+	// cacheSalt is sent to vLLM as cache_salt (one per tenant of serve).
+	cacheSalt string
 }
 
 func main() {

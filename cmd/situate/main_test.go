@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/internal/shareddata"
 )
 
@@ -32,6 +33,9 @@ func mustRun(t *testing.T, dir string, args ...string) (string, string) {
 	}
 	return out, errOut
 }
+
+// searchResult is one result of "situate search --json": the HTTP API's shape.
+type searchResult = httpapi.SearchResult
 
 type jsonSearch struct {
 	Query   string         `json:"query"`

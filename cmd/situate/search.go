@@ -11,23 +11,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/httpapi"
 )
-
-// searchResult is one element of "situate search --json"; scripts depend on
-// its field names.
-type searchResult struct {
-	Rank           int      `json:"rank"`
-	Doc            string   `json:"doc"`
-	Chunk          int      `json:"chunk"`
-	Text           string   `json:"text"`
-	Context        string   `json:"context"`
-	Contextualizer string   `json:"contextualizer"`
-	Flags          []string `json:"flags,omitempty"`
-	Score          float64  `json:"score"`
-	Heading        string   `json:"heading"`
-	Title          string   `json:"title,omitempty"`
-	Explain        any      `json:"explain,omitempty"`
-}
 
 func runSearch(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
@@ -74,18 +59,8 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		out := struct {
-			Query   string         `json:"query"`
-			Results []searchResult `json:"results"`
-		}{Query: query, Results: make([]searchResult, 0, len(hits))}
-		for _, h := range hits {
-			r := searchResult{Rank: h.Rank, Doc: h.DocID, Chunk: h.Chunk, Text: h.Text, Context: h.Context.Text,
-				Contextualizer: h.Context.Source, Flags: h.Context.Flags, Score: h.Score, Heading: h.Heading, Title: h.Title}
-			if h.Explain != nil {
-				r.Explain = h.Explain
-			}
-			out.Results = append(out.Results, r)
-		}
+		// The same shape as the HTTP API's search response.
+		out := httpapi.NewSearchResponse(query, hits)
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/httpapi"
+	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/ingest/pdf"
+	"github.com/situate/situate/sqlite"
+)
+
+// tenantsDir holds one store per tenant (store, indexes, caches) when the
+// server has keys: tenants share nothing.
+const tenantsDir = "tenants"
+
+// serveMounts adds handlers (MCP, the web page) to a server; each front
+// end's file appends its own.
+var serveMounts []func(ctx context.Context, e *env, c *config) ([]httpapi.Mount, error)
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	c := newConfig()
+	fs := newFlagSet("serve", "", "Serve the JSON API (/v1), metrics and health checks over HTTP.\n"+
+		"On a loopback address without keys it serves the store as one local tenant, unauthenticated;\n"+
+		"any other address needs keys (situate keys create). With keys each tenant has its own store in STORE/tenants/NAME.")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b",
+		"context-weight", "compound-weight", "recipe", "parallel", "max-file-size")
+	c.flags(fs, denseSettings...)
+	c.flags(fs, llmSettings...)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	workers := fs.Int("workers", httpapi.DefaultWorkers, "indexing jobs run at once per tenant")
+	rate := fs.Float64("rate-limit", 0, "requests per second per key (0: unlimited)")
+	burst := fs.Int("rate-burst", 0, "burst size of the per-key rate limit (default: the rate)")
+	maxUpload := fs.Int64("max-upload", httpapi.DefaultMaxUploadBytes, "largest file upload in bytes")
+	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest JSON body in bytes (also the largest text upserted as JSON)")
+	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "time limit of one API request")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if _, err := c.parse(e, fs, args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usagef("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	maxFile, err := c.int("max-file-size")
+	if err != nil {
+		return err
+	}
+
+	dir := c.storeDir(e)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create store %s: %w", dir, err)
+	}
+	root, err := sqlite.Open(ctx, filepath.Join(dir, storeFile))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	keys, err := root.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	var tenants []string
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if k.RevokedAt.IsZero() && !seen[k.Tenant] {
+			seen[k.Tenant] = true
+			tenants = append(tenants, k.Tenant)
+		}
+	}
+	authenticated := len(tenants) > 0
+	if !authenticated && !loopback(*addr) {
+		return usagef("--addr %s is not a loopback address and the store has no API keys: create one with 'situate keys create --tenant NAME --admin' (or serve on 127.0.0.1)", *addr)
+	}
+
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close()
+	iopts := ingest.Options{MaxFileSize: int64(maxFile), PDF: pdfx}
+	parse := func(ctx context.Context, src situate.Source) (situate.Document, error) {
+		if src.Name == "" {
+			f := src.Format
+			if f == "" {
+				f = situate.FormatText
+			}
+			return situate.Document{ID: src.DocID, Title: src.DocID, Text: string(src.Data), Format: f}, nil
+		}
+		doc, err := ingest.Parse(ctx, src.Data, src.DocID, src.Name, iopts)
+		if errors.Is(err, ingest.ErrUnsupported) || errors.Is(err, ingest.ErrBinary) || errors.Is(err, ingest.ErrNoPDF) {
+			return doc, fmt.Errorf("%w: %w", httpapi.ErrUnsupportedFormat, err)
+		}
+		if err != nil {
+			return doc, fmt.Errorf("%w: %w", situate.ErrInvalid, err)
+		}
+		return doc, nil
+	}
+
+	open := func(ctx context.Context, name string) (*httpapi.Tenant, error) {
+		tdir, store := dir, root
+		te := *e
+		if authenticated {
+			tdir = filepath.Join(dir, tenantsDir, name)
+			if err := os.MkdirAll(tdir, 0o755); err != nil {
+				return nil, fmt.Errorf("create tenant store %s: %w", tdir, err)
+			}
+			if store, err = sqlite.Open(ctx, filepath.Join(tdir, storeFile)); err != nil {
+				return nil, err
+			}
+			// vLLM scopes its prefix cache by cache_salt: tenants sharing
+			// a server never reuse each other's cached prompts.
+			te.cacheSalt = "situate-tenant-" + name
+		}
+		opts, err := engineOptions(c, &te, store, log)
+		if err == nil {
+			var eng *situate.Engine
+			if eng, err = situate.Open(ctx, tdir, store, opts); err == nil {
+				return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error {
+					err := eng.Close()
+					if store != root {
+						err = errors.Join(err, store.Close())
+					}
+					return err
+				}}, nil
+			}
+		}
+		if store != root {
+			store.Close()
+		}
+		return nil, err
+	}
+
+	var mounts []httpapi.Mount
+	for _, m := range serveMounts {
+		ms, err := m(ctx, e, c)
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, ms...)
+	}
+	opts := httpapi.Options{OpenTenant: open, Tenants: tenants, Parse: parse, Workers: *workers, Logger: log, Mounts: mounts,
+		Limits: httpapi.Limits{MaxBodyBytes: *maxBody, MaxUploadBytes: *maxUpload, RequestTimeout: *timeout,
+			RatePerSecond: *rate, Burst: *burst}}
+	if authenticated {
+		opts.Keys = root
+	}
+	api, err := httpapi.New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		api.Close()
+		return fmt.Errorf("listen %s: %w", *addr, err)
+	}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	mode := fmt.Sprintf("%d tenants, API keys required", len(tenants))
+	if !authenticated {
+		mode = "one local tenant, no authentication (loopback only)"
+	}
+	fmt.Fprintf(e.stderr, "situate serve: http://%s (%s); store %s\n", ln.Addr(), mode, dir)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		api.Close()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	// In-flight requests finish; then the workers stop, putting running jobs
+	// back in the queue (their finished LLM calls are cached).
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	serr := srv.Shutdown(sctx)
+	cerr := api.Close()
+	fmt.Fprintln(e.stderr, "situate serve: stopped")
+	return errors.Join(serr, cerr)
+}
+
+// loopback reports whether addr listens on a loopback interface only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,464 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/situate/situate"
+)
+
+// ErrUnsupportedFormat is what a Parser's error matches for a file format
+// it cannot read (the upload gets 415).
+var ErrUnsupportedFormat = errors.New("httpapi: unsupported document format")
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	if e := requireJSON(r); e != nil {
+		return e
+	}
+	body, e := readBody(w, r, s.limits.MaxBodyBytes)
+	if e != nil {
+		return e
+	}
+	var req SearchRequest
+	if e := decodeJSON(body, &req); e != nil {
+		return e
+	}
+	if e := s.validateSearch(&req, c); e != nil {
+		return e
+	}
+	hits, err := c.Engine().Search(r.Context(), situate.Query{Text: req.Query, K: req.K, Mode: req.Mode,
+		Rerank: req.Rerank, Explain: req.Explain, Filter: engineFilter(c, req.Filters)})
+	if err != nil {
+		return fromError(err)
+	}
+	writeJSON(w, http.StatusOK, NewSearchResponse(req.Query, hits))
+	return nil
+}
+
+func (s *Server) validateSearch(req *SearchRequest, c *Caller) *apiError {
+	switch {
+	case strings.TrimSpace(req.Query) == "":
+		return badField("query", "must not be empty")
+	case len(req.Query) > s.limits.MaxQueryBytes:
+		return badField("query", fmt.Sprintf("longer than %d bytes", s.limits.MaxQueryBytes))
+	case req.K < 0 || req.K > s.limits.MaxK:
+		return badField("k", fmt.Sprintf("must be in [1, %d] (0 or absent means %d), got %d", s.limits.MaxK, situate.DefaultK, req.K))
+	}
+	opts := c.Engine().Options()
+	switch req.Mode {
+	case "", situate.ModeBM25:
+	case situate.ModeDense, situate.ModeHybrid:
+		if opts.Embedder == nil {
+			return badField("mode", fmt.Sprintf("%q needs an embedder, and this server has none (use bm25)", req.Mode))
+		}
+	default:
+		return badField("mode", fmt.Sprintf("%q: want bm25, dense or hybrid", truncate(req.Mode, 40)))
+	}
+	if req.Rerank && opts.Reranker == nil {
+		return badField("rerank", "this server has no reranker configured")
+	}
+	return req.Filters.validate("filters")
+}
+
+// docID reads and checks the {id...} path value.
+func docID(r *http.Request) (string, *apiError) {
+	id := r.PathValue("id")
+	if err := validDocID(id); err != nil {
+		return "", badField("id", err.Error())
+	}
+	return id, nil
+}
+
+// readable returns the record of a document the caller may read; one it
+// may not read is not found, exactly like one that does not exist.
+func readable(c *Caller, id string) (situate.DocumentRecord, *apiError) {
+	rec, err := c.Engine().Document(id)
+	if err != nil || !c.CanRead(rec.Access) {
+		return situate.DocumentRecord{}, notFound("document")
+	}
+	return rec, nil
+}
+
+func documentView(rec situate.DocumentRecord) Document {
+	d := Document{ID: rec.ID, Title: rec.Title, Format: rec.Format, Lang: rec.Lang, Metadata: rec.Metadata,
+		Access: rec.Access, Version: rec.Version, Chunks: rec.Chunks, IndexedAt: rec.IndexedAt}
+	if d.Metadata == nil {
+		d.Metadata = map[string]string{}
+	}
+	if d.Access == nil {
+		d.Access = []string{}
+	}
+	return d
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	id, e := docID(r)
+	if e != nil {
+		return e
+	}
+	rec, e := readable(c, id)
+	if e != nil {
+		return e
+	}
+	d := documentView(rec)
+	switch v := r.URL.Query().Get("chunks"); v {
+	case "", "false", "0":
+	case "true", "1":
+		chunks, err := c.Engine().Chunks(r.Context(), id)
+		if err != nil {
+			return fromError(err)
+		}
+		d.ChunkList = make([]ChunkView, len(chunks))
+		for i, ch := range chunks {
+			d.ChunkList[i] = ChunkView{Index: ch.Index, Start: ch.Start, End: ch.End, Heading: ch.Heading, Text: ch.Text,
+				Context: ch.Context.Text, Contextualizer: ch.Context.Source, Flags: ch.Context.Flags}
+			if len(ch.Context.Flags) > 0 {
+				d.Flagged++
+			}
+		}
+	default:
+		return badField("chunks", fmt.Sprintf("%q: want true or false", truncate(v, 20)))
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	q := r.URL.Query()
+	for k := range q {
+		if k != "limit" && k != "cursor" && k != "filter" {
+			return badField(k, "unknown query parameter (want limit, cursor or filter)")
+		}
+	}
+	limit := DefaultListLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > s.limits.MaxListLimit {
+			return badField("limit", fmt.Sprintf("want an integer in [1, %d], got %q", s.limits.MaxListLimit, truncate(v, 20)))
+		}
+		limit = n
+	}
+	after := ""
+	if v := q.Get("cursor"); v != "" {
+		b, err := base64.RawURLEncoding.DecodeString(v)
+		if err != nil || !utf8.Valid(b) {
+			return badField("cursor", "not a cursor this server returned")
+		}
+		after = string(b)
+	}
+	var f *Filter
+	if v := q.Get("filter"); v != "" {
+		f = &Filter{}
+		if e := decodeJSON([]byte(v), f); e != nil {
+			e.field = "filter." + strings.TrimPrefix(e.field, "body")
+			e.field = strings.TrimSuffix(e.field, ".")
+			e.msg = e.field + ": " + strings.TrimPrefix(e.msg, "body: ")
+			return e
+		}
+		if e := f.validate("filter"); e != nil {
+			return e
+		}
+	}
+	out := DocumentList{Documents: []Document{}}
+	for _, rec := range c.Engine().Documents() { // ordered by id
+		if rec.ID <= after || !c.CanRead(rec.Access) || !f.matches(rec) {
+			continue
+		}
+		if len(out.Documents) == limit {
+			out.Next = base64.RawURLEncoding.EncodeToString([]byte(out.Documents[limit-1].ID))
+			break
+		}
+		out.Documents = append(out.Documents, documentView(rec))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// readUpsert reads a JSON or multipart upsert into a document request and
+// its source bytes.
+func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRequest, situate.Source, *apiError) {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt = ""
+	}
+	var req DocumentRequest
+	switch mt {
+	case "application/json":
+		body, e := readBody(w, r, s.limits.MaxBodyBytes)
+		if e != nil {
+			return nil, situate.Source{}, e
+		}
+		if e := decodeJSON(body, &req); e != nil {
+			return nil, situate.Source{}, e
+		}
+		return &req, situate.Source{Format: req.Format, Data: []byte(req.Text)}, nil
+	case "multipart/form-data":
+		if s.opts.Parse == nil {
+			return nil, situate.Source{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+				field: "Content-Type", msg: "Content-Type: this server accepts JSON text only (no file parser configured)"}
+		}
+		return s.readMultipart(w, r, params["boundary"])
+	}
+	return nil, situate.Source{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "Content-Type",
+		msg: fmt.Sprintf("Content-Type: want application/json or multipart/form-data, got %q", truncate(ct, 80))}
+}
+
+// readMultipart reads a "document" part (JSON, optional) and a "file" part.
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, boundary string) (*DocumentRequest, situate.Source, *apiError) {
+	if boundary == "" {
+		return nil, situate.Source{}, badField("Content-Type", "multipart/form-data without a boundary")
+	}
+	limit := s.limits.MaxUploadBytes
+	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit+64<<10), boundary)
+	var (
+		req     DocumentRequest
+		src     situate.Source
+		gotFile bool
+	)
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, src, multipartError(err, limit)
+		}
+		switch p.FormName() {
+		case "document":
+			b, err := io.ReadAll(io.LimitReader(p, s.limits.MaxBodyBytes+1))
+			if err != nil {
+				return nil, src, multipartError(err, limit)
+			}
+			if int64(len(b)) > s.limits.MaxBodyBytes {
+				return nil, src, &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", field: "document",
+					msg: fmt.Sprintf("document: larger than %d bytes", s.limits.MaxBodyBytes)}
+			}
+			if e := decodeJSON(b, &req); e != nil {
+				if e.field == "body" {
+					e.field, e.msg = "document", "document"+strings.TrimPrefix(e.msg, "body")
+				}
+				return nil, src, e
+			}
+			if req.Text != "" {
+				return nil, src, badField("document.text", "send the text as the file part, not in the document part")
+			}
+		case "file":
+			if gotFile {
+				return nil, src, badField("file", "more than one file part")
+			}
+			gotFile = true
+			src.Name = p.FileName()
+			if src.Name == "" || !utf8.ValidString(src.Name) || len(src.Name) > 255 {
+				return nil, src, badField("file", "the file part needs a file name (valid UTF-8, at most 255 bytes)")
+			}
+			b, err := io.ReadAll(io.LimitReader(p, limit+1))
+			if err != nil {
+				return nil, src, multipartError(err, limit)
+			}
+			if int64(len(b)) > limit {
+				return nil, src, &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", field: "file",
+					msg: fmt.Sprintf("file: larger than the upload limit of %d bytes", limit)}
+			}
+			src.Data = b
+		default:
+			return nil, src, badField(truncate(p.FormName(), 40), "unknown multipart part (want document and file)")
+		}
+	}
+	if !gotFile {
+		return nil, src, badField("file", "missing: a multipart upload needs a file part")
+	}
+	if len(src.Data) == 0 {
+		return nil, src, badField("file", "empty")
+	}
+	src.Format = req.Format
+	return &req, src, nil
+}
+
+func multipartError(err error, limit int64) *apiError {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", field: "body",
+			msg: fmt.Sprintf("body: larger than the upload limit of %d bytes", limit)}
+	}
+	return badField("body", "malformed multipart: "+err.Error())
+}
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	return s.upsert(w, r, c, "", true)
+}
+
+func (s *Server) handleUpsert(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	id, e := docID(r)
+	if e != nil {
+		return e
+	}
+	return s.upsert(w, r, c, id, false)
+}
+
+// upsert stores the source and queues its job; the response (202) means the
+// source is durable. create refuses an id that is in use (409).
+func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id string, create bool) *apiError {
+	if !c.canWrite() {
+		return &apiError{status: http.StatusForbidden, code: "forbidden", msg: "this key may not write documents"}
+	}
+	t := c.tenant
+	if t.Jobs == nil {
+		return &apiError{status: http.StatusServiceUnavailable, code: "unavailable", msg: "this server does not index documents"}
+	}
+	req, src, e := s.readUpsert(w, r)
+	if e != nil {
+		return e
+	}
+	if create {
+		id = req.ID
+	} else if req.ID != "" && req.ID != id {
+		return badField("id", fmt.Sprintf("%q differs from the id in the path", truncate(req.ID, 80)))
+	}
+	req.ID = id
+	isFile := src.Name != ""
+	if e := validateDocument(req, !isFile, s.limits.MaxBodyBytes); e != nil {
+		return e
+	}
+	src.DocID, src.Title, src.Lang, src.Metadata, src.Access = id, req.Title, req.Lang, req.Metadata, req.Access
+	if isFile {
+		if _, err := s.opts.Parse(r.Context(), src); err != nil {
+			return parseError(err)
+		}
+	}
+	// The existence check and the enqueue run under the document's lock, so
+	// two creates of one id cannot both succeed.
+	unlock := t.lockDoc(id)
+	defer unlock()
+	rec, err := c.Engine().Document(id)
+	exists := err == nil
+	if !exists {
+		if _, err := t.Jobs.Source(r.Context(), id); err == nil {
+			exists = true
+		} else if !errors.Is(err, situate.ErrNotFound) {
+			return fromError(err)
+		}
+	}
+	if exists && create {
+		return &apiError{status: http.StatusConflict, code: "conflict", field: "id", msg: "id: a document with this id exists (use PUT to replace it)"}
+	}
+	if exists && !c.Admin && rec.ID != "" && !c.CanRead(rec.Access) {
+		return &apiError{status: http.StatusConflict, code: "conflict", field: "id", msg: "id: in use by a document this key may not replace"}
+	}
+	j, err := t.Jobs.EnqueueSource(r.Context(), src)
+	if err != nil {
+		return fromError(err)
+	}
+	t.notify()
+	w.Header().Set("Location", "/v1/jobs/"+strconv.FormatInt(j.ID, 10))
+	writeJSON(w, http.StatusAccepted, UpsertResponse{Document: id, Job: jobView(j)})
+	return nil
+}
+
+func parseError(err error) *apiError {
+	if errors.Is(err, ErrUnsupportedFormat) {
+		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "file", msg: "file: " + err.Error()}
+	}
+	return badField("file", err.Error())
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	id, e := docID(r)
+	if e != nil {
+		return e
+	}
+	t := c.tenant
+	unlock := t.lockDoc(id)
+	defer unlock()
+	// A document the caller may not read is not found: by its indexed
+	// record, or by its source while its first job has not run yet.
+	if rec, err := c.Engine().Document(id); err == nil {
+		if !c.CanRead(rec.Access) {
+			return notFound("document")
+		}
+	} else if t.Jobs == nil {
+		return notFound("document")
+	} else {
+		src, err := t.Jobs.Source(r.Context(), id)
+		if errors.Is(err, situate.ErrNotFound) || err == nil && !c.CanRead(src.Access) {
+			return notFound("document")
+		}
+		if err != nil {
+			return fromError(err)
+		}
+	}
+	if !c.canWrite() {
+		return &apiError{status: http.StatusForbidden, code: "forbidden", msg: "this key may not write documents"}
+	}
+	if t.Jobs != nil {
+		if err := t.Jobs.DeleteSource(r.Context(), id); err != nil {
+			return fromError(err)
+		}
+	}
+	if err := c.Engine().Delete(r.Context(), id); err != nil && !errors.Is(err, situate.ErrNotFound) {
+		return fromError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return badField("id", fmt.Sprintf("%q: want a positive integer job id", truncate(r.PathValue("id"), 40)))
+	}
+	if c.tenant.Jobs == nil {
+		return notFound("job")
+	}
+	j, err := c.tenant.Jobs.Job(r.Context(), id)
+	if errors.Is(err, situate.ErrNotFound) || err == nil && !c.CanRead(j.Access) {
+		return notFound("job")
+	}
+	if err != nil {
+		return fromError(err)
+	}
+	writeJSON(w, http.StatusOK, jobView(j))
+	return nil
+}
+
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	st := Status{Tenant: c.Tenant, Languages: map[string]int{}, Principals: c.Principals, Admin: c.Admin, Contextualizer: "none"}
+	if st.Principals == nil {
+		st.Principals = []string{}
+	}
+	for _, rec := range c.Engine().Documents() {
+		if !c.CanRead(rec.Access) {
+			continue
+		}
+		st.Documents++
+		st.Chunks += rec.Chunks
+		st.Languages[rec.Lang]++
+	}
+	opts := c.Engine().Options()
+	if opts.Contextualizer != nil {
+		st.Contextualizer = opts.Contextualizer.Name()
+	}
+	if opts.Embedder != nil {
+		st.Embedder = opts.Embedder.Name()
+	}
+	if opts.Reranker != nil {
+		st.Reranker = opts.Reranker.Name()
+	}
+	if c.Admin && c.tenant.Jobs != nil {
+		counts, err := c.tenant.Jobs.JobCounts(r.Context())
+		if err != nil {
+			return fromError(err)
+		}
+		st.Jobs = counts
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}

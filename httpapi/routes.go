@@ -1,0 +1,194 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// OpenAPI is the OpenAPI 3 document of the API, served at /v1/openapi.json.
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// routes lists every route. The OpenAPI document describes each; the API
+// tests check that the two agree.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !s.isReady() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting or shutting down"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(OpenAPI)
+	})
+	mux.Handle("GET /metrics", s.authed(s.handleMetrics))
+	mux.Handle("GET /v1/status", s.api(s.handleStatus))
+	mux.Handle("POST /v1/search", s.api(s.handleSearch))
+	mux.Handle("GET /v1/documents", s.api(s.handleList))
+	mux.Handle("POST /v1/documents", s.api(s.handleCreate))
+	mux.Handle("PUT /v1/documents/{id...}", s.api(s.handleUpsert))
+	mux.Handle("GET /v1/documents/{id...}", s.api(s.handleGet))
+	mux.Handle("DELETE /v1/documents/{id...}", s.api(s.handleDelete))
+	mux.Handle("GET /v1/jobs/{id}", s.api(s.handleJob))
+	root := false
+	for _, m := range s.opts.Mounts {
+		h := m.Handler
+		if !m.Public {
+			h = s.authed(func(w http.ResponseWriter, r *http.Request, _ *Caller) *apiError {
+				m.Handler.ServeHTTP(w, r)
+				return nil
+			})
+		}
+		mux.Handle(m.Pattern, h)
+		if m.Pattern == "/" || m.Pattern == "GET /" || m.Pattern == "/{path...}" || m.Pattern == "GET /{path...}" {
+			root = true
+		}
+	}
+	if !root {
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, notFound("route "+r.Method+" "+truncate(r.URL.Path, 200)))
+		})
+	}
+	return s.observe(mux)
+}
+
+// observe gives every request an id, logs it (route, status, duration,
+// tenant and key id: never a key, a query or document text) and records
+// its latency by route and status.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rid := r.Header.Get("X-Request-Id")
+		if !validRequestID(rid) {
+			var b [8]byte
+			rand.Read(b[:])
+			rid = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", rid)
+		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		info := &requestInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+		next.ServeHTTP(rw, r)
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		d := time.Since(start)
+		s.metrics.requests.WithLabelValues(route, strconv.Itoa(rw.status)).Observe(d.Seconds())
+		s.log.Info("request", "request_id", rid, "method", r.Method, "route", route, "status", rw.status,
+			"duration_ms", float64(d.Microseconds())/1000, "bytes", rw.bytes, "tenant", info.tenant, "key", info.key)
+	})
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+type requestInfoKey struct{}
+
+// requestInfo carries what the log line needs from inner handlers.
+type requestInfo struct{ tenant, key string }
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// Flush lets streaming handlers (MCP's event streams) flush through.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+type handler func(w http.ResponseWriter, r *http.Request, c *Caller) *apiError
+
+// authed authenticates and rate-limits a request, then calls h with its
+// caller in the context.
+func (s *Server) authed(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, e := s.authenticate(r)
+		if e != nil {
+			s.writeError(w, r, e)
+			return
+		}
+		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+			info.tenant, info.key = c.Tenant, c.KeyID
+		}
+		limitKey := c.KeyID
+		if limitKey == "" {
+			limitKey = c.Tenant
+		}
+		if ok, wait := s.rates.allow(limitKey); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+			s.writeError(w, r, &apiError{status: http.StatusTooManyRequests, code: "rate_limited",
+				msg: "rate limit exceeded for this key; retry after the Retry-After header's seconds"})
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+		if e := h(w, r, c); e != nil {
+			s.writeError(w, r, e)
+		}
+	})
+}
+
+// api is authed with the request timeout.
+func (s *Server) api(h handler) http.Handler {
+	return s.authed(func(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
+		defer cancel()
+		return h(w, r.WithContext(ctx), c)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	b, err := json.Marshal(v)
+	if err != nil {
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"error":{"code":"internal","message":"encode response"}}`))
+		return
+	}
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
