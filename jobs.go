@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// Source is a document as a client uploaded it: the bytes and the fields the
+// Upload is a document as a client uploaded it: the bytes and the fields the
 // client gave. A store keeps it (compressed) so that a changed prompt
 // template, model or chunking re-situates the document without the client
 // uploading it again.
-type Source struct {
+type Upload struct {
 	DocID string
 	// Name is the uploaded file's name ("" for text sent as JSON); its
 	// extension picks the parser.
@@ -61,14 +61,18 @@ type Job struct {
 // sources they index. A job survives a restart: a claimed job whose lease
 // ran out (its worker died) is claimed again.
 type JobStore interface {
-	// EnqueueSource stores src, replacing the document's previous source,
+	// EnqueueUpload stores src, replacing the document's previous source,
 	// and queues a job for it, in one transaction.
-	EnqueueSource(ctx context.Context, src Source) (Job, error)
-	// Source returns a document's source, or an error wrapping ErrNotFound.
-	Source(ctx context.Context, docID string) (Source, error)
-	// DeleteSource removes a document's source; an unknown one is not an
+	EnqueueUpload(ctx context.Context, src Upload) (Job, error)
+	// Upload returns a document's upload, or an error wrapping ErrNotFound.
+	Upload(ctx context.Context, docID string) (Upload, error)
+	// EnqueueJob queues a job that indexes a document's stored upload
+	// again (after a settings change made it stale), unless one is queued
+	// or running for it already; queued is false then.
+	EnqueueJob(ctx context.Context, docID string, access []string) (j Job, queued bool, err error)
+	// DeleteUpload removes a document's source; an unknown one is not an
 	// error.
-	DeleteSource(ctx context.Context, docID string) error
+	DeleteUpload(ctx context.Context, docID string) error
 	// Job returns one job, or an error wrapping ErrNotFound.
 	Job(ctx context.Context, id int64) (Job, error)
 	// ClaimJob marks the oldest queued job, or a running one whose lease

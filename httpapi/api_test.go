@@ -152,7 +152,7 @@ func TestRoutes(t *testing.T) {
 	if r := e.do(call{method: "GET", path: "/v1/documents/notes/tide.md", key: admin}); r.status != http.StatusNotFound {
 		t.Errorf("get after delete: %d", r.status)
 	}
-	if _, err := e.stores["acme"].Source(context.Background(), "notes/tide.md"); err == nil {
+	if _, err := e.stores["acme"].Upload(context.Background(), "notes/tide.md"); err == nil {
 		t.Errorf("source kept after delete")
 	}
 	t.Logf("validated %d requests and %d responses against openapi.json", e.validatedReq, e.validatedResp)

@@ -184,7 +184,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, c *Caller) *
 
 // readUpsert reads a JSON or multipart upsert into a document request and
 // its source bytes.
-func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRequest, situate.Source, *apiError) {
+func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRequest, situate.Upload, *apiError) {
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -195,33 +195,33 @@ func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRe
 	case "application/json":
 		body, e := readBody(w, r, s.limits.MaxBodyBytes)
 		if e != nil {
-			return nil, situate.Source{}, e
+			return nil, situate.Upload{}, e
 		}
 		if e := decodeJSON(body, &req); e != nil {
-			return nil, situate.Source{}, e
+			return nil, situate.Upload{}, e
 		}
-		return &req, situate.Source{Format: req.Format, Data: []byte(req.Text)}, nil
+		return &req, situate.Upload{Format: req.Format, Data: []byte(req.Text)}, nil
 	case "multipart/form-data":
 		if s.opts.Parse == nil {
-			return nil, situate.Source{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			return nil, situate.Upload{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
 				field: "Content-Type", msg: "Content-Type: this server accepts JSON text only (no file parser configured)"}
 		}
 		return s.readMultipart(w, r, params["boundary"])
 	}
-	return nil, situate.Source{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "Content-Type",
+	return nil, situate.Upload{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "Content-Type",
 		msg: fmt.Sprintf("Content-Type: want application/json or multipart/form-data, got %q", truncate(ct, 80))}
 }
 
 // readMultipart reads a "document" part (JSON, optional) and a "file" part.
-func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, boundary string) (*DocumentRequest, situate.Source, *apiError) {
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, boundary string) (*DocumentRequest, situate.Upload, *apiError) {
 	if boundary == "" {
-		return nil, situate.Source{}, badField("Content-Type", "multipart/form-data without a boundary")
+		return nil, situate.Upload{}, badField("Content-Type", "multipart/form-data without a boundary")
 	}
 	limit := s.limits.MaxUploadBytes
 	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit+64<<10), boundary)
 	var (
 		req     DocumentRequest
-		src     situate.Source
+		src     situate.Upload
 		gotFile bool
 	)
 	for {
@@ -341,7 +341,7 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	rec, err := c.Engine().Document(id)
 	exists := err == nil
 	if !exists {
-		if _, err := t.Jobs.Source(r.Context(), id); err == nil {
+		if _, err := t.Jobs.Upload(r.Context(), id); err == nil {
 			exists = true
 		} else if !errors.Is(err, situate.ErrNotFound) {
 			return fromError(err)
@@ -353,7 +353,7 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	if exists && !c.Admin && rec.ID != "" && !c.CanRead(rec.Access) {
 		return &apiError{status: http.StatusConflict, code: "conflict", field: "id", msg: "id: in use by a document this key may not replace"}
 	}
-	j, err := t.Jobs.EnqueueSource(r.Context(), src)
+	j, err := t.Jobs.EnqueueUpload(r.Context(), src)
 	if err != nil {
 		return fromError(err)
 	}
@@ -387,7 +387,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, c *Caller)
 	} else if t.Jobs == nil {
 		return notFound("document")
 	} else {
-		src, err := t.Jobs.Source(r.Context(), id)
+		src, err := t.Jobs.Upload(r.Context(), id)
 		if errors.Is(err, situate.ErrNotFound) || err == nil && !c.CanRead(src.Access) {
 			return notFound("document")
 		}
@@ -399,7 +399,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, c *Caller)
 		return &apiError{status: http.StatusForbidden, code: "forbidden", msg: "this key may not write documents"}
 	}
 	if t.Jobs != nil {
-		if err := t.Jobs.DeleteSource(r.Context(), id); err != nil {
+		if err := t.Jobs.DeleteUpload(r.Context(), id); err != nil {
 			return fromError(err)
 		}
 	}

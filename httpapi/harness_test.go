@@ -77,7 +77,7 @@ type envOptions struct {
 	tenants        []string
 }
 
-func parseSource(ctx context.Context, src situate.Source) (situate.Document, error) {
+func parseSource(ctx context.Context, src situate.Upload) (situate.Document, error) {
 	if src.Name == "" {
 		f := src.Format
 		if f == "" {

@@ -85,7 +85,7 @@ type Tenant struct {
 }
 
 // Parser turns an uploaded source into a document (any ingest format).
-type Parser func(ctx context.Context, src situate.Source) (situate.Document, error)
+type Parser func(ctx context.Context, src situate.Upload) (situate.Document, error)
 
 // Mount is a handler served under a path of the server.
 type Mount struct {
@@ -250,19 +250,48 @@ func (s *Server) tenant(ctx context.Context, name string) (*tenantState, error) 
 		return nil, fmt.Errorf("open tenant %s: no engine", name)
 	}
 	ts := &tenantState{Tenant: *t, name: name, wake: make(chan struct{}, 1)}
+	if err := s.startTenant(ctx, ts); err != nil {
+		if ts.Close != nil {
+			ts.Close()
+		}
+		return nil, err
+	}
 	s.tenants[name] = ts
+	return ts, nil
+}
+
+// startTenant requeues a tenant's interrupted and stale jobs and starts its
+// workers.
+func (s *Server) startTenant(ctx context.Context, ts *tenantState) error {
+	name := ts.name
 	if ts.Jobs != nil {
 		if n, err := ts.Jobs.RequeueJobs(ctx); err != nil {
-			return nil, fmt.Errorf("open tenant %s: %w", name, err)
+			return fmt.Errorf("open tenant %s: %w", name, err)
 		} else if n > 0 {
 			s.log.Info("requeued interrupted jobs", "tenant", name, "jobs", n)
+		}
+		// Documents indexed with other settings (a changed prompt, model or
+		// chunking) are re-situated from their stored uploads.
+		requeued := 0
+		for _, rec := range ts.Engine.Stale() {
+			if _, err := ts.Jobs.Upload(ctx, rec.ID); err != nil {
+				continue // not uploaded through the API: nothing to re-read
+			}
+			if _, ok, err := ts.Jobs.EnqueueJob(ctx, rec.ID, rec.Access); err != nil {
+				return fmt.Errorf("open tenant %s: %w", name, err)
+			} else if ok {
+				requeued++
+			}
+		}
+		if requeued > 0 {
+			s.log.Info("re-situating documents indexed with other settings", "tenant", name, "documents", requeued)
 		}
 		for range s.opts.Workers {
 			s.workers.Add(1)
 			go s.work(ts)
 		}
 	}
-	return ts, nil
+	return nil
 }
 
 // openTenants lists the open tenants.

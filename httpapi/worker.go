@@ -45,7 +45,7 @@ func sleep(ctx context.Context, d time.Duration) {
 }
 
 // document turns a stored source into the document to index.
-func (s *Server) document(ctx context.Context, src situate.Source) (situate.Document, error) {
+func (s *Server) document(ctx context.Context, src situate.Upload) (situate.Document, error) {
 	var doc situate.Document
 	if s.opts.Parse != nil {
 		var err error
@@ -117,7 +117,7 @@ func (s *Server) runJob(ctx context.Context, t *tenantState, j situate.Job) (fai
 			"duration_ms", time.Since(start).Milliseconds())
 	}
 
-	src, err := t.Jobs.Source(ctx, j.DocID)
+	src, err := t.Jobs.Upload(ctx, j.DocID)
 	if errors.Is(err, situate.ErrNotFound) {
 		finish(situate.JobDone, "deleted", nil)
 		return false
@@ -175,7 +175,7 @@ func (s *Server) runJob(ctx context.Context, t *tenantState, j situate.Job) (fai
 	}
 	unlock := t.lockDoc(j.DocID)
 	defer unlock()
-	cur, err := t.Jobs.Source(ctx, j.DocID)
+	cur, err := t.Jobs.Upload(ctx, j.DocID)
 	switch {
 	case errors.Is(err, situate.ErrNotFound):
 		finish(situate.JobDone, "deleted", nil)

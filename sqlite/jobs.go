@@ -22,9 +22,9 @@ var (
 // a damaged row cannot inflate without limit.
 const maxSourceSize = 1 << 30
 
-// EnqueueSource stores src (gzip-compressed), replacing the document's
+// EnqueueUpload stores src (gzip-compressed), replacing the document's
 // previous source, and queues a job for it in the same transaction.
-func (s *Store) EnqueueSource(ctx context.Context, src situate.Source) (_ situate.Job, err error) {
+func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (_ situate.Job, err error) {
 	op := fmt.Sprintf("enqueue source %q", src.DocID)
 	if src.DocID == "" {
 		return situate.Job{}, s.errorf(op, fmt.Errorf("doc id is empty: %w", situate.ErrInvalid))
@@ -78,11 +78,11 @@ func (s *Store) EnqueueSource(ctx context.Context, src situate.Source) (_ situat
 	return j, nil
 }
 
-// Source returns a document's source, decompressed.
-func (s *Store) Source(ctx context.Context, docID string) (situate.Source, error) {
+// Upload returns a document's source, decompressed.
+func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error) {
 	op := fmt.Sprintf("source %q", docID)
 	var (
-		src              situate.Source
+		src              situate.Upload
 		metadata, access string
 		size             int64
 		data             []byte
@@ -92,39 +92,77 @@ func (s *Store) Source(ctx context.Context, docID string) (situate.Source, error
 		FROM sources WHERE doc_id = ?`, docID).Scan(&src.DocID, &src.Name, &src.Format, &src.Title, &src.Lang,
 		&metadata, &access, &size, &data, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return situate.Source{}, s.errorf(op, situate.ErrNotFound)
+		return situate.Upload{}, s.errorf(op, situate.ErrNotFound)
 	}
 	if err != nil {
-		return situate.Source{}, s.errorf(op, err)
+		return situate.Upload{}, s.errorf(op, err)
 	}
 	if err := unmarshalMap(metadata, &src.Metadata); err != nil {
-		return situate.Source{}, s.errorf(op+": metadata", err)
+		return situate.Upload{}, s.errorf(op+": metadata", err)
 	}
 	if err := unmarshalList(access, &src.Access); err != nil {
-		return situate.Source{}, s.errorf(op+": access", err)
+		return situate.Upload{}, s.errorf(op+": access", err)
 	}
 	if size < 0 || size > maxSourceSize {
-		return situate.Source{}, s.errorf(op, fmt.Errorf("size %d out of range: %w", size, situate.ErrInvalid))
+		return situate.Upload{}, s.errorf(op, fmt.Errorf("size %d out of range: %w", size, situate.ErrInvalid))
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return situate.Source{}, s.errorf(op+": decompress", err)
+		return situate.Upload{}, s.errorf(op+": decompress", err)
 	}
 	src.Data = make([]byte, 0, size)
 	buf := bytes.NewBuffer(src.Data)
 	if _, err := io.Copy(buf, io.LimitReader(zr, size+1)); err != nil {
-		return situate.Source{}, s.errorf(op+": decompress", err)
+		return situate.Upload{}, s.errorf(op+": decompress", err)
 	}
 	if int64(buf.Len()) != size {
-		return situate.Source{}, s.errorf(op, fmt.Errorf("decompressed %d bytes, want %d: %w", buf.Len(), size, situate.ErrInvalid))
+		return situate.Upload{}, s.errorf(op, fmt.Errorf("decompressed %d bytes, want %d: %w", buf.Len(), size, situate.ErrInvalid))
 	}
 	src.Data = buf.Bytes()
 	src.UpdatedAt = time.Unix(0, updated)
 	return src, nil
 }
 
-// DeleteSource removes a document's source.
-func (s *Store) DeleteSource(ctx context.Context, docID string) error {
+// EnqueueJob queues a job for a document's stored upload unless one is
+// queued or running for it.
+func (s *Store) EnqueueJob(ctx context.Context, docID string, access []string) (_ situate.Job, _ bool, err error) {
+	op := fmt.Sprintf("enqueue job %q", docID)
+	acl, err := marshalList(access)
+	if err != nil {
+		return situate.Job{}, false, s.errorf(op, err)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return situate.Job{}, false, s.errorf(op, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE doc_id = ? AND state IN (?, ?)`,
+		docID, situate.JobQueued, situate.JobRunning).Scan(&n); err != nil {
+		return situate.Job{}, false, s.errorf(op, err)
+	}
+	if n > 0 {
+		return situate.Job{}, false, nil
+	}
+	now := time.Now()
+	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (doc_id, state, error, attempts, access, change, chunks, chunks_done,
+		calls, tokens, lease_until, created_at, started_at, finished_at) VALUES (?, ?, '', 0, ?, '', 0, 0, 0, 0, 0, ?, 0, 0)`,
+		docID, situate.JobQueued, acl, now.UnixNano())
+	if err != nil {
+		return situate.Job{}, false, s.errorf(op, err)
+	}
+	j := situate.Job{DocID: docID, State: situate.JobQueued, Access: access, CreatedAt: now}
+	if j.ID, err = res.LastInsertId(); err != nil {
+		return situate.Job{}, false, s.errorf(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return situate.Job{}, false, s.errorf(op+": commit", err)
+	}
+	return j, true, nil
+}
+
+// DeleteUpload removes a document's source.
+func (s *Store) DeleteUpload(ctx context.Context, docID string) error {
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM sources WHERE doc_id = ?`, docID); err != nil {
 		return s.errorf(fmt.Sprintf("delete source %q", docID), err)
 	}

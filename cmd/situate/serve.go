@@ -86,7 +86,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	pdfx := pdf.New(pdf.Options{})
 	defer pdfx.Close()
 	iopts := ingest.Options{MaxFileSize: int64(maxFile), PDF: pdfx}
-	parse := func(ctx context.Context, src situate.Source) (situate.Document, error) {
+	parse := func(ctx context.Context, src situate.Upload) (situate.Document, error) {
 		if src.Name == "" {
 			f := src.Format
 			if f == "" {
