@@ -16,7 +16,12 @@
 // dot-files, follows symlinks that lead out of the root (each file or
 // directory once; links inside the root are left to their targets' own
 // paths) with loop detection, and reports every skipped file as a
-// *FileError naming its path. JSONL reads pre-extracted documents,
+// *FileError naming its path. A document's id is its path below the root
+// with "/" separators; a file or directory whose name is not valid UTF-8 is
+// refused with ErrInvalidName (see there why it is not encoded). Front
+// ends print ids and paths with QuoteName, which quotes names holding
+// control or format characters so that they cannot forge output lines, and
+// read them back with UnquoteName. JSONL reads pre-extracted documents,
 // one JSON object per line.
 //
 // ingest imports the root package only, never another adapter. PDF support

@@ -135,9 +135,9 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s %s:%d: %v", e.Op, e.Path, e.Line, e.Err)
+		return fmt.Sprintf("%s %s:%d: %v", e.Op, QuoteName(e.Path), e.Line, e.Err)
 	}
-	return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Err)
+	return fmt.Sprintf("%s %s: %v", e.Op, QuoteName(e.Path), e.Err)
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
@@ -160,6 +160,9 @@ func ParseFile(ctx context.Context, file, id string, opts Options) (situate.Docu
 
 func parseFileInfo(ctx context.Context, file, id string, size int64, opts Options) (situate.Document, error) {
 	if err := ctx.Err(); err != nil {
+		return situate.Document{}, &FileError{Path: file, Op: "read", Err: err}
+	}
+	if err := checkName(id); err != nil {
 		return situate.Document{}, &FileError{Path: file, Op: "read", Err: err}
 	}
 	max := opts.maxFileSize()
@@ -236,6 +239,9 @@ func Parse(ctx context.Context, data []byte, id, name string, opts Options) (sit
 	}
 	if id == "" {
 		return fail(errors.New("document needs an id or a name"))
+	}
+	if err := checkName(id); err != nil {
+		return fail(fmt.Errorf("id: %w", err))
 	}
 	if len(data) == 0 {
 		return situate.Document{}, &FileError{Path: label, Op: "read", Err: ErrEmpty}

@@ -191,6 +191,13 @@ func (w *walker) dir(path, dirID string, ancestors []fileID, ignores ignoreStack
 		if ignores.ignored(e.id, e.dir) {
 			continue
 		}
+		if err := checkName(e.name); err != nil {
+			// Once for a directory, not once per file under it.
+			if err := w.report(e.path, "walk", err); err != nil {
+				return err
+			}
+			continue
+		}
 		if e.err != nil {
 			op := "stat"
 			if e.link {
