@@ -34,10 +34,13 @@ const (
 	FaultEchoKey
 	// FaultHang: the server never answers.
 	FaultHang
+	// FaultEchoServerError: HTTP 500 whose message repeats the
+	// credential: retryable, so every attempt's error is recorded.
+	FaultEchoServerError
 )
 
 // Faults lists every Fault.
-var Faults = []Fault{FaultUnauthorized, FaultForbidden, FaultModelNotFound, FaultRateLimited, FaultServerError, FaultEchoKey, FaultHang}
+var Faults = []Fault{FaultUnauthorized, FaultForbidden, FaultModelNotFound, FaultRateLimited, FaultServerError, FaultEchoKey, FaultHang, FaultEchoServerError}
 
 func (f Fault) String() string {
 	switch f {
@@ -55,6 +58,8 @@ func (f Fault) String() string {
 		return "echo-key"
 	case FaultHang:
 		return "hang"
+	case FaultEchoServerError:
+		return "echo-server-error"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -70,7 +75,7 @@ func (f Fault) Status() int {
 		return http.StatusNotFound
 	case FaultRateLimited:
 		return http.StatusTooManyRequests
-	case FaultServerError:
+	case FaultServerError, FaultEchoServerError:
 		return http.StatusInternalServerError
 	}
 	return 0
@@ -89,7 +94,8 @@ type ErrorBody func(w http.ResponseWriter, status int, message string)
 // every request with fault f through body, standing in for the provider's
 // API refusing the call. For FaultEchoKey the message repeats the
 // credential the request carried (authorization, x-api-key,
-// x-goog-api-key or a key query parameter); FaultHang holds every request
+// x-goog-api-key or a key query parameter), as it does for
+// FaultEchoServerError; FaultHang holds every request
 // until the client gives up.
 func FaultServer(t testing.TB, f Fault, body ErrorBody) *httptest.Server {
 	t.Helper()
@@ -112,7 +118,7 @@ func FaultServer(t testing.TB, f Fault, body ErrorBody) *httptest.Server {
 			FaultRateLimited:   "rate limit exceeded, slow down",
 			FaultServerError:   "internal server error",
 		}[f]
-		if f == FaultEchoKey {
+		if f == FaultEchoKey || f == FaultEchoServerError {
 			cred := r.Header.Get("authorization")
 			for _, h := range []string{"x-api-key", "x-goog-api-key"} {
 				if v := r.Header.Get(h); v != "" {
@@ -185,7 +191,7 @@ func checkFault(t *testing.T, f Fault, what string, err error, recorded ...strin
 		if !errors.Is(err, situate.ErrModelNotFound) {
 			t.Errorf("%s: %s: %v does not match situate.ErrModelNotFound", f, what, err)
 		}
-	case FaultRateLimited, FaultServerError:
+	case FaultRateLimited, FaultServerError, FaultEchoServerError:
 		if !errors.As(err, &r) {
 			t.Errorf("%s: %s: %v (%T) does not implement Retryable", f, what, err, err)
 		} else if !r.Retryable() {
@@ -199,7 +205,7 @@ func checkFault(t *testing.T, f Fault, what string, err error, recorded ...strin
 			t.Errorf("%s: %s: %v does not match the caller's context.DeadlineExceeded", f, what, err)
 		}
 	}
-	if f != FaultRateLimited && f != FaultServerError && isRetryable {
+	if f != FaultRateLimited && f != FaultServerError && f != FaultEchoServerError && isRetryable {
 		t.Errorf("%s: %s: %v says it is retryable; repeating it cannot succeed", f, what, err)
 	}
 	if errors.Is(err, situate.ErrUnauthorized) && errors.Is(err, situate.ErrModelNotFound) {
