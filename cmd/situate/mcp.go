@@ -5,11 +5,30 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/mcpserver"
 )
+
+// situate serve answers MCP's Streamable HTTP transport at /mcp, behind its
+// authentication: every tool reads the caller's tenant with the caller's
+// principals (an administrator reads everything in its tenant).
+func init() {
+	serveMounts = append(serveMounts, func(ctx context.Context, e *env, c *config) ([]httpapi.Mount, error) {
+		log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		h := mcpserver.Handler(func(r *http.Request) (mcpserver.Scope, error) {
+			caller, ok := httpapi.CallerFrom(r.Context())
+			if !ok {
+				return mcpserver.Scope{}, errors.New("no authenticated caller")
+			}
+			return mcpserver.Scope{Engine: caller.Engine(), Principals: caller.Principals, Unrestricted: caller.Admin}, nil
+		}, mcpserver.Options{Logger: log})
+		return []httpapi.Mount{{Pattern: "/mcp", Handler: h}}, nil
+	})
+}
 
 func runMCP(ctx context.Context, e *env, args []string) error {
 	c := newConfig()

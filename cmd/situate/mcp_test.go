@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,5 +94,83 @@ func TestMCPBadUsage(t *testing.T) {
 	}
 	if code, _, errOut := run(t, dir, "mcp", "extra"); code != exitUsage || !strings.Contains(errOut, "unexpected arguments") {
 		t.Fatalf("mcp with an argument: exit %d, %s", code, errOut)
+	}
+}
+
+// TestMCPOverServeWithTypeScriptClient: the official TypeScript SDK's client
+// reaches /mcp on a real `situate serve` with keys: a valid key lists the
+// tools and searches its tenant as its principals; a missing, wrong or
+// revoked key is refused with 401 before any tool runs; another tenant's
+// key sees none of this tenant's documents.
+func TestMCPOverServeWithTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts situate serve and node (a few seconds)")
+	}
+	mcptest.SDKDir(t)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	admin := createKey(t, dir, store, "--tenant", "acme", "--admin")
+	finance := createKey(t, dir, store, "--tenant", "acme", "--principals", "finance")
+	staff := createKey(t, dir, store, "--tenant", "acme", "--principals", "staff")
+	other := createKey(t, dir, store, "--tenant", "globex", "--principals", "finance")
+	revoked := createKey(t, dir, store, "--tenant", "acme", "--principals", "finance")
+	id, _, _ := strings.Cut(strings.TrimPrefix(revoked, "sk_"), "_")
+	mustRun(t, dir, "keys", "revoke", "--store", store, id)
+
+	s := startServe(t, dir, store)
+	s.upsert(t, admin, "notice.md", map[string]any{"title": "Harbour notice", "format": "markdown",
+		"text": "# Harbour notice\n\nThe harbour office opens at nine every weekday."})
+	s.upsert(t, admin, "deal.md", map[string]any{"title": "Harbour deal", "format": "markdown", "access": []string{"finance"},
+		"text": "# Harbour deal\n\nThe harbour sale closes in March for twelve million."})
+
+	calls := []mcptest.Call{
+		{Tool: "search", Arguments: map[string]any{"query": "harbour", "k": 5}},
+		{Tool: "fetch", Arguments: map[string]any{"doc": "deal.md"}},
+	}
+	for _, c := range []struct {
+		name, key string
+		docs      []string
+	}{
+		{"admin", admin, []string{"deal.md", "notice.md"}},
+		{"finance", finance, []string{"deal.md", "notice.md"}},
+		{"staff", staff, []string{"notice.md"}},
+		{"other tenant", other, nil},
+	} {
+		out := mcptest.Run(t, mcptest.Spec{Transport: "http", URL: s.URL + "/mcp",
+			Headers: map[string]string{"Authorization": "Bearer " + c.key}, Calls: calls})
+		if out.Error != "" || len(out.Tools) != 3 || len(out.Results) != 2 {
+			t.Fatalf("%s: error %q, %d tools, %d results\n%s", c.name, out.Error, len(out.Tools), len(out.Results), s.log())
+		}
+		var res struct {
+			Results []struct {
+				Doc string `json:"doc"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(out.Results[0].Structured, &res); err != nil {
+			t.Fatal(err)
+		}
+		var docs []string
+		for _, r := range res.Results {
+			if !slices.Contains(docs, r.Doc) {
+				docs = append(docs, r.Doc)
+			}
+		}
+		slices.Sort(docs)
+		if !slices.Equal(docs, c.docs) {
+			t.Errorf("%s: search saw %v, want %v", c.name, docs, c.docs)
+		}
+		if readable := slices.Contains(c.docs, "deal.md"); readable == out.Results[1].IsError {
+			t.Errorf("%s: fetch deal.md: error %v %s", c.name, out.Results[1].IsError, out.Results[1].Text)
+		}
+	}
+	for name, headers := range map[string]map[string]string{
+		"no key":      nil,
+		"wrong key":   {"Authorization": "Bearer sk_0123456789abcdef_wrong"},
+		"revoked key": {"Authorization": "Bearer " + revoked},
+	} {
+		out := mcptest.Run(t, mcptest.Spec{Transport: "http", URL: s.URL + "/mcp", Headers: headers, Calls: calls})
+		if out.Status != http.StatusUnauthorized || len(out.Tools) > 0 || len(out.Results) > 0 {
+			t.Errorf("%s: error %q status %d, %d tools, %d results; want a 401 before any tool", name, out.Error, out.Status, len(out.Tools), len(out.Results))
+		}
 	}
 }
