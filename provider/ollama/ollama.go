@@ -384,6 +384,14 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 	}
 	options["num_ctx"] = numCtx
 	options["num_predict"] = maxTokens
+	if p.Sample > 0 {
+		// Another sample of a rejected answer.
+		options["seed"] = p.Sample
+		if t, ok := options["temperature"].(float64); !ok || t < 0.7 {
+			options["temperature"] = 0.7 + 0.1*float64(min(p.Sample, 3))
+		}
+		options["repeat_penalty"] = 1.3
+	}
 	body := map[string]any{
 		"model":      c.model,
 		"messages":   []map[string]string{{"role": "user", "content": content}},

@@ -108,6 +108,23 @@ func (c *Client) Body(p situate.Prompt) (map[string]any, error) {
 	for k, v := range c.extra {
 		body[k] = v
 	}
+	if p.Sample > 0 {
+		// Another sample of a rejected answer: another seed, and for
+		// local servers a warmer temperature and a repetition penalty
+		// (OpenAI's reasoning models accept no temperature but 1).
+		body["seed"] = p.Sample
+		if c.flavor != FlavorOpenAI {
+			if t, ok := body["temperature"].(float64); !ok || t < 0.7 {
+				body["temperature"] = 0.7 + 0.1*float64(min(p.Sample, 3))
+			}
+		}
+		switch c.flavor {
+		case FlavorLlamaCpp:
+			body["repeat_penalty"] = 1.3
+		case FlavorVLLM:
+			body["repetition_penalty"] = 1.3
+		}
+	}
 	return body, nil
 }
 

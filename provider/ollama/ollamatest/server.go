@@ -31,6 +31,8 @@
 package ollamatest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -75,6 +77,9 @@ type Config struct {
 	EmbedDim int
 	// StreamDelay is the wait between NDJSON lines.
 	StreamDelay time.Duration
+	// Digest is the model's digest in GET /api/tags (default: sha256 of
+	// Model).
+	Digest string
 }
 
 // FaultKind names an injected failure.
@@ -140,6 +145,19 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.handleChat)
 	mux.HandleFunc("POST /api/show", s.handleShow)
+	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, _ *http.Request) {
+		digest := s.cfg.Digest
+		if digest == "" {
+			sum := sha256.Sum256([]byte(s.cfg.Model))
+			digest = hex.EncodeToString(sum[:])
+		}
+		name := s.cfg.Model
+		if !strings.Contains(name, ":") {
+			name += ":latest"
+		}
+		w.Header().Set("content-type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"models": []any{map[string]any{"name": name, "model": name, "digest": digest}}})
+	})
 	mux.HandleFunc("POST /api/embed", s.handleEmbed)
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"version": "0.12.0"})

@@ -63,6 +63,9 @@ type Config struct {
 	Generate func(content string) string
 	// EmbedDim is the embedding size (default 8).
 	EmbedDim int
+	// ModelPath is llama.cpp's loaded GGUF file (/props model_path); its
+	// hash shapes /v1/models' meta, as another file's shape would.
+	ModelPath string
 }
 
 // FaultKind names an injected failure.
@@ -639,8 +642,15 @@ func (s *Server) handleRerank(w http.ResponseWriter, r *http.Request, f *Fault, 
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request, _ *Fault, _ []byte) {
 	m := map[string]any{"id": s.cfg.Model, "object": "model", "owned_by": s.cfg.Flavor}
-	if s.cfg.Flavor == FlavorVLLM {
+	switch s.cfg.Flavor {
+	case FlavorVLLM:
 		m["max_model_len"] = s.cfg.ContextWindow
+		m["root"] = s.cfg.Model
+	case FlavorLlamaCpp:
+		h := fnv.New32a()
+		h.Write([]byte(s.cfg.ModelPath))
+		m["meta"] = map[string]any{"vocab_type": 1, "n_vocab": 32000, "n_ctx_train": 8192, "n_embd": 64,
+			"n_params": 1000000 + int(h.Sum32()%1000), "size": 4000000 + int(h.Sum32()%4000), "ftype": 1}
 	}
 	w.Header().Set("content-type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{m}})
@@ -675,6 +685,7 @@ func (s *Server) handleProps(w http.ResponseWriter, _ *http.Request, _ *Fault, _
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"default_generation_settings": map[string]any{"n_ctx": s.cfg.ContextWindow},
 		"total_slots":                 s.cfg.Slots, "model_alias": s.cfg.Model, "build_info": "fake",
+		"model_path": s.cfg.ModelPath,
 	})
 }
 
