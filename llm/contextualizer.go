@@ -126,15 +126,16 @@ func (c *Contextualizer) templateFor(doc situate.Document) (Template, string, st
 	return BuiltinTemplate(lang), lang, want
 }
 
-// cacheKey identifies a context: the settings (model and its digest,
-// template, output budget, context bound, forced language), the template
-// and language used for the document, the document, the chunk and the
-// window.
+// cacheKey identifies a context: the model and its digest, the output
+// budget and context bound, the template and language used for the
+// document (so a forced language changes only the keys of documents whose
+// prompt it changes), the document, the chunk and the window.
 func (c *Contextualizer) cacheKey(tmplHash, lang, docHash, chunkText, desc string) string {
 	h := sha256.New()
 	ch := sha256.Sum256([]byte(chunkText))
 	st := c.Settings()
-	for _, s := range []string{"situate-context-v2", st.Model, st.Fingerprint, tmplHash, lang, docHash, hex.EncodeToString(ch[:]), desc} {
+	for _, s := range []string{"situate-context-v2", st.Model, st.ModelDigest, fmt.Sprint(st.MaxTokens), fmt.Sprint(st.MaxContextTokens),
+		tmplHash, lang, docHash, hex.EncodeToString(ch[:]), desc} {
 		fmt.Fprintf(h, "%d:%s\n", len(s), s)
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -253,6 +253,9 @@ feed:
 	if !*quiet && e.tally != nil && e.tally.calls.Load() > 0 {
 		fmt.Fprintf(e.stderr, "llm: %s\n", e.tally)
 	}
+	if s := llmSummary(e); s != "" && !*quiet {
+		fmt.Fprintf(e.stderr, "llm: %s\n", s)
+	}
 	if !*quiet {
 		fmt.Fprintf(e.stderr, "indexed %d documents in %s: %d added, %d updated, %d unchanged, %d removed, %d skipped, %d failed; %d new chunks; store %s\n",
 			len(docs)+len(known), time.Since(start).Round(time.Millisecond), counts[situate.Added], counts[situate.Updated],

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/situate/situate"
@@ -219,7 +221,8 @@ func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Conte
 		return nil, err
 	}
 	e.tally = &usageTally{next: store}
-	o.Cache, o.Usage = store, e.tally
+	e.llmDocs = &docTally{next: e.tally}
+	o.Cache, o.Usage = store, e.llmDocs
 	if len(models) > 1 {
 		o.Replicas = models[1:]
 	}
@@ -227,7 +230,156 @@ func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Conte
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if err := identifyLLM(c, ctxz); err != nil {
+		return nil, err
+	}
 	return ctxz, nil
+}
+
+// identifyLLMTimeout bounds asking a local server which model it serves.
+const identifyLLMTimeout = 30 * time.Second
+
+// identifyLLM asks the model's server which model it serves (llama.cpp,
+// vLLM, Ollama), so that contexts carry the served model's name and a
+// model swapped behind the same URL re-situates what the old one wrote.
+func identifyLLM(c *config, ctxz *llm.Contextualizer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), identifyLLMTimeout)
+	defer cancel()
+	if err := ctxz.Identify(ctx); err != nil {
+		where := ""
+		if urls := c.list("llm-base-url"); len(urls) > 0 {
+			where = " at " + strings.Join(urls, ", ")
+		}
+		return fmt.Errorf("--llm %s: %w (is the server running%s?)", c.str("llm"), err, where)
+	}
+	return nil
+}
+
+// llmSettingsKey is the store meta key holding the llm.Settings (JSON) the
+// store was last indexed with; "status" reads it to tell stale from fresh
+// without asking the model's server.
+const llmSettingsKey = "llm-settings"
+
+// contextualizerKey holds the name and fingerprint of the contextualizer
+// the store was last indexed with, whatever it is.
+const contextualizerKey = "contextualizer"
+
+// storedContextualizer is the contextualizer a store was last indexed with,
+// as recorded in its meta.
+type storedContextualizer struct {
+	Name        string        `json:"name"`
+	Fingerprint string        `json:"fingerprint,omitempty"`
+	LLM         *llm.Settings `json:"llm,omitempty"`
+}
+
+func readStoredContextualizer(ctx context.Context, store *sqlite.Store) (storedContextualizer, bool, error) {
+	var sc storedContextualizer
+	v, ok, err := store.Meta(ctx, contextualizerKey)
+	if err != nil || !ok {
+		return sc, false, err
+	}
+	if err := json.Unmarshal([]byte(v), &sc); err != nil {
+		return sc, false, fmt.Errorf("store meta %s: %w", contextualizerKey, err)
+	}
+	return sc, true, nil
+}
+
+// noteContextualizer records in the store the contextualizer an index run
+// uses and, for an LLM whose settings changed since the store was last
+// indexed, says what changed: every document is re-processed (the engine's
+// processing fingerprint changed) and the chunks whose prompt changed get
+// a new call; runIndex reports how many documents were re-situated.
+func noteContextualizer(ctx context.Context, e *env, store *sqlite.Store, eng *situate.Engine, cz situate.Contextualizer) error {
+	cur := storedContextualizer{Name: "none"}
+	if cz != nil {
+		cur.Name = cz.Name()
+		if f, ok := cz.(situate.Fingerprinter); ok {
+			cur.Fingerprint = f.Fingerprint()
+		}
+		if l, ok := cz.(*llm.Contextualizer); ok {
+			st := l.Settings()
+			cur.LLM = &st
+		}
+	}
+	old, found, err := readStoredContextualizer(ctx, store)
+	if err != nil {
+		return err
+	}
+	if found && old.LLM != nil && cur.LLM != nil && len(eng.Documents()) > 0 {
+		if changes := cur.LLM.Changes(*old.LLM); len(changes) > 0 {
+			e.llmChange = strings.Join(changes, "; ")
+			e.llmBefore = map[string]bool{}
+			for _, r := range eng.Documents() {
+				e.llmBefore[r.ID] = true
+			}
+			fmt.Fprintf(e.stderr, "llm: %s since this store was indexed: its documents are re-situated (chunks whose prompt is unchanged reuse their cached context)\n", e.llmChange)
+		}
+	}
+	b, err := json.Marshal(cur)
+	if err != nil {
+		return err
+	}
+	return store.SetMeta(ctx, contextualizerKey, string(b))
+}
+
+// Name, Fingerprint and Contextualize make a stored contextualizer stand in
+// for the one the store was indexed with, for "status": the engine's
+// processing fingerprint is then the index run's.
+func (s storedContextualizer) stub() situate.Contextualizer {
+	switch {
+	case s.Name == "none":
+		return nil
+	case s.Fingerprint != "":
+		return fingerprintedStub{stubContextualizer{s}}
+	}
+	return stubContextualizer{s}
+}
+
+type stubContextualizer struct{ s storedContextualizer }
+
+type fingerprintedStub struct{ stubContextualizer }
+
+func (z fingerprintedStub) Fingerprint() string { return z.s.Fingerprint }
+
+func (z stubContextualizer) Name() string { return z.s.Name }
+func (z stubContextualizer) Contextualize(context.Context, situate.Document, []situate.Chunk) ([]situate.Context, error) {
+	return nil, fmt.Errorf("contextualizer %s as recorded in the store: cannot write contexts: %w", z.s.Name, situate.ErrInvalid)
+}
+
+// docTally counts the documents that made at least one context call in
+// this run (for "re-situated N documents: <reason>").
+type docTally struct {
+	next situate.UsageRecorder
+	mu   sync.Mutex
+	docs map[string]bool
+}
+
+func (d *docTally) RecordUsage(ctx context.Context, u situate.Usage) error {
+	if strings.HasPrefix(u.Operation, "context") {
+		d.mu.Lock()
+		if d.docs == nil {
+			d.docs = map[string]bool{}
+		}
+		d.docs[u.DocID] = true
+		d.mu.Unlock()
+	}
+	if d.next == nil {
+		return nil
+	}
+	return d.next.RecordUsage(ctx, u)
+}
+
+// resituated counts the documents among ids that made a context call.
+func (d *docTally) resituated(ids map[string]bool) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for id := range d.docs {
+		if ids[id] {
+			n++
+		}
+	}
+	return n
 }
 
 // openAIFlavors maps the provider names that speak OpenAI's API (--llm,
@@ -242,4 +394,13 @@ func cacheSalt(e *env, flavor string) string {
 		return ""
 	}
 	return e.cacheSalt
+}
+
+// llmSummary is the line "situate index" prints after a run whose LLM
+// settings changed: "re-situated 12 documents: prompt template changed".
+func llmSummary(e *env) string {
+	if e.llmChange == "" || e.llmDocs == nil {
+		return ""
+	}
+	return fmt.Sprintf("re-situated %d documents: %s", e.llmDocs.resituated(e.llmBefore), e.llmChange)
 }

@@ -65,6 +65,14 @@ type env struct {
 	tally *usageTally
 	// cacheSalt is sent to vLLM as cache_salt (one per tenant of serve).
 	cacheSalt string
+	// llmDocs counts the documents that made LLM calls; llmChange says
+	// which LLM settings changed since the store was last indexed.
+	llmDocs   *docTally
+	llmChange string
+	llmBefore map[string]bool // documents in the store before the run
+	// stored makes the engine use the contextualizer the store was last
+	// indexed with when none is chosen ("status").
+	stored bool
 }
 
 func main() {

@@ -54,7 +54,20 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 	if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
 		name = "llm"
 	}
+	if e.stored && store != nil && name == c.settings["contextualizer"].def && c.settings["contextualizer"].origin == "default" {
+		// "status" without --contextualizer or --llm: the one the store
+		// was last indexed with.
+		sc, ok, err := readStoredContextualizer(context.Background(), store)
+		if err != nil {
+			return o, err
+		}
+		if ok {
+			name = "stored"
+			o.Contextualizer = sc.stub()
+		}
+	}
 	switch name {
+	case "stored":
 	case "offline":
 		o.Contextualizer = offline.New(offline.DefaultOptions())
 	case "none":
@@ -124,6 +137,13 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 	if err != nil {
 		store.Close()
 		return nil, nil, err
+	}
+	if create {
+		if err := noteContextualizer(ctx, e, store, eng, opts.Contextualizer); err != nil {
+			eng.Close()
+			store.Close()
+			return nil, nil, err
+		}
 	}
 	return eng, store, nil
 }

@@ -7,15 +7,23 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/situate/situate/llm"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
-	fs := newFlagSet("status", "", "Show documents, chunks, languages, contexts by source, store size, and what is stale\n(documents indexed with other chunking or contextualizer settings than the current ones).")
+	fs := newFlagSet("status", "", "Show documents, chunks, languages, contexts by source, store size, and what is stale\n"+
+		"(documents indexed with other chunking or contextualizer settings than the current ones). Without\n"+
+		"--contextualizer or --llm, the contextualizer is the one the store was last indexed with (its settings\n"+
+		"are recorded in the store); with the same --llm flags as 'index', status asks the model's server which\n"+
+		"model it serves and says what changed.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight", "recipe")
+	c.flags(fs, llmSettings...)
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
 	}
+	e.stored = true
 	eng, store, err := openEngine(ctx, e, c, false)
 	if err != nil {
 		return err
@@ -69,9 +77,28 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stdout)
 	ix := eng.IndexStats()
 	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Docs, ix.Terms, ix.Tokens)
-	if stale > 0 {
+	sc, found, err := readStoredContextualizer(ctx, store)
+	if err != nil {
+		return err
+	}
+	var changes []string
+	if found && sc.LLM != nil {
+		l := sc.LLM
+		lang := l.Language
+		if lang == "" {
+			lang = "each document's"
+		}
+		fmt.Fprintf(e.stdout, "llm         %s (template %s, max tokens %d, language %s)\n", l.Model, l.Template, l.MaxTokens, lang)
+		if cur, ok := eng.Options().Contextualizer.(*llm.Contextualizer); ok {
+			changes = cur.Settings().Changes(*l)
+		}
+	}
+	switch {
+	case stale > 0 && len(changes) > 0:
+		fmt.Fprintf(e.stdout, "stale       %d documents: %s; 'situate index' with these settings re-situates them\n", stale, strings.Join(changes, "; "))
+	case stale > 0:
 		fmt.Fprintf(e.stdout, "stale       %d documents were indexed with other chunking/contextualizer settings; 'situate index' re-processes them\n", stale)
-	} else {
+	default:
 		fmt.Fprintf(e.stdout, "stale       none\n")
 	}
 	return nil

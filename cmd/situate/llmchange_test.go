@@ -1,0 +1,133 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/situate/situate/provider/openai/openaitest"
+)
+
+// switchable is one URL in front of llama.cpp fakes that the test swaps,
+// as a user swaps the model a llama-server on a fixed port serves.
+type switchable struct {
+	srv    *httptest.Server
+	target atomic.Pointer[openaitest.Server]
+}
+
+func newSwitchable(t *testing.T, s *openaitest.Server) *switchable {
+	sw := &switchable{}
+	sw.target.Store(s)
+	sw.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, _ := url.Parse(sw.target.Load().URL)
+		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+	}))
+	t.Cleanup(sw.srv.Close)
+	return sw
+}
+
+func llamaFake(t *testing.T, path string) *openaitest.Server {
+	s := openaitest.NewServer(openaitest.Config{Flavor: openaitest.FlavorLlamaCpp, Model: "tiny.gguf", ModelPath: path})
+	t.Cleanup(s.Close)
+	return s
+}
+
+var resituatedRe = regexp.MustCompile(`re-situated (\d+) documents: (.*)`)
+
+// TestLLMSettingsChangesResituate: with llama.cpp (a fake speaking its
+// wire format behind one URL), changing the prompt template, the model
+// served at the URL, max tokens or the forced language re-situates exactly
+// the documents whose prompts changed, says why, and an unchanged run makes
+// no call. status tells stale from fresh from the settings recorded in the
+// store, without --llm.
+func TestLLMSettingsChangesResituate(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, filepath.Join(repoRoot(t), "examples", "corpus"), corpus)
+	os.Remove(filepath.Join(corpus, "queries.jsonl"))
+	store := filepath.Join(dir, "store")
+	a := llamaFake(t, "/models/a/tiny.gguf")
+	sw := newSwitchable(t, a)
+	base := []string{"--store", store, "--llm", "llamacpp", "--llm-base-url", sw.srv.URL + "/v1"}
+	calls := func() int {
+		return sw.target.Load().Stats().Chat
+	}
+	index := func(extra ...string) (string, int) {
+		t.Helper()
+		before := calls()
+		_, errOut := mustRun(t, dir, append(append([]string{"index"}, base...), append(extra, corpus)...)...)
+		return errOut, calls() - before
+	}
+	status := func(args ...string) string {
+		t.Helper()
+		out, _ := mustRun(t, dir, append([]string{"status", "--store", store}, args...)...)
+		return out
+	}
+	out, n := index()
+	if n == 0 || !strings.Contains(out, "12 added") {
+		t.Fatalf("first run: %d calls\n%s", n, out)
+	}
+	all := n
+	show, _ := mustRun(t, dir, "show", "--store", store, "en/brightwater-logistics.md")
+	if !strings.Contains(show, "llamacpp:tiny.gguf") {
+		t.Errorf("contexts do not carry the served model's name:\n%s", show)
+	}
+	if st := status(); !strings.Contains(st, "stale       none") || !strings.Contains(st, "llamacpp:tiny.gguf") {
+		t.Errorf("status after indexing:\n%s", st)
+	}
+	if out, n := index(); n != 0 || !strings.Contains(out, "12 unchanged") {
+		t.Errorf("unchanged settings: %d calls\n%s", n, out)
+	}
+
+	tmpl := filepath.Join(dir, "tmpl.txt")
+	os.WriteFile(tmpl, []byte("<document>\n{{WHOLE_DOCUMENT}}\n</document>\nSituate this chunk:\n<chunk>\n{{CHUNK_CONTENT}}\n</chunk>\nAnswer with the context only.\n"), 0o644)
+	if st := status("--llm", "llamacpp", "--llm-base-url", sw.srv.URL+"/v1", "--llm-template", tmpl); !strings.Contains(st, "stale       12 documents: prompt template changed") {
+		t.Errorf("status with another template:\n%s", st)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		args   []string
+		reason string
+		docs   int // documents re-situated
+		calls  int // -1: every chunk
+	}{
+		{"template", func() {}, []string{"--llm-template", tmpl}, "prompt template changed (builtin → tmpl.txt)", 12, -1},
+		{"same template again", func() {}, []string{"--llm-template", tmpl}, "", 0, 0},
+		// The built-in template's contexts are still cached.
+		{"back to the built-in template", func() {}, nil, "prompt template changed (tmpl.txt → builtin)", 0, 0},
+		{"another model behind the URL", func() { sw.target.Store(llamaFake(t, "/models/b/tiny.gguf")) }, nil,
+			"model changed (another model file named llamacpp:tiny.gguf)", 12, -1},
+		{"max tokens", func() {}, []string{"--llm-max-tokens", "128"}, "max tokens changed (256 → 128)", 12, -1},
+		// Forcing English changes the prompts of the 8 documents that are
+		// not English; the English ones keep their cached contexts.
+		{"language", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en"}, "language changed (each document's own → en)", 8, -2},
+	}
+	for _, s := range steps {
+		s.change()
+		out, n := index(s.args...)
+		m := resituatedRe.FindStringSubmatch(out)
+		switch {
+		case s.calls == 0 && n != 0:
+			t.Errorf("%s: %d calls, want none\n%s", s.name, n, out)
+		case s.reason == "" && m != nil:
+			t.Errorf("%s: %d calls, want none\n%s", s.name, n, out)
+		case s.reason != "" && (m == nil || m[2] != s.reason || m[1] != itoa(s.docs)):
+			t.Errorf("%s: want \"re-situated %d documents: %s\"\n%s", s.name, s.docs, s.reason, out)
+		case s.calls == -1 && n != all:
+			t.Errorf("%s: %d calls, want one per chunk (%d)", s.name, n, all)
+		case s.calls == -2 && (n == 0 || n >= all):
+			t.Errorf("%s: %d calls, want those of the affected documents only (fewer than %d)", s.name, n, all)
+		}
+		if st := status(); !strings.Contains(st, "stale       none") {
+			t.Errorf("%s: status after the run:\n%s", s.name, st)
+		}
+	}
+}
