@@ -52,6 +52,7 @@ func init() {
 		{"mcp", "serve the index to a local agent over MCP (stdio)", runMCP},
 		{"serve", "serve the JSON API, metrics and health checks over HTTP", runServe},
 		{"keys", "create, list and revoke API keys of situate serve", runKeys},
+		{"check", "verify the database and every index file; --repair rebuilds damaged indexes", runCheck},
 	}
 }
 
@@ -112,7 +113,7 @@ func Main(ctx context.Context, e *env, args []string) int {
 		case errors.Is(err, errAlreadyReported):
 			return exitFailure
 		default:
-			fmt.Fprintf(e.stderr, "situate %s: %v\n", c.name, err)
+			fmt.Fprintf(e.stderr, "situate %s: %v\n%s", c.name, err, damageHint(err))
 			return exitFailure
 		}
 	}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/embedcache"
+	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/vector"
+)
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	c := newConfig()
+	fs := newFlagSet("check", "",
+		"Check the store: SQLite's integrity_check on the database, every BM25 and vector file's checksums,\n"+
+			"and that every index holds exactly the database's documents and chunks. Reports each file.\n"+
+			"With --repair, rebuilds every damaged or incomplete index from the database (vectors from its\n"+
+			"vector cache, or with --embed). Exits 1 when damage remains.")
+	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
+		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
+	c.flags(fs, denseSettings...)
+	repair := fs.Bool("repair", false, "rebuild damaged or incomplete indexes from the database")
+	rest, err := c.parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected arguments %q", rest)
+	}
+	dir := c.storeDir(e)
+	dbPath := filepath.Join(dir, storeFile)
+	if _, err := os.Stat(dbPath); err != nil {
+		return fmt.Errorf("no store at %s: %w", dir, err)
+	}
+	// A writable open runs quick_check and refuses a damaged database; the
+	// read-only one lets integrity_check report what is wrong.
+	var store *sqlite.Store
+	if *repair {
+		store, err = sqlite.Open(ctx, dbPath)
+	}
+	if !*repair || errors.Is(err, sqlite.ErrCorrupt) {
+		store, err = sqlite.OpenReadOnly(ctx, dbPath)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stdout, "%-10s DAMAGED %s\n", "database", err)
+		return fmt.Errorf("%s cannot be read: %w", dbPath, err)
+	}
+	defer store.Close()
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts, err := engineOptions(c, e, store, log)
+	if err != nil {
+		return err
+	}
+	var rep situate.CheckReport
+	if *repair && !store.ReadOnly() {
+		if opts.Embedder == nil {
+			if name, found, _ := store.Meta(ctx, "engine.embedder"); found && name != "" {
+				opts.Embedder = cacheOnlyEmbedder{name: name, cache: store}
+			}
+		}
+		rep, err = situate.Repair(ctx, dir, store, opts)
+	} else {
+		rep, err = situate.Check(ctx, dir, store, opts)
+	}
+	if err != nil {
+		return err
+	}
+	printCheck(e.stdout, dbPath, rep)
+	if rep.OK() {
+		return nil
+	}
+	switch {
+	case len(rep.StoreProblems) > 0 || rep.StoreErr != nil:
+		return fmt.Errorf("the database %s is damaged: the indexes cannot be rebuilt from it; restore it from a backup, or index the sources again into a new store (--store)", dbPath)
+	case *repair:
+		return fmt.Errorf("damage remains after the repair: %v", rep.RepairErr)
+	default:
+		return fmt.Errorf("the store needs repair: run 'situate check --repair --store %s'", dir)
+	}
+}
+
+func printCheck(w io.Writer, dbPath string, r situate.CheckReport) {
+	switch {
+	case r.StoreErr != nil:
+		fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", "database", dbPath, r.StoreErr)
+	case len(r.StoreProblems) > 0:
+		fmt.Fprintf(w, "%-10s DAMAGED %s: integrity_check found %d problems:\n", "database", dbPath, len(r.StoreProblems))
+		for i, p := range r.StoreProblems {
+			if i == 10 {
+				fmt.Fprintf(w, "             ... and %d more\n", len(r.StoreProblems)-i)
+				break
+			}
+			fmt.Fprintf(w, "             %s\n", escapeControl(p))
+		}
+	default:
+		fmt.Fprintf(w, "%-10s ok %s (integrity_check): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
+	}
+	for _, a := range r.Arms {
+		switch {
+		case a.Err != nil:
+			fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", a.Name, a.Dir, a.Err)
+		case a.Damaged():
+			fmt.Fprintf(w, "%-10s DAMAGED\n", a.Name)
+		case len(a.Files) == 0 && len(a.Missing) > 0:
+			fmt.Fprintf(w, "%-10s MISSING %s holds no index\n", a.Name, a.Dir)
+		case !a.OK():
+			fmt.Fprintf(w, "%-10s OUT OF LINE %d documents, %d chunks (database: %d chunks)\n", a.Name, a.Groups, a.Docs, a.WantDocs)
+		default:
+			fmt.Fprintf(w, "%-10s ok %d documents, %d chunks\n", a.Name, a.Groups, a.Docs)
+		}
+		for _, f := range a.Files {
+			if f.Err != nil {
+				fmt.Fprintf(w, "  DAMAGED %s: %v\n", f.Path, f.Err)
+			} else {
+				fmt.Fprintf(w, "  ok      %s (%s)\n", f.Path, humanBytes(f.Size))
+			}
+		}
+		if len(a.Missing) > 0 {
+			fmt.Fprintf(w, "  missing %d documents the database holds: %s\n", len(a.Missing), idList(a.Missing))
+		}
+		if len(a.Extra) > 0 {
+			fmt.Fprintf(w, "  extra   %d documents the database does not hold: %s\n", len(a.Extra), idList(a.Extra))
+		}
+	}
+	if len(r.Pending) > 0 {
+		fmt.Fprintf(w, "%-10s %d documents whose index update was interrupted: %s\n", "pending", len(r.Pending), idList(r.Pending))
+	}
+	if len(r.Repaired) > 0 {
+		fmt.Fprintf(w, "%-10s rebuilt %s from the database\n", "repaired", strings.Join(r.Repaired, ", "))
+	}
+	if r.RepairErr != nil {
+		fmt.Fprintf(w, "%-10s FAILED %v\n", "repair", r.RepairErr)
+	}
+}
+
+func idList(ids []string) string {
+	const show = 5
+	q := make([]string, 0, show)
+	for i, id := range ids {
+		if i == show {
+			break
+		}
+		q = append(q, escapeControl(fmt.Sprintf("%q", id)))
+	}
+	s := strings.Join(q, ", ")
+	if len(ids) > show {
+		s += fmt.Sprintf(" and %d more", len(ids)-show)
+	}
+	return s
+}
+
+// escapeControl quotes control characters so a file name or finding cannot
+// forge output lines.
+func escapeControl(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return s
+	}
+	q := fmt.Sprintf("%q", s)
+	return q[1 : len(q)-1]
+}
+
+// cacheOnlyEmbedder answers from the store's vector cache alone, under the
+// name of the embedder the vectors were made with: a repair rebuilds the
+// vector index without calling any provider. A text the cache lacks is an
+// error saying which embedder to pass.
+type cacheOnlyEmbedder struct {
+	name  string
+	cache situate.VectorCache
+}
+
+func (c cacheOnlyEmbedder) Name() string { return c.name }
+
+func (c cacheOnlyEmbedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok, err := c.cache.CachedVector(ctx, embedcache.Key(c.name, input, t))
+		if err != nil {
+			return nil, err
+		}
+		if !ok || len(v) == 0 {
+			return nil, fmt.Errorf("the vector cache has no vector of embedder %s for a stored chunk: pass --embed with the settings the store was indexed with to re-embed it", c.name)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// damageHint is what to do about err when it says a store file is damaged,
+// the disk is full or the store is read-only; "" otherwise.
+func damageHint(err error) string {
+	switch {
+	case errors.Is(err, sqlite.ErrCorrupt):
+		return "The database is damaged: 'situate check' lists what SQLite found. Restore situate.db from a backup, or index the sources again into a new store (--store).\n"
+	case errors.Is(err, bm25.ErrCorrupt) || errors.Is(err, vector.ErrCorrupt):
+		return "An index file is damaged: 'situate check --repair' rebuilds the indexes from the database.\n"
+	case errors.Is(err, sqlite.ErrFull) || errors.Is(err, syscall.ENOSPC):
+		return "The disk is full: free some space and run the command again; the store keeps its last commit.\n"
+	case errors.Is(err, sqlite.ErrReadOnly) || errors.Is(err, syscall.EROFS):
+		return "The store is read-only: this command writes to it.\n"
+	case errors.Is(err, bm25.ErrLocked) || errors.Is(err, vector.ErrLocked):
+		return "Another situate process is writing to this store; wait for it to finish.\n"
+	}
+	return ""
+}
