@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/situate/situate"
 )
 
 // Settings are the options the hosted adapters (cohere, voyage, gemini)
@@ -20,6 +22,10 @@ type Settings struct {
 	// not be negative (0 means the adapter's default).
 	Dimensions, MaxInputTokens, BatchSize, BatchTokens int
 	Timeout                                            time.Duration
+	// Model, HTTPClient and Usage are passed on by Hosted (not checked).
+	Model      string
+	HTTPClient *http.Client
+	Usage      situate.UsageRecorder
 }
 
 // Check validates s in field order and returns the parsed base URL

@@ -33,15 +33,15 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 func (e *Embedder) Name() string { return name(e.c) }
 
 func name(c *Client) string {
-	n := ProviderName + ":" + c.model
-	if c.dims > 0 {
-		n += "@" + strconv.Itoa(c.dims)
+	n := ProviderName + ":" + c.Model
+	if c.Dims > 0 {
+		n += "@" + strconv.Itoa(c.Dims)
 	}
 	return n
 }
 
 // Model is the configured model id.
-func (e *Embedder) Model() string { return e.c.model }
+func (e *Embedder) Model() string { return e.c.Model }
 
 func inputType(t situate.InputType) string {
 	if t == situate.InputQuery {
@@ -78,16 +78,6 @@ type embedResponse struct {
 	Meta meta `json:"meta"`
 }
 
-// checkTexts rejects empty texts and texts above the input limit, and
-// returns the estimated tokens of each.
-func (c *Client) checkTexts(op string, texts []string, limit int, what string) ([]int, error) {
-	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
-	if p != nil {
-		return nil, c.errs().Input(op, p)
-	}
-	return tokens, nil
-}
-
 // Embed returns one vector per text, in order. It sends truncate "NONE":
 // texts above the input limit are an error wrapping
 // situate.ErrPromptTooLarge naming the text, from this client's estimate
@@ -98,21 +88,21 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 		return nil, nil
 	}
 	c := e.c
-	tokens, err := c.checkTexts(op, texts, c.maxInput, "text")
+	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
-		req := embedRequest{Model: c.model, Texts: texts[s.Lo:s.Hi], InputType: inputType(input),
-			EmbeddingTypes: []string{"float"}, Truncate: "NONE", OutputDimension: c.dims}
+	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		req := embedRequest{Model: c.Model, Texts: texts[s.Lo:s.Hi], InputType: inputType(input),
+			EmbeddingTypes: []string{"float"}, Truncate: "NONE", OutputDimension: c.Dims}
 		var resp embedResponse
 		start := time.Now()
-		err := c.post(ctx, op, "/v2/embed", b, req, &resp)
+		err := c.Post(ctx, op, "/v2/embed", b, req, &resp)
 		if err == nil {
 			err = e.collect(op, b, resp.Embeddings.Float, out[s.Lo:s.Hi])
 		}
-		if rerr := c.record(ctx, op, resp.Meta.BilledUnits.InputTokens, start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, resp.Meta.BilledUnits.InputTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -125,8 +115,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 
 // collect checks a batch's embeddings (in input order) and places them.
 func (e *Embedder) collect(op string, b batch.Ref, vecs [][]float32, dst [][]float32) error {
-	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.dims, &e.dim); problem != "" {
-		return e.c.errs().BadResponse(op, b, false, "%s", problem)
+	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.Dims, &e.dim); problem != "" {
+		return e.c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)
 	return nil

@@ -30,11 +30,6 @@ const (
 // match situate.ErrUnauthorized and 404 situate.ErrModelNotFound.
 type Error = apiclient.Error
 
-// errs makes this client's errors.
-func (c *Client) errs() apiclient.Caller {
-	return apiclient.Caller{Provider: ProviderName, Model: c.model, Secret: c.apiKey}
-}
-
 // batchTooLarge reports a 400 that says the request carried too many
 // texts or documents: the caller splits the batch.
 func batchTooLarge(e *Error) bool {
@@ -57,16 +52,16 @@ func inputTooLong(msg string) bool {
 
 // responseError reads a non-2xx answer. Cohere's error body is
 // {"id": "...", "message": "..."}.
-func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Error {
+func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error {
 	var env struct {
 		ID      string `json:"id"`
 		Message string `json:"message"`
 	}
-	e := c.errs().Fault(op, b, f)
+	e := c.Errs().Fault(op, b, f)
 	if err := json.Unmarshal(f.Body, &env); err == nil && env.Message != "" {
-		c.errs().SetMessage(e, env.Message)
+		c.Errs().SetMessage(e, env.Message)
 	} else {
-		c.errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
+		c.Errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
 	}
 	e.RequestID = env.ID
 	if e.RequestID == "" {

@@ -23,13 +23,13 @@ func NewReranker(opts Options) (*Reranker, error) {
 		return nil, err
 	}
 	if opts.BatchSize == 0 || opts.BatchSize > MaxRerankDocuments {
-		c.batchSize = MaxRerankDocuments
+		c.BatchSize = MaxRerankDocuments
 	}
 	return &Reranker{c: c}, nil
 }
 
 // Name is "cohere:<model>".
-func (r *Reranker) Name() string { return ProviderName + ":" + r.c.model }
+func (r *Reranker) Name() string { return ProviderName + ":" + r.c.Model }
 
 type rerankRequest struct {
 	Model     string   `json:"model"`
@@ -63,20 +63,20 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, nil
 	}
 	c := r.c
-	qt, p := batch.CheckQuery(query, c.maxInput, EstimateTokens)
+	qt, p := batch.CheckQuery(query, c.MaxInput, EstimateTokens)
 	if p != nil {
-		return nil, c.errs().Input(op, p)
+		return nil, c.Errs().Input(op, p)
 	}
-	tokens, err := c.checkTexts(op, texts, c.maxInput-qt, "text")
+	tokens, err := c.CheckTexts(op, texts, c.MaxInput-qt, "text")
 	if err != nil {
 		return nil, err
 	}
 	scores := make([]float64, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		var resp rerankResponse
 		start := time.Now()
-		req := rerankRequest{Model: c.model, Query: query, Documents: texts[s.Lo:s.Hi], TopN: s.Hi - s.Lo}
-		err := c.post(ctx, op, "/v2/rerank", b, req, &resp)
+		req := rerankRequest{Model: c.Model, Query: query, Documents: texts[s.Lo:s.Hi], TopN: s.Hi - s.Lo}
+		err := c.Post(ctx, op, "/v2/rerank", b, req, &resp)
 		if err == nil {
 			err = r.collect(op, b, resp, scores[s.Lo:s.Hi])
 		}
@@ -84,7 +84,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		if resp.Meta.Tokens != nil {
 			tokens = resp.Meta.Tokens.InputTokens
 		}
-		if rerr := c.record(ctx, op, tokens, start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, tokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -102,7 +102,7 @@ func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []fl
 		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
 	}
 	if problem := batch.PlaceScores(res, dst, "results", "relevance_score"); problem != "" {
-		return r.c.errs().BadResponse(op, b, false, "%s", problem)
+		return r.c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

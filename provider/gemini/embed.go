@@ -15,8 +15,9 @@ import (
 // /v1beta/models/{model}:batchEmbedContents. It is safe for
 // concurrent use.
 type Embedder struct {
-	c   *Client
-	dim atomic.Int64 // dimension seen first, checked against later batches
+	c         *Client
+	normalize bool
+	dim       atomic.Int64 // dimension seen first, checked against later batches
 }
 
 var _ situate.Embedder = (*Embedder)(nil)
@@ -27,7 +28,7 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Embedder{c: c}, nil
+	return &Embedder{c: c, normalize: opts.Normalize}, nil
 }
 
 // Name is "gemini:<model>", with "@<dimensions>" when Options.Dimensions
@@ -35,15 +36,15 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 func (e *Embedder) Name() string { return name(e.c) }
 
 func name(c *Client) string {
-	n := ProviderName + ":" + c.model
-	if c.dims > 0 {
-		n += "@" + strconv.Itoa(c.dims)
+	n := ProviderName + ":" + c.Model
+	if c.Dims > 0 {
+		n += "@" + strconv.Itoa(c.Dims)
 	}
 	return n
 }
 
 // Model is the configured model id.
-func (e *Embedder) Model() string { return e.c.model }
+func (e *Embedder) Model() string { return e.c.Model }
 
 func inputType(t situate.InputType) string {
 	if t == situate.InputQuery {
@@ -77,16 +78,6 @@ type batchResponse struct {
 	} `json:"embeddings"`
 }
 
-// checkTexts rejects empty texts and texts above the input limit, and
-// returns the estimated tokens of each.
-func (c *Client) checkTexts(op string, texts []string, limit int, what string) ([]int, error) {
-	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
-	if p != nil {
-		return nil, c.errs().Input(op, p)
-	}
-	return tokens, nil
-}
-
 // Embed returns one vector per text, in order. The Gemini API has no
 // switch to refuse over-long input (it truncates), so a text above
 // MaxInputTokens (estimated) is refused here with an error wrapping
@@ -97,22 +88,22 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 		return nil, nil
 	}
 	c := e.c
-	tokens, err := c.checkTexts(op, texts, c.maxInput, "text")
+	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
-	model := "models/" + c.model
+	model := "models/" + c.Model
 	path := "/v1beta/" + model + ":batchEmbedContents"
-	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		req := batchRequest{Requests: make([]embedContentRequest, 0, s.Hi-s.Lo)}
 		for _, t := range texts[s.Lo:s.Hi] {
 			req.Requests = append(req.Requests, embedContentRequest{Model: model, Content: content{Parts: []part{{Text: t}}},
-				TaskType: inputType(input), OutputDimensionality: c.dims})
+				TaskType: inputType(input), OutputDimensionality: c.Dims})
 		}
 		var resp batchResponse
 		start := time.Now()
-		err := c.post(ctx, op, path, b, req, &resp)
+		err := c.Post(ctx, op, path, b, req, &resp)
 		if err == nil {
 			vecs := make([][]float32, len(resp.Embeddings))
 			for i, v := range resp.Embeddings {
@@ -120,7 +111,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 			}
 			err = e.collect(op, b, vecs, out[s.Lo:s.Hi])
 		}
-		if rerr := c.record(ctx, op, 0, start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, 0, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -128,7 +119,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	if err != nil {
 		return nil, err
 	}
-	if c.normalize {
+	if e.normalize {
 		for _, v := range out {
 			normalize(v)
 		}
@@ -149,8 +140,8 @@ func normalize(v []float32) {
 
 // collect checks a batch's embeddings (in input order) and places them.
 func (e *Embedder) collect(op string, b batch.Ref, vecs [][]float32, dst [][]float32) error {
-	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.dims, &e.dim); problem != "" {
-		return e.c.errs().BadResponse(op, b, false, "%s", problem)
+	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.Dims, &e.dim); problem != "" {
+		return e.c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)
 	return nil

@@ -33,11 +33,6 @@ const (
 // match situate.ErrUnauthorized, 404 situate.ErrModelNotFound.
 type Error = apiclient.Error
 
-// errs makes this client's errors.
-func (c *Client) errs() apiclient.Caller {
-	return apiclient.Caller{Provider: ProviderName, Model: c.model, Secret: c.apiKey}
-}
-
 // batchTooLarge reports a 400 that says the batch holds too many requests.
 func batchTooLarge(e *Error) bool {
 	return e.StatusCode == http.StatusBadRequest && strings.Contains(e.Message, "at most")
@@ -86,19 +81,19 @@ func detail(details []json.RawMessage) (retry time.Duration, badKey bool) {
 
 // responseError reads a non-2xx answer: {"error": {"code", "message",
 // "status", "details"}}.
-func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Error {
+func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error {
 	var env googleError
-	e := c.errs().Fault(op, b, f)
+	e := c.Errs().Fault(op, b, f)
 	badKey := false
 	if err := json.Unmarshal(f.Body, &env); err == nil && env.Error.Message != "" {
-		c.errs().SetMessage(e, env.Error.Message)
+		c.Errs().SetMessage(e, env.Error.Message)
 		e.Status = env.Error.Status
 		var d time.Duration
 		if d, badKey = detail(env.Error.Details); d > 0 {
 			e.SetRetry(e.Retryable(), d)
 		}
 	} else {
-		c.errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
+		c.Errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
 	}
 	switch {
 	case e.Err != nil: // 401, 403, 404

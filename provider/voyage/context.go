@@ -39,8 +39,8 @@ func NewContextEmbedder(opts Options) (*ContextEmbedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.batchTokens > ContextBatchTokens {
-		c.batchTokens = ContextBatchTokens
+	if c.BatchTokens > ContextBatchTokens {
+		c.BatchTokens = ContextBatchTokens
 	}
 	return &ContextEmbedder{c: c}, nil
 }
@@ -102,16 +102,16 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 	tokens := make([]int, len(docs))
 	for d, chunks := range docs {
 		if len(chunks) == 0 {
-			err := c.errs().New(op, batch.Ref{}, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
+			err := c.Errs().New(op, batch.Ref{}, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
 			err.Index, err.Err = d, situate.ErrInvalid
 			return nil, err
 		}
 		if len(chunks) > MaxContextChunks {
-			err := c.errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
+			err := c.Errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
 			err.Index, err.Err = d, situate.ErrPromptTooLarge
 			return nil, err
 		}
-		ct, err := c.checkTexts(op, chunks, c.maxInput, fmt.Sprintf("document %d chunk", d))
+		ct, err := c.CheckTexts(op, chunks, c.MaxInput, fmt.Sprintf("document %d chunk", d))
 		if err != nil {
 			err.(*Error).Index = d
 			return nil, err
@@ -119,8 +119,8 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 		for _, t := range ct {
 			tokens[d] += t
 		}
-		if tokens[d] > c.maxInput {
-			err := c.errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.maxInput))
+		if tokens[d] > c.MaxInput {
+			err := c.Errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.MaxInput))
 			err.Index, err.Err = d, situate.ErrPromptTooLarge
 			return nil, err
 		}
@@ -128,9 +128,9 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 	// Plan by documents, bounding documents, chunks and tokens.
 	var spans []batch.Span
 	lo, sumTok, sumChunks := 0, 0, 0
-	maxDocs := min(c.batchSize, MaxContextInputs)
+	maxDocs := min(c.BatchSize, MaxContextInputs)
 	for d := range docs {
-		if d > lo && (d-lo >= maxDocs || sumTok+tokens[d] > c.batchTokens || sumChunks+len(docs[d]) > MaxContextChunks) {
+		if d > lo && (d-lo >= maxDocs || sumTok+tokens[d] > c.BatchTokens || sumChunks+len(docs[d]) > MaxContextChunks) {
 			spans = append(spans, batch.Span{Lo: lo, Hi: d})
 			lo, sumTok, sumChunks = d, 0, 0
 		}
@@ -141,15 +141,15 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 
 	out := make([][][]float32, len(docs))
 	err := batch.Run(ctx, spans, func(ctx context.Context, s batch.Span, b batch.Ref) error {
-		req := contextRequest{Inputs: docs[s.Lo:s.Hi], Model: c.model, InputType: inputType(input),
-			OutputDimension: c.dims, OutputDtype: "float"}
+		req := contextRequest{Inputs: docs[s.Lo:s.Hi], Model: c.Model, InputType: inputType(input),
+			OutputDimension: c.Dims, OutputDtype: "float"}
 		var resp contextResponse
 		start := time.Now()
-		err := c.post(ctx, op, "/v1/contextualizedembeddings", b, req, &resp)
+		err := c.Post(ctx, op, "/v1/contextualizedembeddings", b, req, &resp)
 		if err == nil {
 			err = e.collectDocs(op, b, resp, docs[s.Lo:s.Hi], out[s.Lo:s.Hi])
 		}
-		if rerr := c.record(ctx, "embed", resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, "embed", resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -163,7 +163,7 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 func (e *ContextEmbedder) collectDocs(op string, b batch.Ref, resp contextResponse, docs [][]string, dst [][][]float32) error {
 	c := e.c
 	if len(resp.Data) != len(docs) {
-		return c.errs().BadResponse(op, b, false, "got %d documents for %d", len(resp.Data), len(docs))
+		return c.Errs().BadResponse(op, b, false, "got %d documents for %d", len(resp.Data), len(docs))
 	}
 	got := make([][][]float32, len(docs))
 	for i, d := range resp.Data {
@@ -172,7 +172,7 @@ func (e *ContextEmbedder) collectDocs(op string, b batch.Ref, resp contextRespon
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= len(docs) || got[idx] != nil {
-			return c.errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated", i, idx)
+			return c.Errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated", i, idx)
 		}
 		vecs := make([][]float32, len(docs[idx]))
 		if err := collect(c, &e.dim, op, b, d.Data, vecs); err != nil {

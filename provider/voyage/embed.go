@@ -33,15 +33,15 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 func (e *Embedder) Name() string { return name(e.c) }
 
 func name(c *Client) string {
-	n := ProviderName + ":" + c.model
-	if c.dims > 0 {
-		n += "@" + strconv.Itoa(c.dims)
+	n := ProviderName + ":" + c.Model
+	if c.Dims > 0 {
+		n += "@" + strconv.Itoa(c.Dims)
 	}
 	return n
 }
 
 // Model is the configured model id.
-func (e *Embedder) Model() string { return e.c.model }
+func (e *Embedder) Model() string { return e.c.Model }
 
 func inputType(t situate.InputType) string {
 	if t == situate.InputQuery {
@@ -74,16 +74,6 @@ type embedResponse struct {
 	Usage wireUsage   `json:"usage"`
 }
 
-// checkTexts rejects empty texts and texts above the input limit, and
-// returns the estimated tokens of each.
-func (c *Client) checkTexts(op string, texts []string, limit int, what string) ([]int, error) {
-	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
-	if p != nil {
-		return nil, c.errs().Input(op, p)
-	}
-	return tokens, nil
-}
-
 // Embed returns one vector per text, in order. Texts above the input
 // limit are an error wrapping situate.ErrPromptTooLarge naming the text;
 // the request asks for truncation:false so the server never truncates
@@ -94,21 +84,21 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 		return nil, nil
 	}
 	c := e.c
-	tokens, err := c.checkTexts(op, texts, c.maxInput, "text")
+	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
-		req := embedRequest{Input: texts[s.Lo:s.Hi], Model: c.model, InputType: inputType(input),
-			OutputDimension: c.dims, OutputDtype: "float"}
+	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		req := embedRequest{Input: texts[s.Lo:s.Hi], Model: c.Model, InputType: inputType(input),
+			OutputDimension: c.Dims, OutputDtype: "float"}
 		var resp embedResponse
 		start := time.Now()
-		err := c.post(ctx, op, "/v1/embeddings", b, req, &resp)
+		err := c.Post(ctx, op, "/v1/embeddings", b, req, &resp)
 		if err == nil {
 			err = e.collect(op, b, resp.Data, out[s.Lo:s.Hi])
 		}
-		if rerr := c.record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -127,7 +117,7 @@ func (e *Embedder) collect(op string, b batch.Ref, data []embedding, dst [][]flo
 func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []embedding, dst [][]float32) error {
 	n := len(dst)
 	if len(data) != n {
-		return c.errs().BadResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
+		return c.Errs().BadResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
 	}
 	vecs := make([][]float32, n)
 	for i, d := range data {
@@ -136,15 +126,15 @@ func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []em
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= n || vecs[idx] != nil {
-			return c.errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
+			return c.Errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
 		}
 		if d.Embedding == nil {
 			d.Embedding = []float32{}
 		}
 		vecs[idx] = d.Embedding
 	}
-	if problem := batch.CheckEmbeddings(vecs, n, c.dims, dimSeen); problem != "" {
-		return c.errs().BadResponse(op, b, false, "%s", problem)
+	if problem := batch.CheckEmbeddings(vecs, n, c.Dims, dimSeen); problem != "" {
+		return c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)
 	return nil

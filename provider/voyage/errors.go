@@ -29,11 +29,6 @@ const (
 // situate.ErrUnauthorized and 404 situate.ErrModelNotFound.
 type Error = apiclient.Error
 
-// errs makes this client's errors.
-func (c *Client) errs() apiclient.Caller {
-	return apiclient.Caller{Provider: ProviderName, Model: c.model, Secret: c.apiKey}
-}
-
 // batchTooLarge reports a 400 that says the request carried too many
 // tokens or texts: the caller splits the batch.
 func batchTooLarge(e *Error) bool {
@@ -61,7 +56,7 @@ func inputTooLong(msg string) bool {
 
 // responseError reads a non-2xx answer. Voyage's error body is
 // {"detail": "..."}.
-func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Error {
+func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error {
 	var env struct {
 		Detail json.RawMessage `json:"detail"`
 	}
@@ -74,8 +69,8 @@ func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Erro
 			msg = string(env.Detail)
 		}
 	}
-	e := c.errs().Fault(op, b, f)
-	c.errs().SetMessage(e, msg)
+	e := c.Errs().Fault(op, b, f)
+	c.Errs().SetMessage(e, msg)
 	switch {
 	case e.Err != nil: // 401, 403, 404
 	case f.StatusCode == http.StatusBadRequest && inputTooLong(e.Message) && !batchTooLarge(e):

@@ -43,13 +43,13 @@ func NewReranker(opts Options) (*Reranker, error) {
 		return nil, err
 	}
 	if opts.BatchTokens == 0 {
-		c.batchTokens = RerankBatchTokens
+		c.BatchTokens = RerankBatchTokens
 	}
 	return &Reranker{c: c}, nil
 }
 
 // Name is "voyage:<model>".
-func (r *Reranker) Name() string { return ProviderName + ":" + r.c.model }
+func (r *Reranker) Name() string { return ProviderName + ":" + r.c.Model }
 
 type rerankRequest struct {
 	Query      string   `json:"query"`
@@ -78,17 +78,17 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	}
 	c := r.c
 	if query == "" {
-		e := c.errs().New(op, batch.Ref{}, TypeInvalid, "query is empty")
+		e := c.Errs().New(op, batch.Ref{}, TypeInvalid, "query is empty")
 		e.Err = situate.ErrInvalid
 		return nil, e
 	}
 	qt := EstimateTokens(query)
-	if ql := ModelQueryTokens(c.model); qt > ql {
-		e := c.errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
+	if ql := ModelQueryTokens(c.Model); qt > ql {
+		e := c.Errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
 		e.Err = situate.ErrPromptTooLarge
 		return nil, e
 	}
-	tokens, err := c.checkTexts(op, texts, c.maxInput-qt, "text")
+	tokens, err := c.CheckTexts(op, texts, c.MaxInput-qt, "text")
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +96,14 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		tokens[i] += qt // Voyage counts the query once per document
 	}
 	scores := make([]float64, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.batchSize, c.batchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		var resp rerankResponse
 		start := time.Now()
-		err := c.post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.Lo:s.Hi], Model: c.model}, &resp)
+		err := c.Post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.Lo:s.Hi], Model: c.Model}, &resp)
 		if err == nil {
 			err = r.collect(op, b, resp, scores[s.Lo:s.Hi])
 		}
-		if rerr := c.record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -121,7 +121,7 @@ func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []fl
 		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
 	}
 	if problem := batch.PlaceScores(res, dst, "data", "relevance_score"); problem != "" {
-		return r.c.errs().BadResponse(op, b, false, "%s", problem)
+		return r.c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

@@ -1,15 +1,12 @@
 package voyage
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/apiclient"
-	"github.com/situate/situate/internal/batch"
 )
 
 // Defaults and API limits.
@@ -108,64 +105,19 @@ func (o Options) String() string {
 // GoString redacts the API key for %#v.
 func (o Options) GoString() string { return o.String() }
 
-// Client is the HTTP part shared by Embedder, Reranker and ContextEmbedder.
-type Client struct {
-	apiKey      string
-	base        *url.URL
-	model       string
-	dims        int
-	maxInput    int
-	batchSize   int
-	batchTokens int
-	http        *http.Client
-	timeout     time.Duration
-	usage       situate.UsageRecorder
-}
+// Client is the HTTP part of Embedder, Reranker and ContextEmbedder: the core the hosted
+// adapters share (apiclient.Hosted), with this provider's defaults,
+// authentication and error format.
+type Client = apiclient.Hosted
 
 func newClient(opts Options, defaultModel string) (*Client, error) {
-	u, err := apiclient.Settings{APIKey: opts.APIKey, KeyEnv: "VOYAGE_API_KEY", BaseURL: opts.BaseURL, DefaultBaseURL: DefaultBaseURL,
-		Dimensions: opts.Dimensions, MaxInputTokens: opts.MaxInputTokens, BatchSize: opts.BatchSize,
-		BatchTokens: opts.BatchTokens, Timeout: opts.Timeout}.Check()
-	if err != nil {
-		return nil, fmt.Errorf("voyage: options: %w: %w", err, situate.ErrInvalid)
-	}
-	c := &Client{apiKey: opts.APIKey, base: u, model: opts.Model, dims: opts.Dimensions,
-		maxInput: opts.MaxInputTokens, batchSize: opts.BatchSize, batchTokens: opts.BatchTokens,
-		http: opts.HTTPClient, timeout: opts.Timeout, usage: opts.Usage}
-	if c.model == "" {
-		c.model = defaultModel
-	}
-	if c.maxInput == 0 {
-		c.maxInput = ModelMaxInputTokens(c.model)
-	}
-	if c.batchSize == 0 || c.batchSize > MaxBatchTexts {
-		c.batchSize = MaxBatchTexts
-	}
-	if c.batchTokens == 0 {
-		c.batchTokens = ModelBatchTokens(c.model)
-	}
-	if c.timeout == 0 {
-		c.timeout = DefaultTimeout
-	}
-	if c.http == nil {
-		c.http = apiclient.NewHTTPClient(DefaultMaxIdleConns)
-	}
-	return c, nil
-}
-
-// post sends in as JSON to path and decodes the answer into out.
-func (c *Client) post(ctx context.Context, op, path string, b batch.Ref, in, out any) error {
-	h := http.Header{}
-	h.Set("authorization", "Bearer "+c.apiKey)
-	_, err := apiclient.Do(ctx, c.http, c.timeout, apiclient.Request{Method: http.MethodPost,
-		URL: c.base.JoinPath(path).String(), Header: h, In: in}, out)
-	return c.errs().CallError(op, b, err, c.responseError)
-}
-
-// record sends a usage record if a recorder is configured.
-func (c *Client) record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
-	return apiclient.Record(ctx, c.usage, situate.Usage{Time: start, Provider: ProviderName, Model: c.model,
-		Operation: op, InputTokens: tokens}, err)
+	return apiclient.Settings{APIKey: opts.APIKey, BaseURL: opts.BaseURL, Model: opts.Model, Dimensions: opts.Dimensions,
+		MaxInputTokens: opts.MaxInputTokens, BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens, Timeout: opts.Timeout,
+		HTTPClient: opts.HTTPClient, Usage: opts.Usage}.Hosted(apiclient.HostedDefaults{Provider: ProviderName,
+		KeyEnv: "VOYAGE_API_KEY", BaseURL: DefaultBaseURL, Model: defaultModel, MaxInput: ModelMaxInputTokens,
+		BatchTokens: ModelBatchTokens,
+		MaxBatch:    MaxBatchTexts, Timeout: DefaultTimeout, MaxIdle: DefaultMaxIdleConns, Response: responseError,
+		Auth: func(key string) http.Header { return http.Header{"Authorization": {"Bearer " + key}} }})
 }
 
 // EstimateTokens estimates a text's tokens without a tokenizer: a token

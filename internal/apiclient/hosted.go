@@ -1,0 +1,118 @@
+package apiclient
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
+)
+
+// Hosted is the client core the hosted embedding and rerank adapters
+// (cohere, voyage, gemini) share: their options checked and completed with
+// the adapter's defaults, one authenticated JSON POST per request with
+// errors read by the adapter's Response, usage records and input checks.
+// The adapters export it as their Client. The key is kept unexported.
+type Hosted struct {
+	Provider string
+	Model    string
+	Base     *url.URL
+	// Dims is the requested output dimension (0: the model's).
+	Dims int
+	// MaxInput bounds one text in estimated tokens; BatchSize and
+	// BatchTokens bound one request.
+	MaxInput, BatchSize, BatchTokens int
+	HTTP                             *http.Client
+	Timeout                          time.Duration
+	Usage                            situate.UsageRecorder
+
+	key      string
+	auth     func(key string) http.Header
+	response func(c *Hosted, op string, b batch.Ref, f *Fault) *Error
+}
+
+// HostedDefaults are what an adapter fills in and how it talks.
+type HostedDefaults struct {
+	Provider, KeyEnv, BaseURL string
+	// Model is the default model; MaxInput and BatchTokens the model's
+	// limits (BatchTokens nil: no token limit per request); MaxBatch the
+	// most texts per request.
+	Model       string
+	MaxInput    func(model string) int
+	BatchTokens func(model string) int
+	MaxBatch    int
+	Timeout     time.Duration
+	MaxIdle     int
+	// Auth returns the headers that carry the key (and any other header
+	// the provider wants on every request).
+	Auth func(key string) http.Header
+	// Response reads a non-2xx answer in the provider's error format.
+	Response func(c *Hosted, op string, b batch.Ref, f *Fault) *Error
+}
+
+// Hosted checks s (Check) and returns the client core with d's defaults
+// for what s leaves at zero. An error names the provider and the field
+// and wraps situate.ErrInvalid.
+func (s Settings) Hosted(d HostedDefaults) (*Hosted, error) {
+	s.KeyEnv, s.DefaultBaseURL = d.KeyEnv, d.BaseURL
+	u, err := s.Check()
+	if err != nil {
+		return nil, fmt.Errorf("%s: options: %w: %w", d.Provider, err, situate.ErrInvalid)
+	}
+	c := &Hosted{Provider: d.Provider, Model: s.Model, Base: u, Dims: s.Dimensions, MaxInput: s.MaxInputTokens,
+		BatchSize: s.BatchSize, BatchTokens: s.BatchTokens, HTTP: s.HTTPClient, Timeout: s.Timeout, Usage: s.Usage,
+		key: s.APIKey, auth: d.Auth, response: d.Response}
+	if c.Model == "" {
+		c.Model = d.Model
+	}
+	if c.MaxInput == 0 {
+		c.MaxInput = d.MaxInput(c.Model)
+	}
+	if c.BatchSize == 0 || c.BatchSize > d.MaxBatch {
+		c.BatchSize = d.MaxBatch
+	}
+	if c.BatchTokens == 0 {
+		c.BatchTokens = math.MaxInt / 2
+		if d.BatchTokens != nil {
+			c.BatchTokens = d.BatchTokens(c.Model)
+		}
+	}
+	if c.Timeout == 0 {
+		c.Timeout = d.Timeout
+	}
+	if c.HTTP == nil {
+		c.HTTP = NewHTTPClient(d.MaxIdle)
+	}
+	return c, nil
+}
+
+// Errs makes the client's errors (its key removed from every message).
+func (c *Hosted) Errs() Caller { return Caller{Provider: c.Provider, Model: c.Model, Secret: c.key} }
+
+// Post sends in as JSON to path and decodes the answer into out; an error
+// is an *Error about request b.
+func (c *Hosted) Post(ctx context.Context, op, path string, b batch.Ref, in, out any) error {
+	_, err := Do(ctx, c.HTTP, c.Timeout, Request{Method: http.MethodPost, URL: c.Base.JoinPath(path).String(),
+		Header: c.auth(c.key), In: in}, out)
+	return c.Errs().CallError(op, b, err, func(op string, b batch.Ref, f *Fault) *Error { return c.response(c, op, b, f) })
+}
+
+// Record sends a usage record of one request to the configured recorder.
+func (c *Hosted) Record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
+	return Record(ctx, c.Usage, situate.Usage{Time: start, Provider: c.Provider, Model: c.Model,
+		Operation: op, InputTokens: tokens}, err)
+}
+
+// CheckTexts refuses empty texts and texts above limit (estimated tokens)
+// with an *Error naming the text, and returns each text's estimate.
+func (c *Hosted) CheckTexts(op string, texts []string, limit int, what string) ([]int, error) {
+	tokens, p := batch.CheckTexts(texts, "", limit, what, EstimateTokens)
+	if p != nil {
+		return nil, c.Errs().Input(op, p)
+	}
+	return tokens, nil
+}
