@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/situate/situate"
@@ -115,4 +117,53 @@ func (c *Hosted) CheckTexts(op string, texts []string, limit int, what string) (
 		return nil, c.Errs().Input(op, p)
 	}
 	return tokens, nil
+}
+
+// Name is "<provider>:<model>", with "@<dimensions>" when Dims is set:
+// vectors of different dimensions must never share a cache key.
+func (c *Hosted) Name() string {
+	n := c.Provider + ":" + c.Model
+	if c.Dims > 0 {
+		n += "@" + strconv.Itoa(c.Dims)
+	}
+	return n
+}
+
+// Embed runs one embedding call the way the hosted adapters do: texts
+// checked against MaxInput (an empty or too long text is an *Error naming
+// it), planned into requests by BatchSize and BatchTokens, each sent by
+// send, which returns the request's vectors in input order and the tokens
+// billed. A request refused as too large (tooLarge) is split in two. Every
+// request's vectors are checked (count, one dimension across the call and
+// with *dim, finite values) and its usage recorded.
+func (c *Hosted) Embed(ctx context.Context, op string, texts []string, dim *atomic.Int64, tooLarge func(error) bool,
+	send func(ctx context.Context, texts []string, b batch.Ref) (vecs [][]float32, tokens int, err error)) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		start := time.Now()
+		vecs, billed, err := send(ctx, texts[s.Lo:s.Hi], b)
+		if err == nil {
+			if problem := batch.CheckEmbeddings(vecs, s.Hi-s.Lo, c.Dims, dim); problem != "" {
+				err = c.Errs().BadResponse(op, b, false, "%s", problem)
+			}
+		}
+		if rerr := c.Record(ctx, op, billed, start, err); rerr != nil && err == nil {
+			err = rerr
+		}
+		if err == nil {
+			copy(out[s.Lo:s.Hi], vecs)
+		}
+		return err
+	}, tooLarge)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

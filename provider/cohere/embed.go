@@ -2,9 +2,7 @@ package cohere
 
 import (
 	"context"
-	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/batch"
@@ -30,15 +28,7 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 
 // Name is "cohere:<model>", with "@<dimensions>" when Options.Dimensions
 // is set: vectors of different dimensions must never share a cache key.
-func (e *Embedder) Name() string { return name(e.c) }
-
-func name(c *Client) string {
-	n := ProviderName + ":" + c.Model
-	if c.Dims > 0 {
-		n += "@" + strconv.Itoa(c.Dims)
-	}
-	return n
-}
+func (e *Embedder) Name() string { return e.c.Name() }
 
 // Model is the configured model id.
 func (e *Embedder) Model() string { return e.c.Model }
@@ -83,41 +73,12 @@ type embedResponse struct {
 // situate.ErrPromptTooLarge naming the text, from this client's estimate
 // or from Cohere, never truncated.
 func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
-	const op = "embed"
-	if len(texts) == 0 {
-		return nil, nil
-	}
 	c := e.c
-	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]float32, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
-		req := embedRequest{Model: c.Model, Texts: texts[s.Lo:s.Hi], InputType: inputType(input),
+	return c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
+		req := embedRequest{Model: c.Model, Texts: texts, InputType: inputType(input),
 			EmbeddingTypes: []string{"float"}, Truncate: "NONE", OutputDimension: c.Dims}
 		var resp embedResponse
-		start := time.Now()
-		err := c.Post(ctx, op, "/v2/embed", b, req, &resp)
-		if err == nil {
-			err = e.collect(op, b, resp.Embeddings.Float, out[s.Lo:s.Hi])
-		}
-		if rerr := c.Record(ctx, op, resp.Meta.BilledUnits.InputTokens, start, err); rerr != nil && err == nil {
-			err = rerr
-		}
-		return err
-	}, tooLarge)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// collect checks a batch's embeddings (in input order) and places them.
-func (e *Embedder) collect(op string, b batch.Ref, vecs [][]float32, dst [][]float32) error {
-	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.Dims, &e.dim); problem != "" {
-		return e.c.Errs().BadResponse(op, b, false, "%s", problem)
-	}
-	copy(dst, vecs)
-	return nil
+		err := c.Post(ctx, "embed", "/v2/embed", b, req, &resp)
+		return resp.Embeddings.Float, resp.Meta.BilledUnits.InputTokens, err
+	})
 }

@@ -3,9 +3,7 @@ package gemini
 import (
 	"context"
 	"math"
-	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/batch"
@@ -33,15 +31,7 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 
 // Name is "gemini:<model>", with "@<dimensions>" when Options.Dimensions
 // is set: vectors of different dimensions must never share a cache key.
-func (e *Embedder) Name() string { return name(e.c) }
-
-func name(c *Client) string {
-	n := ProviderName + ":" + c.Model
-	if c.Dims > 0 {
-		n += "@" + strconv.Itoa(c.Dims)
-	}
-	return n
-}
+func (e *Embedder) Name() string { return e.c.Name() }
 
 // Model is the configured model id.
 func (e *Embedder) Model() string { return e.c.Model }
@@ -83,48 +73,31 @@ type batchResponse struct {
 // MaxInputTokens (estimated) is refused here with an error wrapping
 // situate.ErrPromptTooLarge naming the text.
 func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
-	const op = "embed"
-	if len(texts) == 0 {
-		return nil, nil
-	}
 	c := e.c
-	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]float32, len(texts))
 	model := "models/" + c.Model
 	path := "/v1beta/" + model + ":batchEmbedContents"
-	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
-		req := batchRequest{Requests: make([]embedContentRequest, 0, s.Hi-s.Lo)}
-		for _, t := range texts[s.Lo:s.Hi] {
+	out, err := c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
+		req := batchRequest{Requests: make([]embedContentRequest, 0, len(texts))}
+		for _, t := range texts {
 			req.Requests = append(req.Requests, embedContentRequest{Model: model, Content: content{Parts: []part{{Text: t}}},
 				TaskType: inputType(input), OutputDimensionality: c.Dims})
 		}
 		var resp batchResponse
-		start := time.Now()
-		err := c.Post(ctx, op, path, b, req, &resp)
-		if err == nil {
-			vecs := make([][]float32, len(resp.Embeddings))
-			for i, v := range resp.Embeddings {
-				vecs[i] = v.Values
-			}
-			err = e.collect(op, b, vecs, out[s.Lo:s.Hi])
+		if err := c.Post(ctx, "embed", path, b, req, &resp); err != nil {
+			return nil, 0, err
 		}
-		if rerr := c.Record(ctx, op, 0, start, err); rerr != nil && err == nil {
-			err = rerr
+		vecs := make([][]float32, len(resp.Embeddings))
+		for i, v := range resp.Embeddings {
+			vecs[i] = v.Values
 		}
-		return err
-	}, tooLarge)
-	if err != nil {
-		return nil, err
-	}
-	if e.normalize {
+		return vecs, 0, nil // the Gemini API reports no token usage for embeddings
+	})
+	if err == nil && e.normalize {
 		for _, v := range out {
 			normalize(v)
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 func normalize(v []float32) {
@@ -136,13 +109,4 @@ func normalize(v []float32) {
 	for i := range v {
 		v[i] = float32(float64(v[i]) / n)
 	}
-}
-
-// collect checks a batch's embeddings (in input order) and places them.
-func (e *Embedder) collect(op string, b batch.Ref, vecs [][]float32, dst [][]float32) error {
-	if problem := batch.CheckEmbeddings(vecs, len(dst), e.c.Dims, &e.dim); problem != "" {
-		return e.c.Errs().BadResponse(op, b, false, "%s", problem)
-	}
-	copy(dst, vecs)
-	return nil
 }

@@ -46,7 +46,7 @@ func NewContextEmbedder(opts Options) (*ContextEmbedder, error) {
 }
 
 // Name is "voyage:<model>" (with "@<dimensions>" if set).
-func (e *ContextEmbedder) Name() string { return name(e.c) }
+func (e *ContextEmbedder) Name() string { return e.c.Name() }
 
 type contextRequest struct {
 	Inputs          [][]string `json:"inputs"`

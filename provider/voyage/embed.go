@@ -2,9 +2,7 @@ package voyage
 
 import (
 	"context"
-	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/batch"
@@ -30,15 +28,7 @@ func NewEmbedder(opts Options) (*Embedder, error) {
 
 // Name is "voyage:<model>", with "@<dimensions>" when Options.Dimensions
 // is set: vectors of different dimensions must never share a cache key.
-func (e *Embedder) Name() string { return name(e.c) }
-
-func name(c *Client) string {
-	n := ProviderName + ":" + c.Model
-	if c.Dims > 0 {
-		n += "@" + strconv.Itoa(c.Dims)
-	}
-	return n
-}
+func (e *Embedder) Name() string { return e.c.Name() }
 
 // Model is the configured model id.
 func (e *Embedder) Model() string { return e.c.Model }
@@ -79,45 +69,22 @@ type embedResponse struct {
 // the request asks for truncation:false so the server never truncates
 // either.
 func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
-	const op = "embed"
-	if len(texts) == 0 {
-		return nil, nil
-	}
 	c := e.c
-	tokens, err := c.CheckTexts(op, texts, c.MaxInput, "text")
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]float32, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
-		req := embedRequest{Input: texts[s.Lo:s.Hi], Model: c.Model, InputType: inputType(input),
-			OutputDimension: c.Dims, OutputDtype: "float"}
+	return c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
+		req := embedRequest{Input: texts, Model: c.Model, InputType: inputType(input), OutputDimension: c.Dims, OutputDtype: "float"}
 		var resp embedResponse
-		start := time.Now()
-		err := c.Post(ctx, op, "/v1/embeddings", b, req, &resp)
-		if err == nil {
-			err = e.collect(op, b, resp.Data, out[s.Lo:s.Hi])
+		if err := c.Post(ctx, "embed", "/v1/embeddings", b, req, &resp); err != nil {
+			return nil, 0, err
 		}
-		if rerr := c.Record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
-			err = rerr
-		}
-		return err
-	}, tooLarge)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+		vecs, err := byIndex(c, "embed", b, resp.Data, len(texts))
+		return vecs, resp.Usage.TotalTokens, err
+	})
 }
 
-// collect places a batch's embeddings by their index and checks them.
-func (e *Embedder) collect(op string, b batch.Ref, data []embedding, dst [][]float32) error {
-	return collect(e.c, &e.dim, op, b, data, dst)
-}
-
-func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []embedding, dst [][]float32) error {
-	n := len(dst)
+// byIndex orders a request's embeddings by their index.
+func byIndex(c *Client, op string, b batch.Ref, data []embedding, n int) ([][]float32, error) {
 	if len(data) != n {
-		return c.Errs().BadResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
+		return nil, c.Errs().BadResponse(op, b, false, "got %d vectors for %d texts", len(data), n)
 	}
 	vecs := make([][]float32, n)
 	for i, d := range data {
@@ -126,14 +93,24 @@ func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []em
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= n || vecs[idx] != nil {
-			return c.Errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
+			return nil, c.Errs().BadResponse(op, b, false, "data[%d].index %d is out of range or repeated (batch of %d)", i, idx, n)
 		}
 		if d.Embedding == nil {
 			d.Embedding = []float32{}
 		}
 		vecs[idx] = d.Embedding
 	}
-	if problem := batch.CheckEmbeddings(vecs, n, c.Dims, dimSeen); problem != "" {
+	return vecs, nil
+}
+
+// collect places a request's embeddings by their index into dst and
+// checks them.
+func collect(c *Client, dimSeen *atomic.Int64, op string, b batch.Ref, data []embedding, dst [][]float32) error {
+	vecs, err := byIndex(c, op, b, data, len(dst))
+	if err != nil {
+		return err
+	}
+	if problem := batch.CheckEmbeddings(vecs, len(dst), c.Dims, dimSeen); problem != "" {
 		return c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	copy(dst, vecs)
