@@ -167,3 +167,33 @@ func (c *Hosted) Embed(ctx context.Context, op string, texts []string, dim *atom
 	}
 	return out, nil
 }
+
+// Rerank runs one rerank call the way the hosted adapters do, over texts
+// already checked, whose estimated tokens (with the query's share) are
+// given: planned into requests by BatchSize and BatchTokens (split in two
+// when tooLarge says one was refused as too large), each sent by send,
+// which returns the request's results (indexes into the span's texts, in
+// any order) and the tokens billed. Scores are placed back in input order
+// (every index once, finite scores: a breach is an *Error naming list and
+// field of the answer) and every request's usage recorded.
+func (c *Hosted) Rerank(ctx context.Context, op string, tokens []int, list, field string, tooLarge func(error) bool,
+	send func(ctx context.Context, s batch.Span, b batch.Ref) (res []batch.Scored, billed int, err error)) ([]float64, error) {
+	scores := make([]float64, len(tokens))
+	err := batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+		start := time.Now()
+		res, billed, err := send(ctx, s, b)
+		if err == nil {
+			if problem := batch.PlaceScores(res, scores[s.Lo:s.Hi], list, field); problem != "" {
+				err = c.Errs().BadResponse(op, b, false, "%s", problem)
+			}
+		}
+		if rerr := c.Record(ctx, op, billed, start, err); rerr != nil && err == nil {
+			err = rerr
+		}
+		return err
+	}, tooLarge)
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}

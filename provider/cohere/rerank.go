@@ -2,7 +2,6 @@ package cohere
 
 import (
 	"context"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/batch"
@@ -71,38 +70,18 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	if err != nil {
 		return nil, err
 	}
-	scores := make([]float64, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+	return c.Rerank(ctx, op, tokens, "results", "relevance_score", tooLarge, func(ctx context.Context, s batch.Span, b batch.Ref) ([]batch.Scored, int, error) {
 		var resp rerankResponse
-		start := time.Now()
 		req := rerankRequest{Model: c.Model, Query: query, Documents: texts[s.Lo:s.Hi], TopN: s.Hi - s.Lo}
 		err := c.Post(ctx, op, "/v2/rerank", b, req, &resp)
-		if err == nil {
-			err = r.collect(op, b, resp, scores[s.Lo:s.Hi])
+		res := make([]batch.Scored, len(resp.Results))
+		for i, d := range resp.Results {
+			res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
 		}
-		tokens := 0
+		billed := 0
 		if resp.Meta.Tokens != nil {
-			tokens = resp.Meta.Tokens.InputTokens
+			billed = resp.Meta.Tokens.InputTokens
 		}
-		if rerr := c.Record(ctx, op, tokens, start, err); rerr != nil && err == nil {
-			err = rerr
-		}
-		return err
-	}, tooLarge)
-	if err != nil {
-		return nil, err
-	}
-	return scores, nil
-}
-
-// collect maps the results (ordered by relevance) back to input order.
-func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []float64) error {
-	res := make([]batch.Scored, len(resp.Results))
-	for i, d := range resp.Results {
-		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
-	}
-	if problem := batch.PlaceScores(res, dst, "results", "relevance_score"); problem != "" {
-		return r.c.Errs().BadResponse(op, b, false, "%s", problem)
-	}
-	return nil
+		return res, billed, err
+	})
 }

@@ -3,7 +3,6 @@ package voyage
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/batch"
@@ -95,33 +94,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	for i := range tokens {
 		tokens[i] += qt // Voyage counts the query once per document
 	}
-	scores := make([]float64, len(texts))
-	err = batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
+	return c.Rerank(ctx, op, tokens, "data", "relevance_score", tooLarge, func(ctx context.Context, s batch.Span, b batch.Ref) ([]batch.Scored, int, error) {
 		var resp rerankResponse
-		start := time.Now()
 		err := c.Post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.Lo:s.Hi], Model: c.Model}, &resp)
-		if err == nil {
-			err = r.collect(op, b, resp, scores[s.Lo:s.Hi])
+		res := make([]batch.Scored, len(resp.Data))
+		for i, d := range resp.Data {
+			res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
 		}
-		if rerr := c.Record(ctx, op, resp.Usage.TotalTokens, start, err); rerr != nil && err == nil {
-			err = rerr
-		}
-		return err
-	}, tooLarge)
-	if err != nil {
-		return nil, err
-	}
-	return scores, nil
-}
-
-// collect maps the results (ordered by relevance) back to input order.
-func (r *Reranker) collect(op string, b batch.Ref, resp rerankResponse, dst []float64) error {
-	res := make([]batch.Scored, len(resp.Data))
-	for i, d := range resp.Data {
-		res[i] = batch.Scored{Index: d.Index, Score: d.RelevanceScore}
-	}
-	if problem := batch.PlaceScores(res, dst, "data", "relevance_score"); problem != "" {
-		return r.c.Errs().BadResponse(op, b, false, "%s", problem)
-	}
-	return nil
+		return res, resp.Usage.TotalTokens, err
+	})
 }
