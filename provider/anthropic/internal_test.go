@@ -11,27 +11,6 @@ import (
 	"testing"
 )
 
-func TestSSEReader(t *testing.T) {
-	in := "event: a\ndata: 1\n\n\n: comment\nevent: b\ndata: x\ndata: y\n\nevent: c\ndata: {\"cut"
-	sr := &sseReader{r: bufio.NewReader(strings.NewReader(in))}
-	ev, err := sr.next()
-	if err != nil || ev.name != "a" || string(ev.data) != "1" {
-		t.Fatalf("first = %+v %v", ev, err)
-	}
-	ev, err = sr.next()
-	if err != nil || ev.name != "b" || string(ev.data) != "x\ny" {
-		t.Fatalf("second = %+v %v", ev, err)
-	}
-	if _, err = sr.next(); !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("cut-off event: %v, want ErrUnexpectedEOF", err)
-	}
-	sr = &sseReader{r: bufio.NewReader(strings.NewReader("event: a\ndata: 1\n\n"))}
-	sr.next()
-	if _, err = sr.next(); !errors.Is(err, io.EOF) {
-		t.Fatalf("clean end: %v, want EOF", err)
-	}
-}
-
 func TestReadLine(t *testing.T) {
 	br := bufio.NewReaderSize(strings.NewReader("{\"a\":1}\n\n{\"b\":2}"), 16)
 	if l, err := readLine(br); err != nil || string(l) != `{"a":1}` {

@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,63 +229,6 @@ func (c *Client) stream(ctx context.Context, body []byte, started func()) (strin
 	return text, usage, err
 }
 
-// sseEvent is one server-sent event.
-type sseEvent struct {
-	name string
-	data []byte
-}
-
-// sseReader splits a text/event-stream into events.
-type sseReader struct {
-	r *bufio.Reader
-}
-
-// next returns the next event, io.EOF at a clean end, or
-// io.ErrUnexpectedEOF if the stream ends inside an event.
-func (s *sseReader) next() (sseEvent, error) {
-	var ev sseEvent
-	var data [][]byte
-	seen := false
-	for {
-		line, err := s.r.ReadBytes('\n')
-		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-			if errors.Is(err, io.EOF) {
-				if seen {
-					return ev, io.ErrUnexpectedEOF
-				}
-				return ev, io.EOF
-			}
-			return ev, err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if errors.Is(err, io.EOF) {
-				return ev, io.EOF
-			}
-			if !seen {
-				continue
-			}
-			ev.data = bytes.Join(data, []byte("\n"))
-			return ev, nil
-		}
-		if errors.Is(err, io.EOF) {
-			// Last line without its terminating blank line: cut off.
-			return ev, io.ErrUnexpectedEOF
-		}
-		if line[0] == ':' {
-			continue // comment
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			ev.name, seen = string(value), true
-		case "data":
-			data, seen = append(data, value), true
-		}
-	}
-}
-
 // streamEvent is the union of the Messages streaming events' payloads.
 type streamEvent struct {
 	Type         string               `json:"type"`
@@ -304,12 +245,12 @@ type streamEvent struct {
 
 func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, started func()) (string, *wireUsage, error) {
 	const op = "messages"
-	sr := &sseReader{r: bufio.NewReader(body)}
+	sr := apiclient.NewSSEReader(body, 0)
 	var text strings.Builder
 	var usage *wireUsage
 	n := 0
 	for {
-		ev, err := sr.next()
+		ev, err := sr.Next()
 		if err != nil {
 			switch {
 			case errors.Is(err, io.EOF):
@@ -322,12 +263,12 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, s
 		}
 		n++
 		var se streamEvent
-		if err := json.Unmarshal(ev.data, &se); err != nil {
-			return text.String(), usage, c.streamError(op, reqID, "event %d (%s): malformed or truncated JSON: %v", n, ev.name, err)
+		if err := json.Unmarshal(ev.Data, &se); err != nil {
+			return text.String(), usage, c.streamError(op, reqID, "event %d (%s): malformed or truncated JSON: %v", n, ev.Name, err)
 		}
 		typ := se.Type
 		if typ == "" {
-			typ = ev.name
+			typ = ev.Name
 		}
 		switch typ {
 		case "message_start":

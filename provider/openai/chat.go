@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -263,81 +261,15 @@ func (c *Client) stream(ctx context.Context, body []byte, started func()) (strea
 	return res, err
 }
 
-// sseEvent is one server-sent event: its data, or the payload of
-// llama.cpp's non-standard "error: {...}" line.
-type sseEvent struct {
-	data    []byte
-	errData []byte
-}
-
-type sseReader struct {
-	r *bufio.Reader
-}
-
-// next returns the next event, io.EOF at a clean end, or
-// io.ErrUnexpectedEOF if the stream ends inside an event.
-func (s *sseReader) next() (sseEvent, error) {
-	var ev sseEvent
-	var data [][]byte
-	seen := false
-	for {
-		line, err := s.r.ReadBytes('\n')
-		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-			if errors.Is(err, io.EOF) {
-				if seen {
-					return ev, io.ErrUnexpectedEOF
-				}
-				return ev, io.EOF
-			}
-			return ev, err
-		}
-		atEOF := err != nil
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if !seen {
-				if atEOF {
-					return ev, io.EOF
-				}
-				continue
-			}
-			ev.data = bytes.Join(data, []byte("\n"))
-			return ev, nil
-		}
-		if line[0] == ':' {
-			if atEOF {
-				return ev, io.EOF
-			}
-			continue // comment or keep-alive
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "data":
-			data, seen = append(data, value), true
-		case "error":
-			ev.errData, seen = append([]byte(nil), value...), true
-		}
-		if atEOF {
-			// The last line lacks its terminating blank line. A complete
-			// "[DONE]" or JSON value is still usable.
-			if len(data) == 1 && (string(data[0]) == "[DONE]" || json.Valid(data[0])) {
-				ev.data = data[0]
-				return ev, nil
-			}
-			return ev, io.ErrUnexpectedEOF
-		}
-	}
-}
-
 func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, started func()) (streamResult, error) {
 	const op = "chat"
-	sr := &sseReader{r: bufio.NewReaderSize(body, 64<<10)}
+	sr := apiclient.NewSSEReader(body, 64<<10)
 	var text strings.Builder
 	var res streamResult
 	finished := false
 	n := 0
 	for {
-		ev, err := sr.next()
+		ev, err := sr.Next()
 		res.text = text.String()
 		if err != nil {
 			switch {
@@ -353,29 +285,29 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, s
 			}
 		}
 		n++
-		if ev.errData != nil {
+		if ev.ErrData != nil {
 			var w wireError
-			if json.Unmarshal(ev.errData, &w) != nil || (w.Message == "" && w.Type == "") {
+			if json.Unmarshal(ev.ErrData, &w) != nil || (w.Message == "" && w.Type == "") {
 				var env errorBody
-				_ = json.Unmarshal(ev.errData, &env)
+				_ = json.Unmarshal(ev.ErrData, &env)
 				if ww, ok := env.wire(); ok {
 					w = ww
 				} else {
-					w = wireError{Type: "server_error", Message: string(ev.errData)}
+					w = wireError{Type: "server_error", Message: string(ev.ErrData)}
 				}
 			}
 			return res, c.fromWire(op, 0, w, reqID)
 		}
-		if string(ev.data) == "[DONE]" {
+		if string(ev.Data) == "[DONE]" {
 			return res, nil
 		}
 		var ch wireChunk
-		if err := json.Unmarshal(ev.data, &ch); err != nil {
+		if err := json.Unmarshal(ev.Data, &ch); err != nil {
 			return res, c.streamError(op, reqID, "event %d: malformed or truncated JSON: %v", n, err)
 		}
 		var env errorBody
 		if ch.Error != nil || ch.Object == "error" {
-			_ = json.Unmarshal(ev.data, &env)
+			_ = json.Unmarshal(ev.Data, &env)
 			if w, ok := env.wire(); ok {
 				return res, c.fromWire(op, 0, w, reqID)
 			}
