@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -41,13 +42,21 @@ func Detect(text string) string {
 	var latin, cyr, han, kana, hangul, other, ukr int
 	var score [len(detectLangs)]int
 	wordStart := -1
+	inCode := false // inside `inline code`
 	flush := func(end int) {
 		if wordStart < 0 {
 			return
 		}
 		w := text[wordStart:end]
+		start := wordStart
 		wordStart = -1
-		if len(w) > 12 {
+		if inCode || codeWord(text, start, end) {
+			latin -= utf8.RuneCountInString(w) // letters of code are no one's prose
+			return
+		}
+		if len(w) > 12 || len(w) == 1 {
+			// Single letters ("a", "e", "o", "y") are variables, list
+			// markers and letter names as often as they are words.
 			return
 		}
 		var buf [12]byte
@@ -57,7 +66,20 @@ func Detect(text string) string {
 		}
 	}
 	for i := 0; i < len(text); {
+		if (i == 0 || text[i-1] == '\n') && skipLine(text[i:]) {
+			flush(i)
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			continue
+		}
 		r, sz := decode(text, i)
+		if r == '`' {
+			flush(i)
+			inCode = !inCode
+		} else if r == '\n' && i+1 < len(text) && text[i+1] == '\n' {
+			inCode = false // an unclosed backtick ends with its paragraph
+		}
 		isLatin := false
 		switch {
 		case r < utf8.RuneSelf:
@@ -137,6 +159,42 @@ func Detect(text string) string {
 	return detectLangs[best]
 }
 
+// codeWord reports whether the word text[start:end] reads as code rather
+// than prose: part of a dotted name or path (os.Open, a.b), a call (f(),
+// an identifier joined by _ or an operator, a markup entity or tag name, a
+// command-line option. Prose words are bounded by white space and
+// punctuation followed by white space.
+func codeWord(text string, start, end int) bool {
+	if start > 0 {
+		switch text[start-1] {
+		case '.', '_', '$', '\\', '/', '@', '#', '-', '<', '&', '%', '=', ':', '>', '*', '+', '|', '~', '^', '[', '{':
+			return true
+		}
+	}
+	if end < len(text) {
+		switch c := text[end]; c {
+		case '(', '_', '=', '[', '{', '/', '\\', '<', '>', '$', '@', '#', '+', '*', '|', '^', '~', '&', ';':
+			return true
+		case '.', ':', '-':
+			if end+1 < len(text) && isWordByte(text[end+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c >= utf8.RuneSelf
+}
+
+// skipLine reports a line that carries no prose of the document's own: a
+// troff comment (man pages keep their licence there, often in English
+// above a translated page).
+func skipLine(line string) bool {
+	return strings.HasPrefix(line, `.\"`) || strings.HasPrefix(line, `'\"`) || strings.HasPrefix(line, `.\#`)
+}
+
 // Latin-script languages Detect scores, indexes into its score array.
 var detectLangs = [...]string{"en", "de", "es", "fr", "it", "pt", "nl"}
 
@@ -146,8 +204,10 @@ const (
 )
 
 // detectWords maps frequent function words to the one language of
-// detectLangs they belong to. Words shared by two of them ("de", "la", "in",
-// "die", "was"...) are left out.
+// detectLangs they belong to. Words shared by two of them ("de", "la",
+// "die"...) are left out, and so are words that are also frequent in a
+// language not listed for them ("in" and "was" are English and German as
+// well as Dutch).
 var detectWords = func() map[string]uint8 {
 	lists := [len(detectLangs)]string{
 		`the and of to is that it for with as on are be this by not or from have which you at
@@ -167,8 +227,8 @@ var detectWords = func() map[string]uint8 {
 			al anche come più ma ha questo questa sul tra essere stato molto`,
 		`o a os as um uma de do da dos das em no na nos nas que é e para com não por mais como mas
 			ao foi são pelo pela também está muito entre seu sua quando`,
-		`de het een en van is dat die in op te met voor zijn niet aan er ook als bij maar door
-			wordt worden naar dan nog wel zo deze was hij ze`,
+		`de het een en van is dat die op te met voor zijn niet aan er ook als bij maar door
+			wordt worden naar dan nog wel zo deze hij ze`,
 	}
 	owner := map[string]int{}
 	for lang, words := range lists {
@@ -203,4 +263,132 @@ func splitFields(s string) []string {
 		}
 	}
 	return out
+}
+
+// DetectFormat is Detect for a document of the given format ("code",
+// "markdown", "text", ...). Source code is judged by its comments (and
+// Python docstrings) only, since its identifiers and keywords are no
+// language's prose ("os", "e", "do", "se" made Go and Tcl files read as
+// Portuguese and Spanish); code whose comments show no language is
+// English, the language of its keywords. Fenced code blocks in Markdown are
+// skipped. Other formats go to Detect as they are.
+func DetectFormat(text, format string) string {
+	switch format {
+	case "code":
+		if lang := Detect(commentText(text)); lang != "" {
+			return lang
+		}
+		return "en"
+	case "markdown", "html":
+		return Detect(withoutFences(text))
+	}
+	return Detect(text)
+}
+
+// commentText returns the comments of source code, one per line: //, #,
+// --, ; and /* */ comments and Python docstrings, read from the first
+// DetectSampleBytes.
+func commentText(src string) string {
+	if len(src) > DetectSampleBytes {
+		src = src[:DetectSampleBytes]
+	}
+	var b strings.Builder
+	inBlock, inDoc := false, ""
+	for line := range strings.Lines(src) {
+		l := strings.TrimSpace(line)
+		switch {
+		case inBlock:
+			if i := strings.Index(l, "*/"); i >= 0 {
+				l, inBlock = l[:i], false
+			}
+			b.WriteString(strings.TrimLeft(l, "*"))
+		case inDoc != "":
+			if i := strings.Index(l, inDoc); i >= 0 {
+				l, inDoc = l[:i], ""
+			}
+			b.WriteString(l)
+		default:
+			for _, q := range []string{`"""`, "'''"} {
+				if strings.HasPrefix(l, q) {
+					rest := l[len(q):]
+					if i := strings.Index(rest, q); i >= 0 {
+						b.WriteString(rest[:i])
+					} else {
+						b.WriteString(rest)
+						inDoc = q
+					}
+					l = ""
+				}
+			}
+			m, at := commentStart(l)
+			switch m {
+			case "":
+			case "/*":
+				rest := l[at+2:]
+				if j := strings.Index(rest, "*/"); j >= 0 {
+					b.WriteString(rest[:j])
+				} else {
+					b.WriteString(rest)
+					inBlock = true
+				}
+			default:
+				b.WriteString(l[at+len(m):])
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// commentStart finds the first comment marker of a line of code that is
+// not inside a string literal: "/*", "//", "#", "--" or a leading ";".
+func commentStart(l string) (marker string, at int) {
+	quote := byte(0)
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '/' && i+1 < len(l) && (l[i+1] == '/' || l[i+1] == '*'):
+			return l[i : i+2], i
+		case c == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
+			return "#", i
+		case c == '-' && i+1 < len(l) && l[i+1] == '-' && (i == 0 || l[i-1] == ' '):
+			return "--", i
+		case c == ';' && i == 0:
+			return ";", i
+		}
+	}
+	return "", -1
+}
+
+// withoutFences returns Markdown without its fenced code blocks.
+func withoutFences(text string) string {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+		return text
+	}
+	var b strings.Builder
+	fence := ""
+	for line := range strings.Lines(text) {
+		l := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(l, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(l, "```"):
+			fence = "```"
+		case strings.HasPrefix(l, "~~~"):
+			fence = "~~~"
+		default:
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

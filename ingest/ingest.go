@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/analysis"
 )
 
 // DefaultMaxFileSize is the largest file Walk and ParseFile read (64 MiB).
@@ -296,6 +297,11 @@ func Parse(ctx context.Context, data []byte, id, name string, opts Options) (sit
 	doc.Title = cleanTitle(doc.Title)
 	if doc.Title == "" {
 		doc.Title = fallbackTitle
+	}
+	if doc.Lang == "" && doc.Format == situate.FormatCode {
+		// Code is judged by its comments: its identifiers read as
+		// Portuguese or Dutch to a prose detector (issue 13).
+		doc.Lang = analysis.DetectFormat(doc.Text, doc.Format)
 	}
 	return doc, nil
 }

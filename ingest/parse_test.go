@@ -78,14 +78,14 @@ func TestParseFormats(t *testing.T) {
 		},
 		{
 			name: "go code verbatim", file: "main.go", data: "package main\n\n// # not a heading\nfunc main() {}\n",
-			format: situate.FormatCode, title: "main.go", want: []string{"package main\n\n// # not a heading\nfunc main() {}\n"},
+			format: situate.FormatCode, title: "main.go", want: []string{"package main\n\n// # not a heading\nfunc main() {}\n"}, lang: "en", // code: the comments' language, else English
 		},
 		{
 			name: "python code", file: "x.py", data: "def f():\n    return 1\n", format: situate.FormatCode, title: "x.py",
-			want: []string{"    return 1"},
+			want: []string{"    return 1"}, lang: "en", // code: the comments' language, else English
 		},
 		{
-			name: "Makefile is code", file: "Makefile", data: "all:\n\tgo build\n", format: situate.FormatCode, title: "Makefile",
+			name: "Makefile is code", file: "Makefile", data: "all:\n\tgo build\n", format: situate.FormatCode, title: "Makefile", lang: "en", // code: the comments' language, else English
 		},
 		{
 			name: "unknown extension text", file: "README", data: "plain readme\n", format: situate.FormatText, title: "README",

@@ -310,6 +310,9 @@ func TestWalkCorpus(t *testing.T) {
 		if d.Format == situate.FormatHTML || d.Format == situate.FormatDOCX {
 			wantLang = m.Lang // declared by the format
 		}
+		if d.Format == situate.FormatCode {
+			wantLang = m.Lang // detected from the comments
+		}
 		if d.Lang != wantLang {
 			t.Errorf("%s: Lang = %q, want %q", m.ID, d.Lang, wantLang)
 		}
