@@ -168,10 +168,9 @@ async function loadDocuments(reset) {
       h("caption", { class: "visually-hidden" }, "Indexed documents"),
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, "Document"),
-        h("th", { scope: "col" }, "Language"),
+        h("th", { scope: "col" }, "Lang"),
         h("th", { scope: "col", class: "num" }, "Chunks"),
-        h("th", { scope: "col", class: "num" }, "Version"),
-        h("th", { scope: "col" }, "Indexed"))),
+        h("th", { scope: "col", class: "num" }, "Ver."))),
       tbody)));
   }
   for (const d of page.documents) {
@@ -180,17 +179,17 @@ async function loadDocuments(reset) {
       ev.preventDefault();
       openDocument(d.id);
     });
-    tbody.append(h("tr", {},
+    tbody.append(h("tr", { dataset: { doc: d.id } },
       h("td", {}, link, d.title && d.title !== d.id ? h("div", { class: "muted small mono" }, d.id) : null,
-        d.access?.length ? h("div", { class: "muted small" }, "readers: " + d.access.join(", ")) : null),
+        h("div", { class: "muted small" }, d.access?.length ? "readers: " + d.access.join(", ") : "readers: everyone",
+          d.indexed_at ? " · " + fmtDate(d.indexed_at) : "")),
       h("td", {}, d.lang || ""),
       h("td", { class: "num" }, fmtNumber(d.chunks)),
-      h("td", { class: "num" }, String(d.version)),
-      h("td", { class: "small" }, fmtDate(d.indexed_at))));
+      h("td", { class: "num" }, String(d.version))));
   }
   box.querySelector(".more")?.remove();
   if (!tbody.children.length) {
-    tbody.append(h("tr", {}, h("td", { colspan: 5, class: "empty" }, "No documents yet: upload one above.")));
+    tbody.append(h("tr", {}, h("td", { colspan: 4, class: "empty" }, "No documents yet: upload one above.")));
   }
   nextCursor = page.next || "";
   if (nextCursor) {

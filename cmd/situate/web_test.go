@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Environment variables of the browser test.
+const (
+	// envChromium names the Chromium binary (default: chromium on PATH).
+	envChromium = "SITUATE_CHROMIUM"
+	// envRequireChromium, when set, turns a missing Chromium into a failure
+	// (.ci/run sets it after installing Debian's chromium).
+	envRequireChromium = "SITUATE_REQUIRE_CHROMIUM"
+	// envScreenshots is where the screenshots go (default: the test's
+	// temporary directory).
+	envScreenshots = "SITUATE_SCREENSHOTS"
+)
+
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv(envChromium); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no chromium on PATH (apt-get install chromium, or set " + envChromium + "): the browser test needs headless Chromium"
+	if os.Getenv(envRequireChromium) != "" {
+		t.Fatalf("%s (%s is set)", msg, envRequireChromium)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// hostileText is a document whose text is markup: the page must show it as
+// text, never run or render it.
+const hostileText = "Quarantined markup sample.\n\n<script>window.__pwned = 'script'</script>\n\n" +
+	"<img src=x onerror=\"window.__pwned = 'img'\">\n\n<b>not bold</b> &amp; <a href=\"javascript:alert(1)\">link</a>\n"
+
+const brightwater = `# Brightwater Logistics: Annual Review
+
+Brightwater Logistics moves timber and grain by barge along the Calder.
+
+## Financial Results
+
+Revenue grew 3% in the third quarter, slower than planned, because a six-week closure of the Ashby Weir lock pushed cargo onto trucks.
+
+## Outlook
+
+Management expects revenue growth of 4 to 5 percent next year, with two electric barges entering service.
+`
+
+// TestWebPageInChromium drives the page served by a real `situate serve` in
+// headless Chromium: upload a document and wait for its job, search, see the
+// generated context set apart from the original text, open the explain
+// view, and check that a document made of markup renders as text. It keeps
+// screenshots at laptop (1366×768) and phone (390×844) widths.
+func TestWebPageInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts situate serve and Chromium (about 10 s)")
+	}
+	chrome := chromiumPath(t)
+	shots := os.Getenv(envScreenshots)
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s := startServe(t, dir, filepath.Join(dir, "store"))
+	upload := filepath.Join(dir, "brightwater.md")
+	if err := os.WriteFile(upload, []byte(brightwater), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chrome),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1366, 768),
+	)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelTimeout()
+
+	// Any script error or console error (a CSP violation included) fails
+	// the test.
+	var mu sync.Mutex
+	var pageErrors []string
+	listenErr := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			pageErrors = append(pageErrors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, msg))
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				pageErrors = append(pageErrors, "console.error: "+strings.Join(parts, " "))
+			}
+		}
+	})
+	if listenErr != nil {
+		t.Fatalf("start Chromium (%s): %v", chrome, listenErr)
+	}
+	shot := func(name string) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			if _, err := chromedp.Evaluate[bool](`window.scrollTo(0, 0), true`)(ctx, tg); err != nil {
+				return chromedp.Void{}, err
+			}
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return chromedp.Void{}, err
+			}
+			return chromedp.Void{}, os.WriteFile(filepath.Join(shots, name+".png"), buf, 0o644)
+		}
+	}
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v\nserver log:\n%s", what, err, s.log())
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		out, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("read %s: %v", sel, err)
+		}
+		return out
+	}
+
+	// Upload a file and wait for its job.
+	run("load the documents view",
+		chromedp.EmulateViewport(1366, 768),
+		chromedp.Navigate(s.URL+"/#/documents"),
+		chromedp.WaitVisible(chromedp.CSS("#upload-form")),
+		chromedp.SetUploadFiles(chromedp.CSS("#upload-file"), []string{upload}),
+		chromedp.SetValue(chromedp.CSS(`#upload-form [name=title]`), "Brightwater Logistics: Annual Review"),
+		chromedp.Click(chromedp.CSS(`#upload-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#jobs .job[data-state="done"]`)),
+	)
+	if job := text("#jobs .job"); !strings.Contains(job, "brightwater.md") || !strings.Contains(job, "done") {
+		t.Errorf("job card: %q", job)
+	}
+	// The hostile document, pasted as text.
+	run("upload the markup document",
+		chromedp.SetValue(chromedp.CSS("#upload-id"), "hostile.txt"),
+		chromedp.SetValue(chromedp.CSS(`#upload-form [name=text]`), hostileText),
+		chromedp.Click(chromedp.CSS(`#upload-form button[type=submit]`)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('#jobs .job[data-state="done"]').length >= 2`, chromedp.WithPollingTimeout(60*time.Second)),
+	)
+	run("wait for both documents in the list",
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 2`, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Click(chromedp.CSS(`#doc-table tbody a`)),
+		chromedp.WaitVisible(chromedp.CSS("#context-status")),
+		shot("documents-laptop"),
+	)
+	if st := text("#context-status"); !strings.Contains(st, "by offline") || !strings.Contains(st, "flagged") {
+		t.Errorf("contextualization status: %q", st)
+	}
+
+	// Search: the context is set apart from the original text and labelled.
+	run("search",
+		chromedp.Navigate(s.URL+"/#/search"),
+		chromedp.WaitVisible(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), "Brightwater revenue third quarter\n"),
+		chromedp.WaitVisible(chromedp.CSS("#results .result")),
+		shot("search-laptop"),
+	)
+	type firstResult struct {
+		Label, Context, Text, Marks string
+		Inside                      bool
+	}
+	res := evalJS[firstResult](t, ctx, `(() => {
+		const r = document.querySelector("#results .result");
+		const ctx = r.querySelector("aside.context");
+		const text = r.querySelector(".chunk .text");
+		return {Label: ctx.querySelector(".label").textContent, Context: ctx.querySelector(".context-text").textContent,
+			Text: text.textContent, Marks: [...text.querySelectorAll("mark")].map(m => m.textContent).join(","),
+			Inside: text.contains(ctx) || ctx.contains(text)};
+	})()`)
+	if !strings.Contains(res.Label, "Generated context") || !strings.Contains(res.Label, "written by offline") {
+		t.Errorf("context label %q", res.Label)
+	}
+	if res.Context == "" || res.Inside || strings.Contains(res.Text, res.Context) {
+		t.Errorf("context not set apart: context %q, text %q", res.Context, res.Text)
+	}
+	if !strings.Contains(res.Text, "Revenue grew 3% in the third quarter") {
+		t.Errorf("first result's text %q", res.Text)
+	}
+	if !strings.Contains(res.Marks, "Revenue") || !strings.Contains(res.Marks, "quarter") {
+		t.Errorf("highlighted terms %q", res.Marks)
+	}
+
+	// The explain view: each arm's rank and score.
+	run("open the explain view",
+		chromedp.Click(chromedp.CSS("#tab-explain")),
+		chromedp.WaitVisible(chromedp.CSS("#explain table")),
+		shot("explain-laptop"),
+	)
+	if row := text("#explain tbody tr"); !strings.Contains(row, "brightwater.md") || !strings.Contains(row, "#1") {
+		t.Errorf("explain row: %q", row)
+	}
+
+	// Markup in a document is text.
+	run("back to the results", chromedp.Click(chromedp.CSS("#tab-results")))
+	evalJS[string](t, ctx, `(document.querySelector("#q").value = "")`)
+	run("search the markup document",
+		chromedp.SendKeys(chromedp.CSS("#q"), "quarantined markup sample onerror\n"),
+		chromedp.WaitVisible(chromedp.CSS(`#results .result`)),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#results .result .text").textContent.includes("<script>")`, chromedp.WithPollingTimeout(10*time.Second)),
+		shot("hostile-laptop"),
+	)
+	type hostileResult struct {
+		Text                  string
+		Scripts, Imgs, Anchor int
+		Pwned                 any
+	}
+	hostile := evalJS[hostileResult](t, ctx, `(() => {
+		const t = document.querySelector("#results .result .text");
+		return {Text: t.textContent, Scripts: document.querySelectorAll("#results script").length,
+			Imgs: document.querySelectorAll("#results img").length, Anchor: t.querySelectorAll("a, b").length,
+			Pwned: window.__pwned ?? null};
+	})()`)
+	for _, want := range []string{"<script>window.__pwned = 'script'</script>", `<img src=x onerror="window.__pwned = 'img'">`, "<b>not bold</b>"} {
+		if !strings.Contains(hostile.Text, want) {
+			t.Errorf("the markup document's text lacks %q as text: %q", want, hostile.Text)
+		}
+	}
+	if hostile.Scripts != 0 || hostile.Imgs != 0 || hostile.Anchor != 0 || hostile.Pwned != nil {
+		t.Errorf("markup was interpreted: %d scripts, %d imgs, %d a/b elements, window.__pwned=%v", hostile.Scripts, hostile.Imgs, hostile.Anchor, hostile.Pwned)
+	}
+
+	// Keyboard: "/" focuses the search box from anywhere.
+	run("slash focuses the query",
+		chromedp.Navigate(s.URL+"/#/documents"),
+		chromedp.WaitVisible(chromedp.CSS("#upload-form")),
+		chromedp.KeyEvent("/"),
+		chromedp.Sleep(200*time.Millisecond),
+	)
+	focused := evalJS[string](t, ctx, `document.activeElement ? document.activeElement.id : ""`)
+	if focused != "q" {
+		t.Errorf("after '/', focus is on %q, want the query box", focused)
+	}
+
+	// The usage view renders (a chart, or the note that there is no usage).
+	run("usage view",
+		chromedp.Navigate(s.URL+"/#/usage"),
+		chromedp.WaitVisible(chromedp.CSS("#usage .tiles, #usage .empty, #usage .error")),
+		shot("usage-laptop"),
+	)
+
+	// Phone width: the same views without horizontal scrolling.
+	run("phone width",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+		chromedp.Navigate(s.URL+"/#/search"),
+		chromedp.WaitVisible(chromedp.CSS("#q")),
+	)
+	evalJS[string](t, ctx, `(document.querySelector("#q").value = "")`)
+	run("phone search",
+		chromedp.SendKeys(chromedp.CSS("#q"), "Brightwater revenue third quarter\n"),
+		chromedp.WaitVisible(chromedp.CSS("#results .result")),
+		shot("search-phone"),
+		chromedp.Click(chromedp.CSS("#tab-explain")),
+		chromedp.WaitVisible(chromedp.CSS("#explain table")),
+		shot("explain-phone"),
+	)
+	if wide := evalJS[string](t, ctx, wider390); wide != "" {
+		t.Errorf("the explain view is wider than 390 px: %s", wide)
+	}
+	run("phone documents",
+		chromedp.Navigate(s.URL+"/#/documents"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 2`, chromedp.WithPollingTimeout(30*time.Second)),
+		shot("documents-phone"),
+	)
+	if wide := evalJS[string](t, ctx, wider390); wide != "" {
+		t.Errorf("the documents view is wider than 390 px: %s", wide)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range pageErrors {
+		t.Errorf("page error: %s", e)
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// wider390 names the first visible element of the page that reaches past
+// 390 px (inside a horizontally scrolling table is fine), or "".
+const wider390 = `(() => {
+	for (const e of document.querySelectorAll("body *")) {
+		if (e.closest(".table-wrap") && !e.classList.contains("table-wrap")) continue;
+		const r = e.getBoundingClientRect();
+		if (r.width > 0 && r.height > 0 && r.right > 391) {
+			return e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.split(" ").join(".") : "") + " right=" + Math.round(r.right);
+		}
+	}
+	return "";
+})()`
+
+func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
