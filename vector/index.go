@@ -252,6 +252,14 @@ func open(dir string, opts Options, readOnly bool) (*Index, []byte, error) {
 	mpath := filepath.Join(dir, manifestName)
 	m, raw, err := readManifest(mpath)
 	if errors.Is(err, os.ErrNotExist) {
+		// A writer's Open writes the first manifest before any segment:
+		// segments without one mean the manifest was lost.
+		if segs, _ := filepath.Glob(filepath.Join(dir, "seg-*.vec")); len(segs) > 0 {
+			return nil, nil, fmt.Errorf("vector open: %s is missing (the directory holds %d segment files): %w", mpath, len(segs), ErrCorrupt)
+		}
+		if opts.Dim == 0 && !readOnly {
+			return nil, nil, fmt.Errorf("vector open %s: no index there, and Options.Dim is 0", dir)
+		}
 		o, err := opts.withDefaults()
 		if readOnly && opts.Dim == 0 {
 			o, err = (Options{Dim: 1, Metric: opts.Metric}).withDefaults()

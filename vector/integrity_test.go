@@ -129,6 +129,15 @@ func TestEveryByteChecked(t *testing.T) {
 		t.Fatalf("restored index holds %d vectors", ix.Len())
 	}
 	t.Logf("%d single-byte flips over %d files, each detected", flips, len(files))
+	// A lost manifest beside its segments is damage, not an empty index.
+	mf, _ := os.ReadFile(files[0])
+	os.Remove(files[0])
+	for name, open := range map[string]func(string, Options) (*Index, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		if _, err := open(dir, Options{}); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), files[0]) {
+			t.Fatalf("%s without a manifest: %v; want ErrCorrupt naming it", name, err)
+		}
+	}
+	os.WriteFile(files[0], mf, 0o644)
 	ix.Close()
 	// Reset removes it; Open then creates a new, empty index.
 	os.Remove(segs[0])
