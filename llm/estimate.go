@@ -32,6 +32,29 @@ type EstimateOptions struct {
 	// with Anthropic's current models.
 	RequestsPerMinute    int
 	InputTokensPerMinute int
+	// Local, if set, describes a local inference server (llama.cpp, vLLM):
+	// no price and no minimum cacheable length; the server keeps each
+	// document's prefix, so the first call of a prefix group computes it
+	// (CacheWriteTokens: tokens computed once) and the others read it; and
+	// time comes from the server's measured speed instead of Latency.
+	Local *LocalServer
+	// CountTokens, if set, counts prompts exactly (a local server's
+	// tokenizer: llama.cpp or vLLM /tokenize): every prefix and suffix is
+	// counted instead of estimated. An error stops the estimate.
+	CountTokens func(text string) (int, error)
+}
+
+// LocalServer is what Estimate needs to know of a local inference server.
+type LocalServer struct {
+	// Slots is how many requests the server runs at once (llama.cpp
+	// total_slots); the concurrency is capped by it. 0 = unknown.
+	Slots int
+	// PrefillPerSecond is the prompt tokens the server computes per
+	// second; DecodePerSecond the tokens one request generates per second;
+	// Overhead the time of a call beyond both (HTTP, sampling setup). All
+	// measured on one call; 0 = unknown (time then uses Latency).
+	PrefillPerSecond, DecodePerSecond float64
+	Overhead                          time.Duration
 }
 
 // CostEstimate is what contextualizing a corpus would take, with token
@@ -66,9 +89,12 @@ type CostEstimate struct {
 	CostUSD        float64
 	CostNoCacheUSD float64
 	CostBatchUSD   float64
-	// Duration is the expected wall time at Concurrency, Latency and the
-	// rate limits.
+	// Duration is the expected wall time at Concurrency, Latency (or the
+	// local server's speed) and the rate limits.
 	Duration time.Duration
+	// Concurrency is the calls in flight the estimate assumes (a local
+	// server's slots cap it).
+	Concurrency int
 	// Err is set when the estimate could not be made (an unreadable
 	// TemplateFile); the other fields are then zero.
 	Err error
@@ -133,6 +159,12 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		p := makePlan(planInput{doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, glossary: gl,
 			window: o.ContextWindow, maxTokens: o.MaxTokens, factor: 1 + o.EstimateMargin})
 		e.TooLarge += len(p.tooLarge)
+		if opts.CountTokens != nil {
+			if err := countExactly(&p, tmpl, d, opts.CountTokens); err != nil {
+				e.Err = fmt.Errorf("llm: estimate: count tokens of %s: %w", d.Doc.ID, err)
+				return e
+			}
+		}
 		for _, g := range p.groups {
 			excerpt := !strings.HasPrefix(g.desc, "full")
 			for k, i := range g.chunks {
@@ -145,6 +177,10 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 				e.InputTokens += s
 				e.OutputTokens += outTok
 				switch {
+				case opts.Local != nil && k == 0:
+					e.CacheWriteTokens += g.prefixTokens
+				case opts.Local != nil:
+					e.CacheReadTokens += g.prefixTokens
 				case g.prefixTokens < minCache || !e.PriceKnown:
 					e.InputTokens += g.prefixTokens
 				case k == 0:
@@ -166,8 +202,22 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		e.CostNoCacheUSD = (float64(e.PromptTokens)*e.Price.Input + out) / 1e6
 		e.CostBatchUSD = e.CostNoCacheUSD * (1 - e.Price.BatchDiscount)
 	}
-	waves := math.Ceil(float64(e.Calls) / float64(o.Concurrency))
+	conc := o.Concurrency
+	if l := opts.Local; l != nil && l.Slots > 0 {
+		conc = min(conc, l.Slots)
+	}
+	waves := math.Ceil(float64(e.Calls) / float64(conc))
 	d := time.Duration(waves * float64(lat))
+	if l := opts.Local; l != nil && l.PrefillPerSecond > 0 && l.DecodePerSecond > 0 {
+		// Prompt computation is compute-bound: slots share it. Decoding
+		// one token per request per step is bound by memory bandwidth:
+		// slots decode side by side.
+		prefill := float64(e.InputTokens+e.CacheWriteTokens) / l.PrefillPerSecond
+		decode := float64(e.OutputTokens) / l.DecodePerSecond / float64(conc)
+		overhead := l.Overhead.Seconds() * float64(e.Calls) / float64(conc)
+		d = time.Duration((prefill + decode + overhead) * float64(time.Second))
+	}
+	e.Concurrency = conc
 	if rpm > 0 {
 		d = max(d, time.Duration(float64(e.Calls)/float64(rpm)*float64(time.Minute)))
 	}
@@ -177,4 +227,27 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 	}
 	e.Duration = d
 	return e
+}
+
+// countExactly replaces a plan's estimated prefix and suffix sizes by exact
+// counts.
+func countExactly(p *plan, tmpl Template, d DocChunks, count func(string) (int, error)) error {
+	for gi := range p.groups {
+		n, err := count(p.groups[gi].prefix)
+		if err != nil {
+			return err
+		}
+		p.groups[gi].prefixTokens = n
+	}
+	for i := range p.suffixTokens {
+		if i >= len(d.Chunks) {
+			break
+		}
+		n, err := count(tmpl.Suffix(d.Chunks[i].Text))
+		if err != nil {
+			return err
+		}
+		p.suffixTokens[i] = n
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/provider/anthropic"
+	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -41,7 +43,18 @@ type costJSON struct {
 	Seconds          float64 `json:"seconds"`
 	Concurrency      int     `json:"concurrency"`
 	Skipped          int     `json:"skipped_files"`
+	// Local servers (llama.cpp, vLLM, Ollama): what the server said and
+	// what one measured call showed.
+	Local            bool    `json:"local,omitempty"`
+	Slots            int     `json:"slots,omitempty"`
+	PrefillPerSecond float64 `json:"prefill_per_second,omitempty"`
+	DecodePerSecond  float64 `json:"decode_per_second,omitempty"`
+	OutputPerCall    int     `json:"output_tokens_per_call,omitempty"`
+	ServerSeconds    float64 `json:"server_seconds,omitempty"`
 }
+
+// localProviders run on the user's own hardware: no price, GPU time.
+var localProviders = map[string]bool{"llamacpp": true, "vllm": true, "ollama": true}
 
 func runCost(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
@@ -49,7 +62,11 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		"Estimate, before any call, what contextualizing PATH with the LLM named by --llm would take:\n"+
 			"calls, tokens (counted offline, with the estimate margin), prompt-cache writes and reads given the\n"+
 			"model's minimum cacheable length, cost with and without caching and with batch mode, and time at\n"+
-			"the configured concurrency and rate limits. Nothing is sent anywhere and no store is written.")
+			"the configured concurrency and rate limits. Nothing is sent to a hosted provider and no store is written.\n"+
+			"For a local server (--llm llamacpp, vllm:MODEL, ollama:MODEL) cost asks the server which model it serves,\n"+
+			"its context size and slots, makes ONE real call (the corpus's first chunk) to measure its speed and\n"+
+			"answer length, models its prefix cache (each document's prefix computed once), caps the calls in flight\n"+
+			"at its slots, and reports server (GPU) time instead of dollars.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
 	asJSON := fs.Bool("json", false, "print the estimate as JSON")
@@ -76,12 +93,21 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		c.settings["llm"].value, c.settings["llm"].origin = spec, "flag"
 	}
 	if spec == "" {
-		return usagef("--llm PROVIDER:MODEL is required (e.g. anthropic:claude-haiku-4-5)")
+		return usagef("--llm PROVIDER:MODEL is required (e.g. anthropic:claude-haiku-4-5, or llamacpp with --llm-base-url)")
 	}
-	provider, model, ok := strings.Cut(spec, ":")
-	if !ok || provider == "" || model == "" {
+	provider, model, _ := strings.Cut(spec, ":")
+	switch {
+	case provider == "llamacpp":
+		// The server serves the model it loaded; a name is optional.
+	case provider == "":
+		return usagef("--llm %q (from %s): want PROVIDER:MODEL", spec, c.settings["llm"].origin)
+	case openAIFlavors[provider] == "" && provider != "anthropic" && provider != "ollama":
+		return usagef("--llm %q (from %s): provider must be anthropic, openai, openai-compatible, vllm, llamacpp or ollama", spec, c.settings["llm"].origin)
+	case model == "":
 		return usagef("--llm %q (from %s): want PROVIDER:MODEL", spec, c.settings["llm"].origin)
 	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	if *rpm < 0 || *itpm < 0 || *latency < 0 || *outTokens < 0 {
 		return usagef("--rpm, --itpm, --latency and --output-tokens must be >= 0")
 	}
@@ -134,10 +160,32 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}
-	est := llm.Estimate(dcs, spec, nil, llm.EstimateOptions{Options: o, OutputTokens: *outTokens,
-		Latency: *latency, RequestsPerMinute: *rpm, InputTokensPerMinute: *itpm})
+	eo := llm.EstimateOptions{Options: o, OutputTokens: *outTokens,
+		Latency: *latency, RequestsPerMinute: *rpm, InputTokensPerMinute: *itpm}
+	var srv localInfo
+	if localProviders[provider] {
+		if srv, err = askLocalServer(ctx, c, e, dcs, o); err != nil {
+			return err
+		}
+		spec = srv.name
+		if o.ContextWindow == 0 {
+			eo.ContextWindow = srv.window
+		}
+		eo.Local = &srv.server
+		eo.CountTokens = srv.count
+		if !explicit["output-tokens"] && srv.outputTokens > 0 {
+			eo.OutputTokens = srv.outputTokens
+		}
+		if !explicit["latency"] && srv.latency > 0 {
+			eo.Latency = srv.latency
+		}
+	}
+	est := llm.Estimate(dcs, spec, nil, eo)
 	if est.Err != nil {
 		return est.Err
+	}
+	if srv.name != "" {
+		return reportLocalCost(e, *asJSON, est, eo, srv, parallel, perDoc, skipped)
 	}
 	out := costJSON{Model: est.Model, Docs: est.Docs, Chunks: est.Chunks, Calls: est.Calls, TooLarge: est.TooLarge,
 		Excerpted: est.Excerpted, ContextWindow: o.ContextWindow, MinCacheTokens: est.Price.MinCacheTokens,
@@ -285,4 +333,171 @@ func splitDocs(ctx context.Context, c *config, docs []situate.Document) ([]llm.D
 		out = append(out, llm.DocChunks{Doc: d, Chunks: chunks})
 	}
 	return out, nil
+}
+
+// localInfo is what "cost" learned from a local server.
+type localInfo struct {
+	name         string // provider:served model
+	url          string
+	window       int
+	server       llm.LocalServer
+	outputTokens int           // generated by the measured call
+	latency      time.Duration // of the measured call
+	note         string        // why the call could not be measured, if so
+	// count is the server's tokenizer (llama.cpp, vLLM), nil otherwise.
+	count func(string) (int, error)
+}
+
+// askLocalServer asks a local server (llama.cpp, vLLM, Ollama) which model
+// it serves, its context size and slots, and measures its speed on one
+// real call: the first chunk of the corpus, prompted as "index" would.
+func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks, o llm.Options) (localInfo, error) {
+	models, err := newLLM(c, e)
+	if err != nil {
+		return localInfo{}, err
+	}
+	m := models[0]
+	provider, _, _ := strings.Cut(c.str("llm"), ":")
+	info := localInfo{name: m.Name(), url: strings.Join(c.list("llm-base-url"), ", ")}
+	ictx, cancel := context.WithTimeout(ctx, identifyLLMTimeout)
+	defer cancel()
+	fail := func(what string, err error) (localInfo, error) {
+		where := ""
+		if info.url != "" {
+			where = " at " + info.url
+		}
+		return info, fmt.Errorf("--llm %s: %s: %w (is the server running%s?)", c.str("llm"), what, err, where)
+	}
+	if mi, ok := m.(situate.ModelIdentifier); ok {
+		id, err := mi.ModelIdentity(ictx)
+		if err != nil {
+			return fail("ask the server which model it serves", err)
+		}
+		info.name = provider + ":" + id.Name
+	}
+	if w, ok := m.(situate.ContextWindower); ok {
+		n, err := w.ContextWindow(ictx)
+		if err != nil {
+			return fail("ask the server its context size", err)
+		}
+		info.window = n
+	}
+	cl, isOpenAI := m.(*openai.Client)
+	if isOpenAI && cl.Flavor() == openai.FlavorLlamaCpp {
+		p, err := cl.Props(ictx)
+		if err != nil {
+			return fail("ask the server its slots", err)
+		}
+		info.server.Slots = p.TotalSlots
+	}
+	if tc, ok := m.(situate.TokenCounter); ok {
+		info.count = func(text string) (int, error) { return tc.CountTokens(ctx, text) }
+	}
+	prompt, ok := samplePrompt(dcs, o, info.window)
+	if !ok {
+		info.note = "no chunk to measure the server's speed on"
+		return info, nil
+	}
+	start := time.Now()
+	if isOpenAI && cl.Flavor() == openai.FlavorLlamaCpp {
+		comp, t, err := cl.CompleteTimings(ctx, prompt)
+		wall := time.Since(start)
+		if err != nil || t.PromptMS <= 0 || t.PredictedMS <= 0 {
+			info.note = fmt.Sprintf("the measured call failed (%v); time assumes --latency per call", err)
+			return info, nil
+		}
+		info.server.PrefillPerSecond = float64(t.PromptN) / (t.PromptMS / 1000)
+		info.server.DecodePerSecond = float64(t.PredictedN) / (t.PredictedMS / 1000)
+		info.server.Overhead = max(0, wall-time.Duration((t.PromptMS+t.PredictedMS)*float64(time.Millisecond)))
+		info.outputTokens = max(t.PredictedN, comp.Usage.OutputTokens)
+		info.latency = wall
+		return info, nil
+	}
+	comp, err := m.Complete(ctx, prompt)
+	if err != nil {
+		info.note = fmt.Sprintf("the measured call failed (%v); time assumes --latency per call", err)
+		return info, nil
+	}
+	info.latency = time.Since(start)
+	info.outputTokens = comp.Usage.OutputTokens
+	return info, nil
+}
+
+// samplePrompt is the prompt of the first chunk of the corpus, as the
+// contextualizer renders it (a document longer than the window is cut).
+func samplePrompt(dcs []llm.DocChunks, o llm.Options, window int) (situate.Prompt, bool) {
+	for _, d := range dcs {
+		if len(d.Chunks) == 0 {
+			continue
+		}
+		tmpl := llm.BuiltinTemplate(situate.ResolveLanguage(d.Doc))
+		if o.Language != "" {
+			tmpl = llm.BuiltinTemplate(o.Language)
+		}
+		if o.TemplateFile != "" {
+			t, err := llm.LoadTemplate(o.TemplateFile)
+			if err != nil {
+				return situate.Prompt{}, false
+			}
+			tmpl = t
+		}
+		text := d.Doc.Text
+		if limit := 2 * (window - o.MaxTokens); window > 0 && len(text) > limit {
+			text = text[:max(0, limit)]
+		}
+		return situate.Prompt{DocID: d.Doc.ID, Prefix: tmpl.Prefix(text, ""), Suffix: tmpl.Suffix(d.Chunks[0].Text), MaxTokens: o.MaxTokens}, true
+	}
+	return situate.Prompt{}, false
+}
+
+// reportLocalCost prints the estimate for a local server: tokens computed
+// and read from the server's prefix cache, time from the measured speed,
+// and server (GPU) time instead of dollars.
+func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateOptions, srv localInfo, parallel, perDoc, skipped int) error {
+	out := costJSON{Model: est.Model, Docs: est.Docs, Chunks: est.Chunks, Calls: est.Calls, TooLarge: est.TooLarge,
+		Excerpted: est.Excerpted, ContextWindow: eo.ContextWindow, PromptTokens: est.PromptTokens, InputTokens: est.InputTokens,
+		CacheWriteTokens: est.CacheWriteTokens, CacheReadTokens: est.CacheReadTokens, OutputTokens: est.OutputTokens,
+		Seconds: est.Duration.Seconds(), Concurrency: est.Concurrency, Skipped: skipped, Local: true, Slots: srv.server.Slots,
+		PrefillPerSecond: srv.server.PrefillPerSecond, DecodePerSecond: srv.server.DecodePerSecond,
+		OutputPerCall: eo.OutputTokens, ServerSeconds: est.Duration.Seconds()}
+	if est.PromptTokens > 0 {
+		out.CacheReadShare = float64(est.CacheReadTokens) / float64(est.PromptTokens)
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "estimate for %s at %s (local server: asked for its model, context and slots; token counts offline, +%.0f%% margin)\n",
+		est.Model, srv.url, eo.EstimateMargin*100)
+	fmt.Fprintf(w, "documents        %d (%d files skipped)\n", est.Docs, skipped)
+	fmt.Fprintf(w, "chunks           %d\n", est.Chunks)
+	fmt.Fprintf(w, "calls            %d (%d too large for the window, %d with a document excerpt; window %d tokens per slot)\n",
+		est.Calls, est.TooLarge, est.Excerpted, eo.ContextWindow)
+	fmt.Fprintf(w, "prompt tokens    %d\n", est.PromptTokens)
+	fmt.Fprintf(w, "  computed       %d (each document's prefix once, and every chunk with its instruction)\n", est.InputTokens+est.CacheWriteTokens)
+	fmt.Fprintf(w, "  cache read     %d (%.1f%% of prompt tokens: the document prefix kept in the server's slot)\n", est.CacheReadTokens, 100*out.CacheReadShare)
+	fmt.Fprintf(w, "output tokens    %d (%d per call", est.OutputTokens, eo.OutputTokens)
+	if srv.outputTokens > 0 {
+		fmt.Fprintf(w, ", as the measured call")
+	}
+	fmt.Fprintln(w, ")")
+	slots := "unknown"
+	if srv.server.Slots > 0 {
+		slots = fmt.Sprint(srv.server.Slots)
+	}
+	if srv.server.PrefillPerSecond > 0 {
+		fmt.Fprintf(w, "speed            prompt %.0f tokens/s, generation %.1f tokens/s per request, %s overhead per call (one measured call)\n",
+			srv.server.PrefillPerSecond, srv.server.DecodePerSecond, srv.server.Overhead.Round(time.Millisecond))
+	} else if srv.latency > 0 {
+		fmt.Fprintf(w, "speed            %s per call (one measured call)\n", srv.latency.Round(time.Millisecond))
+	}
+	if srv.note != "" {
+		fmt.Fprintf(w, "note             %s\n", srv.note)
+	}
+	fmt.Fprintf(w, "time             %s at %d calls in flight (server slots %s; --parallel %d x --llm-concurrency %d)\n",
+		est.Duration.Round(time.Second), est.Concurrency, slots, parallel, perDoc)
+	fmt.Fprintf(w, "cost             no price for a local server: %s of server (GPU) time\n", est.Duration.Round(time.Second))
+	return nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/situate/situate/provider/openai/openaitest"
 )
@@ -129,5 +132,48 @@ func TestLLMSettingsChangesResituate(t *testing.T) {
 		if st := status(); !strings.Contains(st, "stale       none") {
 			t.Errorf("%s: status after the run:\n%s", s.name, st)
 		}
+	}
+}
+
+// TestCostLocalServer: "cost --llm llamacpp" (bare, as index accepts it)
+// asks a llama.cpp server (a fake speaking its wire format) for its model,
+// slots and context, caps the concurrency at the slots, models the prefix
+// cache, and reports server time instead of dollars; the predicted
+// cache-read share is then compared with the one the run observes.
+func TestCostLocalServer(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, filepath.Join(repoRoot(t), "examples", "corpus"), corpus)
+	os.Remove(filepath.Join(corpus, "queries.jsonl"))
+	// Answers take a little time, as a real server's do: a document's
+	// other chunks are queued at its slot while its first call runs.
+	srv := openaitest.NewServer(openaitest.Config{Flavor: openaitest.FlavorLlamaCpp, Model: "tiny.gguf", ModelPath: "/models/tiny.gguf",
+		FirstChunkDelay: 20 * time.Millisecond, StreamDelay: 2 * time.Millisecond})
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/v1"
+	out, _ := mustRun(t, dir, "cost", "--llm", "llamacpp", "--llm-base-url", url, corpus)
+	for _, want := range []string{"estimate for llamacpp:tiny.gguf", "calls in flight (server slots 2", "no price for a local server", "cache read"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("cost output lacks %q:\n%s", want, out)
+		}
+	}
+	jsonOut, _ := mustRun(t, dir, "cost", "--json", "--llm", "llamacpp", "--llm-base-url", url, corpus)
+	var est costJSON
+	if err := json.Unmarshal([]byte(jsonOut), &est); err != nil {
+		t.Fatal(err)
+	}
+	if !est.Local || est.Slots != 2 || est.Concurrency != 2 || est.ContextWindow != 4096 || est.CostUSD != 0 || est.CacheReadShare <= 0.3 {
+		t.Errorf("cost --json: %+v", est)
+	}
+	before := srv.Stats()
+	mustRun(t, dir, "index", "--store", filepath.Join(dir, "store"), "--llm", "llamacpp", "--llm-base-url", url, corpus)
+	st := srv.Stats()
+	observed := float64(st.CachedTokens-before.CachedTokens) / float64(st.PromptTokens-before.PromptTokens)
+	t.Logf("cache-read share: predicted %.1f%%, observed %.1f%% (fake llama.cpp)", 100*est.CacheReadShare, 100*observed)
+	if math.Abs(observed-est.CacheReadShare) > 0.05 {
+		t.Errorf("predicted cache-read share %.3f, observed %.3f: more than 5 points apart", est.CacheReadShare, observed)
+	}
+	if code, _, errOut := run(t, dir, "cost", "--llm", "llamacpp", corpus); code != exitUsage || !strings.Contains(errOut, "--llm-base-url") {
+		t.Errorf("cost --llm llamacpp without a URL: exit %d: %s", code, errOut)
 	}
 }
