@@ -99,8 +99,8 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	switch {
 	case provider == "llamacpp":
 		// The server serves the model it loaded; a name is optional.
-	case provider == "":
-		return usagef("--llm %q (from %s): want PROVIDER:MODEL", spec, c.settings["llm"].origin)
+	case provider == "" || !strings.Contains(spec, ":"):
+		return usagef("--llm %q (from %s): want PROVIDER:MODEL (or llamacpp with --llm-base-url)", spec, c.settings["llm"].origin)
 	case openAIFlavors[provider] == "" && provider != "anthropic" && provider != "ollama":
 		return usagef("--llm %q (from %s): provider must be anthropic, openai, openai-compatible, vllm, llamacpp or ollama", spec, c.settings["llm"].origin)
 	case model == "":
