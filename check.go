@@ -162,20 +162,21 @@ func Check(ctx context.Context, dir string, store Store, opts Options) (CheckRep
 	return r, nil
 }
 
-type armSpec struct {
-	name           string
+// checkTarget is an index Check verifies.
+type checkTarget struct {
+	name string
+	// vectors: the dense arm; pairs: a lexical arm of derived docs, whose
+	// chunk count is its own.
 	vectors, pairs bool
 }
 
-// checkArms lists the arms opts configures, and the vectors when the store
-// records an embedder (their directory must then hold them).
-func checkArms(ctx context.Context, dir string, store Store, opts Options) []armSpec {
-	arms := []armSpec{{name: lexicalDirName}}
-	if opts.CodeArmWeight > 0 {
-		arms = append(arms, armSpec{name: codeDirName})
-	}
-	if opts.PairArmWeight > 0 {
-		arms = append(arms, armSpec{name: pairsDirName, pairs: true})
+// checkArms lists the lexical arms opts configures (lexicalArms), and the
+// vectors when the store records an embedder (their directory must then
+// hold them).
+func checkArms(ctx context.Context, dir string, store Store, opts Options) []checkTarget {
+	var arms []checkTarget
+	for _, spec := range enabledArms(opts) {
+		arms = append(arms, checkTarget{name: spec.dir, pairs: spec.docs != nil})
 	}
 	emb := opts.Embedder != nil
 	if ms, ok := store.(MetaStore); ok {
@@ -184,7 +185,7 @@ func checkArms(ctx context.Context, dir string, store Store, opts Options) []arm
 		}
 	}
 	if emb {
-		arms = append(arms, armSpec{name: vectorDirName, vectors: true})
+		arms = append(arms, checkTarget{name: vectorDirName, vectors: true})
 	}
 	return arms
 }

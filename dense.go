@@ -204,7 +204,8 @@ func (e *Engine) deleteVectors(id string) error {
 }
 
 // denseSearch embeds the query and returns the dense arm's top n.
-func (e *Engine) denseSearch(ctx context.Context, text string, n int, f Filter) ([]vector.Result, error) {
+// allowed is the filter's document set (nil: all).
+func (e *Engine) denseSearch(ctx context.Context, text string, n int, allowed map[string]bool) ([]vector.Result, error) {
 	e.vecMu.Lock()
 	ix := e.vec
 	e.vecMu.Unlock()
@@ -219,58 +220,13 @@ func (e *Engine) denseSearch(ctx context.Context, text string, n int, f Filter) 
 		return nil, fmt.Errorf("embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(qv))
 	}
 	var vf *vector.Filter
-	switch {
-	case f.Docs != nil && f.Principals == nil && len(f.Metadata) == 0:
-		// A plain document set keeps the vector scan on its fast path.
-		vf = &vector.Filter{Groups: make(map[string]bool, len(f.Docs))}
-		for _, d := range f.Docs {
-			vf.Groups[d] = true
-		}
-	default:
-		if allow := e.docAllowed(f); allow != nil {
-			vf = &vector.Filter{Accept: func(_, group string) bool { return allow(group) }}
-		}
+	if allowed != nil {
+		vf = &vector.Filter{Groups: allowed}
 	}
 	if len(qv[0]) != ix.Dim() {
 		return nil, fmt.Errorf("dense search: %s gives %d-d vectors but the index holds %d-d ones: %w", e.opts.Embedder.Name(), len(qv[0]), ix.Dim(), ErrInvalid)
 	}
 	return ix.Search(qv[0], n, vf)
-}
-
-// docAllowed turns a Filter into a predicate over document ids, using the
-// records' access lists and metadata; nil allows everything.
-func (e *Engine) docAllowed(f Filter) func(docID string) bool {
-	if f.Docs == nil && f.Principals == nil && len(f.Metadata) == 0 {
-		return nil
-	}
-	var docs map[string]bool
-	if f.Docs != nil {
-		docs = make(map[string]bool, len(f.Docs))
-		for _, d := range f.Docs {
-			docs[d] = true
-		}
-	}
-	return func(id string) bool {
-		if docs != nil && !docs[id] {
-			return false
-		}
-		e.mu.RLock()
-		rec, ok := e.docs[id]
-		e.mu.RUnlock()
-		if !ok {
-			return false
-		}
-		if f.Principals != nil && len(rec.Access) > 0 &&
-			!slices.ContainsFunc(f.Principals, func(p string) bool { return slices.Contains(rec.Access, p) }) {
-			return false
-		}
-		for k, v := range f.Metadata {
-			if rec.Metadata[k] != v {
-				return false
-			}
-		}
-		return true
-	}
 }
 
 // vectorOptions are the vector index's options (dim 0: the stored one).

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,7 +19,6 @@ import (
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/chunk"
-	"github.com/situate/situate/rank"
 	"github.com/situate/situate/vector"
 )
 
@@ -35,9 +33,6 @@ type MetaStore interface {
 const (
 	metaPending     = "engine.pending"
 	metaIndexLayout = "engine.index-layout"
-	lexicalDirName  = "bm25"
-	codeDirName     = "bm25-code"
-	pairsDirName    = "bm25-pairs"
 	chunkKeySep     = "#"
 	fieldText       = "text"
 	fieldChunk      = "chunk"
@@ -75,11 +70,9 @@ func (c Change) String() string {
 type Engine struct {
 	opts  Options
 	store Store
-	lex   *bm25.Index
-	// code is the code-analyzer arm (nil when Options.CodeArmWeight is 0).
-	code *bm25.Index
-	// pairs is the word-pair arm (nil when Options.PairArmWeight is 0).
-	pairs *bm25.Index
+	// arms are the lexical arms Options enables, in lexicalArms order;
+	// arms[0] is the language arm.
+	arms []*lexArm
 	// vec is the dense arm (nil without an embedder, or before the first
 	// vectors are committed); vecDir is where it lives ("" in memory).
 	vec    *vector.Index
@@ -141,20 +134,8 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		e.setDoc(r)
 	}
 
-	lexOpts := e.bm25Options()
 	rebuild := dir == ""
-	if dir == "" {
-		e.lex, err = bm25.New(lexOpts)
-		if err == nil && opts.CodeArmWeight > 0 {
-			e.code, err = bm25.New(e.codeOptions())
-		}
-		if err == nil && opts.PairArmWeight > 0 {
-			e.pairs, err = bm25.New(e.pairOptions())
-		}
-	} else {
-		lexDir := filepath.Join(dir, lexicalDirName)
-		codeDir := filepath.Join(dir, codeDirName)
-		pairsDir := filepath.Join(dir, pairsDirName)
+	if dir != "" {
 		if ms, ok := store.(MetaStore); ok {
 			prev, found, merr := ms.Meta(ctx, metaIndexLayout)
 			if merr != nil {
@@ -164,7 +145,8 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 				// The analyzer or field layout changed: the index is rebuilt
 				// from the store, which keeps chunks and contexts.
 				e.log.Info("index layout changed, rebuilding", "from", prev, "to", e.layout)
-				for _, d := range []string{lexDir, codeDir, pairsDir} {
+				for i := range lexicalArms {
+					d := filepath.Join(dir, lexicalArms[i].dir)
 					if err := os.RemoveAll(d); err != nil {
 						return nil, fmt.Errorf("open engine: remove %s: %w", d, err)
 					}
@@ -174,17 +156,20 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 				rebuild = true
 			}
 		}
-		e.lex, err = bm25.Open(lexDir, lexOpts)
-		if err == nil && opts.CodeArmWeight > 0 {
-			e.code, err = bm25.Open(codeDir, e.codeOptions())
-		}
-		if err == nil && opts.PairArmWeight > 0 {
-			e.pairs, err = bm25.Open(pairsDir, e.pairOptions())
-		}
 	}
-	if err != nil {
-		e.Close()
-		return nil, fmt.Errorf("open engine: bm25 index: %w", err)
+	for _, spec := range enabledArms(opts) {
+		a := &lexArm{spec: spec, weight: spec.weight(opts)}
+		if dir == "" {
+			a.ix, err = bm25.New(spec.options(e))
+		} else {
+			a.dir = filepath.Join(dir, spec.dir)
+			a.ix, err = bm25.Open(a.dir, spec.options(e))
+		}
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("open engine: %s index: %w", spec.dir, err)
+		}
+		e.arms = append(e.arms, a)
 	}
 	if err := e.openVectors(ctx, dir, records); err != nil {
 		e.Close()
@@ -223,8 +208,8 @@ func (e *Engine) lexicalComplete(records []DocumentRecord) bool {
 			want++
 		}
 	}
-	for _, ix := range []*bm25.Index{e.lex, e.code, e.pairs} {
-		if ix != nil && ix.Stats().Groups != want {
+	for _, a := range e.arms {
+		if a.ix.Stats().Groups != want {
 			return false
 		}
 	}
@@ -234,161 +219,13 @@ func (e *Engine) lexicalComplete(records []DocumentRecord) bool {
 // Close closes the indexes; the store belongs to the caller.
 func (e *Engine) Close() error {
 	var err error
-	if e.lex != nil {
-		err = e.lex.Close()
-	}
-	if e.code != nil {
-		err = errors.Join(err, e.code.Close())
-	}
-	if e.pairs != nil {
-		err = errors.Join(err, e.pairs.Close())
+	for _, a := range e.arms {
+		err = errors.Join(err, a.ix.Close())
 	}
 	if e.vec != nil {
 		err = errors.Join(err, e.vec.Close())
 	}
 	return err
-}
-
-// lexicalBatch is one batch for every lexical arm: the language and code
-// arms index the same docs, the pair arm their word-pair text.
-type lexicalBatch struct{ text, pairs bm25.Batch }
-
-// stage adds a document's chunk docs to b.
-func (e *Engine) stage(b *lexicalBatch, id string, docs []bm25.Doc) {
-	b.text.Replace(id, docs)
-	if e.pairs != nil {
-		b.pairs.Replace(id, e.pairDocs(docs))
-	}
-}
-
-// applyLexical applies one batch to every lexical arm.
-func (e *Engine) applyLexical(b *lexicalBatch) error {
-	if err := e.lex.Apply(&b.text); err != nil {
-		return err
-	}
-	if e.code != nil {
-		if err := e.code.Apply(&b.text); err != nil {
-			return err
-		}
-	}
-	if e.pairs != nil {
-		return e.pairs.Apply(&b.pairs)
-	}
-	return nil
-}
-
-// replaceLexical replaces a document's chunks in every lexical arm.
-func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
-	if err := e.lex.Replace(id, docs); err != nil {
-		return err
-	}
-	if e.code != nil {
-		if err := e.code.Replace(id, docs); err != nil {
-			return err
-		}
-	}
-	if e.pairs != nil {
-		return e.pairs.Replace(id, e.pairDocs(docs))
-	}
-	return nil
-}
-
-func (e *Engine) deleteLexical(id string) error {
-	if err := e.lex.Delete(id); err != nil {
-		return err
-	}
-	if e.code != nil {
-		if err := e.code.Delete(id); err != nil {
-			return err
-		}
-	}
-	if e.pairs != nil {
-		return e.pairs.Delete(id)
-	}
-	return nil
-}
-
-// pairOptions are the word-pair arm's: one text field of pair tokens, kept
-// whole by rank.DefaultPairAnalyzer.
-func (e *Engine) pairOptions() bm25.Options {
-	o := e.bm25Options()
-	o.Fields = nil
-	o.Analyzer = rank.DefaultPairAnalyzer
-	o.K1, o.B = e.opts.PairK1, e.opts.PairB
-	if o.B == 0 {
-		o.B = math.SmallestNonzeroFloat64 // bm25 reads 0 as "default"
-	}
-	return o
-}
-
-// pairAnalyzer is the analyzer whose terms are paired for a document of
-// language lang (the forced Options.Analyzer, else the language's).
-func (e *Engine) pairAnalyzer(lang string) analysis.Analyzer {
-	if e.opts.Analyzer != "" {
-		if a, err := analysis.New(e.opts.Analyzer); err == nil {
-			return a
-		}
-	}
-	return analysis.ForLanguage(lang)
-}
-
-func pairTerms(a analysis.Analyzer, text string) []string {
-	toks := a.Analyze(text)
-	terms := make([]string, len(toks))
-	for i, t := range toks {
-		terms[i] = t.Term
-	}
-	return terms
-}
-
-// pairDocs turns the text arm's docs into the pair arm's: the same ids,
-// groups and attributes, the contextualized text as rank.PairText.
-func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc {
-	out := make([]bm25.Doc, len(docs))
-	for i, d := range docs {
-		text, ok := d.Fields[fieldText]
-		if !ok {
-			text = Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
-		}
-		out[i] = bm25.Doc{ID: d.ID, Group: d.Group, Lang: d.Lang, Attrs: d.Attrs,
-			Fields: map[string]string{bm25.DefaultField: rank.PairText(pairTerms(e.pairAnalyzer(d.Lang), text))}}
-	}
-	return out
-}
-
-// pairQuery is the pair arm's query: the query's word pairs under the
-// analyzer of every language indexed.
-func (e *Engine) pairQuery(text string) string {
-	var names []string
-	if e.opts.Analyzer != "" {
-		names = []string{e.opts.Analyzer}
-	} else {
-		e.mu.RLock()
-		for n := range e.analyzers {
-			names = append(names, n)
-		}
-		e.mu.RUnlock()
-		slices.Sort(names)
-	}
-	lists := make([][]string, 0, len(names))
-	for _, n := range names {
-		a, err := analysis.New(n)
-		if err != nil {
-			continue
-		}
-		lists = append(lists, pairTerms(a, text))
-	}
-	return rank.PairQuery(lists...)
-}
-
-func (e *Engine) codeOptions() bm25.Options {
-	o := e.bm25Options()
-	o.Analyzer = "code"
-	o.K1, o.B = e.opts.CodeK1, e.opts.CodeB
-	if o.B == 0 {
-		o.B = math.SmallestNonzeroFloat64 // bm25 reads 0 as "default"
-	}
-	return o
 }
 
 // Options returns the options the engine was opened with.
@@ -399,7 +236,13 @@ func (e *Engine) indexLayout() string {
 	if e.opts.ContextWeight > 0 {
 		fields = "chunk,context"
 	}
-	return fmt.Sprintf("fields=%s analyzer=%q code-arm=%v pair-arm=%v", fields, e.opts.Analyzer, e.opts.CodeArmWeight > 0, e.opts.PairArmWeight > 0)
+	layout := fmt.Sprintf("fields=%s analyzer=%q", fields, e.opts.Analyzer)
+	for _, a := range lexicalArms {
+		if a.layout != "" {
+			layout += fmt.Sprintf(" %s=%v", a.layout, a.weight(e.opts) > 0)
+		}
+	}
+	return layout
 }
 
 func (e *Engine) processingFingerprint() string {
@@ -412,16 +255,6 @@ func (e *Engine) processingFingerprint() string {
 	}
 	h := sha256.Sum256([]byte(fmt.Sprintf("chunk=%d/%d contextualizer=%s", e.opts.ChunkSize, e.opts.ChunkOverlap, name)))
 	return hex.EncodeToString(h[:8])
-}
-
-func (e *Engine) bm25Options() bm25.Options {
-	o := bm25.Options{K1: e.opts.BM25K1, B: e.opts.BM25B, Analyzer: e.opts.Analyzer, CompoundWeight: e.opts.CompoundWeight}
-	if e.opts.ContextWeight > 0 {
-		o.Fields = []bm25.Field{{Name: fieldChunk, Weight: 1}, {Name: fieldContext, Weight: e.opts.ContextWeight}}
-	} else {
-		o.Fields = []bm25.Field{{Name: fieldText, Weight: 1}}
-	}
-	return o
 }
 
 // ResolveLanguage returns the document's language: the declared one, or the
@@ -573,7 +406,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	changes := make([]Change, len(batch))
 	records := make([]DocumentRecord, len(batch))
 	versions := map[string]int{}
-	var lexBatch lexicalBatch
+	lexBatch := e.newLexicalBatch()
 	vecBatch := map[string][]vector.Item{}
 	for i, p := range batch {
 		doc := p.doc
@@ -598,13 +431,13 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		if err := e.store.PutDocument(ctx, rec, stored); err != nil {
 			return nil, fmt.Errorf("store %s: %w", doc.ID, err)
 		}
-		e.stage(&lexBatch, doc.ID, e.lexicalDocs(rec, stored))
+		e.stage(lexBatch, doc.ID, e.lexicalDocs(rec, stored))
 		if e.opts.Embedder != nil {
 			vecBatch[doc.ID] = vectorItems(doc.ID, p.vectors)
 		}
 		changes[i], records[i] = change, rec
 	}
-	if err := e.applyLexical(&lexBatch); err != nil {
+	if err := e.applyLexical(lexBatch); err != nil {
 		return nil, fmt.Errorf("index %d documents: %w", len(batch), err)
 	}
 	if len(vecBatch) > 0 {
@@ -680,8 +513,12 @@ func (e *Engine) Chunks(ctx context.Context, id string) ([]StoredChunk, error) {
 }
 
 // IndexStats describes the BM25 index.
-func (e *Engine) IndexStats() bm25.Stats { return e.lex.Stats() }
+func (e *Engine) IndexStats() bm25.Stats { return e.arms[0].ix.Stats() }
 
+// lexicalDocs are the language arm's docs of a stored document. The access
+// list and metadata still travel in the docs' Attrs so that segments stay
+// byte-identical to earlier builds, but no arm filters on them: every arm
+// filters on the Engine's records (allowedDocs).
 func (e *Engine) lexicalDocs(rec DocumentRecord, chunks []StoredChunk) []bm25.Doc {
 	attrs := map[string]string{}
 	if len(rec.Access) > 0 {
@@ -724,18 +561,18 @@ func parseChunkKey(key string) (string, int, error) {
 // the store, without chunking or contextualizing anything again.
 func (e *Engine) reindexFromStore(ctx context.Context, records []DocumentRecord) error {
 	const batchSize = 256
-	var b lexicalBatch
+	b := e.newLexicalBatch()
 	for i, r := range records {
 		chunks, err := e.store.Chunks(ctx, r.ID)
 		if err != nil {
 			return fmt.Errorf("rebuild index: %w", err)
 		}
-		e.stage(&b, r.ID, e.lexicalDocs(r, chunks))
-		if b.text.Len() == batchSize || i == len(records)-1 {
-			if err := e.applyLexical(&b); err != nil {
+		e.stage(b, r.ID, e.lexicalDocs(r, chunks))
+		if b.len() == batchSize || i == len(records)-1 {
+			if err := e.applyLexical(b); err != nil {
 				return fmt.Errorf("rebuild index: %w", err)
 			}
-			b = lexicalBatch{}
+			b = e.newLexicalBatch()
 		}
 	}
 	return nil

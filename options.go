@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/rank"
 )
 
@@ -16,9 +17,9 @@ const (
 	DefaultK            = 10
 	// DefaultCandidates is how many results each retrieval arm contributes
 	// before fusion and reranking (the technique's "top 150").
-	DefaultCandidates = 150
-	DefaultBM25K1     = 1.2
-	DefaultBM25B      = 0.75
+	DefaultCandidates = rank.DefaultCandidates
+	DefaultBM25K1     = bm25.DefaultK1
+	DefaultBM25B      = bm25.DefaultB
 	// DefaultRerankCandidates is how many fused results the reranker sees
 	// (the technique's "top 150 -> reranker -> top 20").
 	DefaultRerankCandidates = 150
@@ -39,12 +40,12 @@ const (
 	// the code analyzer (identifiers split into words) whose scores are
 	// added to the language arm's, then every chunk gains a share of its
 	// document's best score.
-	DefaultCodeArmWeight = 1.0
-	DefaultCodeK1        = 1.6
-	DefaultCodeB         = 0.3
+	DefaultCodeArmWeight = rank.DefaultCodeWeight
+	DefaultCodeK1        = rank.DefaultCodeK1
+	DefaultCodeB         = rank.DefaultCodeB
 	// DefaultCompoundWeight: see Options.CompoundWeight and EVAL.md.
 	DefaultCompoundWeight = 1.5
-	DefaultDocumentWeight = 0.7
+	DefaultDocumentWeight = rank.DefaultDocumentWeight
 	// The pair arm is recipe v2 (EVAL.md): a third BM25 index of adjacent
 	// term pairs (rank.PairText) whose best score per document lifts that
 	// document's chunks (rank.DocumentEvidence).

@@ -25,17 +25,6 @@ type Query struct {
 	Explain bool
 }
 
-// Filter restricts a search to some documents. The zero Filter allows all.
-type Filter struct {
-	// Docs, when not nil, is the set of document ids allowed.
-	Docs []string
-	// Principals, when not nil, allows only documents whose Access is empty or
-	// shares a principal with it.
-	Principals []string
-	// Metadata requires every key to equal the document's metadata value.
-	Metadata map[string]string
-}
-
 // Hit is one search result: the ORIGINAL chunk text with its context apart.
 type Hit struct {
 	Rank    int

@@ -2,7 +2,6 @@ package situate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/fusion"
-	"github.com/situate/situate/rank"
 	"github.com/situate/situate/vector"
 )
 
@@ -49,6 +47,10 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Rerank && e.opts.Reranker == nil {
 		return nil, fmt.Errorf("search: rerank: no reranker is configured: %w", ErrInvalid)
 	}
+	allowed, err := e.allowedDocs(q.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
 	want := k
 	if q.Rerank {
 		want = max(k, e.opts.RerankCandidates)
@@ -75,11 +77,15 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 		denseWG.Add(1)
 		go func() {
 			defer denseWG.Done()
-			denseRes, denseErr = e.denseSearch(ctx, q.Text, n, q.Filter)
+			denseRes, denseErr = e.denseSearch(ctx, q.Text, n, allowed)
 		}()
 	}
 	if mode != ModeDense {
-		res, err := e.lexicalSearch(q.Text, n, e.lexicalFilter(q.Filter))
+		var lf *bm25.Filter
+		if allowed != nil {
+			lf = &bm25.Filter{Groups: allowed}
+		}
+		res, err := e.lexicalSearch(q.Text, n, lf)
 		if err != nil {
 			denseWG.Wait()
 			return nil, fmt.Errorf("search: %w", err)
@@ -222,108 +228,4 @@ func (e *Engine) rerank(ctx context.Context, query string, hits []Hit, explain b
 		}
 	}
 	return out
-}
-
-func (e *Engine) lexicalFilter(f Filter) *bm25.Filter {
-	if f.Docs == nil && f.Principals == nil && len(f.Metadata) == 0 {
-		return nil
-	}
-	lf := &bm25.Filter{}
-	if f.Docs != nil {
-		lf.Groups = make(map[string]bool, len(f.Docs))
-		for _, d := range f.Docs {
-			lf.Groups[d] = true
-		}
-	}
-	if f.Principals != nil || len(f.Metadata) > 0 {
-		principals := f.Principals
-		meta := f.Metadata
-		lf.Accept = func(_, _ string, attrs map[string]string) bool {
-			if principals != nil {
-				if acl := attrs[attrAccess]; acl != "" {
-					allowed := strings.Split(acl, accessSeparator)
-					if !slices.ContainsFunc(principals, func(p string) bool { return slices.Contains(allowed, p) }) {
-						return false
-					}
-				}
-			}
-			for k, v := range meta {
-				if attrs[attrMetaPrefix+k] != v {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	return lf
-}
-
-// lexicalSearch runs the BM25 arms and returns the top k. With only the
-// language arm and no document blend this is plain Lucene BM25; otherwise
-// each arm contributes its top Candidates, their scores are summed
-// (rank.Combine) and every chunk is lifted by a share of its document's best
-// score (rank.DocumentBlend), the recipe measured in EVAL.md.
-func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.Result, error) {
-	if e.code == nil && e.pairs == nil && e.opts.DocumentWeight == 0 {
-		return e.lex.Search(bm25.Query{Text: text, K: k, Filter: filter})
-	}
-	n := max(k, e.opts.Candidates)
-	search := func(ix *bm25.Index, text string) ([]rank.Hit, error) {
-		res, err := ix.Search(bm25.Query{Text: text, K: n, Filter: filter})
-		if err != nil {
-			return nil, err
-		}
-		hits := make([]rank.Hit, len(res))
-		for i, r := range res {
-			hits[i] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
-		}
-		return hits, nil
-	}
-	// The arms are independent: they score at the same time.
-	var (
-		lang, code, pairs []rank.Hit
-		errs              [3]error
-		wg                sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() { defer wg.Done(); lang, errs[0] = search(e.lex, text) }()
-	if e.code != nil {
-		wg.Add(1)
-		go func() { defer wg.Done(); code, errs[1] = search(e.code, text) }()
-	}
-	pq := ""
-	if e.pairs != nil {
-		if pq = e.pairQuery(text); pq != "" {
-			wg.Add(1)
-			go func() { defer wg.Done(); pairs, errs[2] = search(e.pairs, pq) }()
-		}
-	}
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
-		return nil, err
-	}
-	lists, weights := [][]rank.Hit{lang}, []float64{1}
-	if e.code != nil {
-		lists, weights = append(lists, code), append(weights, e.opts.CodeArmWeight)
-	}
-	hits, err := rank.Combine(lists, weights)
-	if err != nil {
-		return nil, err
-	}
-	if pq != "" {
-		if hits, err = rank.DocumentEvidence(hits, pairs, e.opts.PairArmWeight); err != nil {
-			return nil, err
-		}
-	}
-	if e.opts.DocumentWeight > 0 {
-		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
-			return nil, err
-		}
-	}
-	hits = hits[:min(k, len(hits))]
-	out := make([]bm25.Result, len(hits))
-	for i, h := range hits {
-		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
-	}
-	return out, nil
 }

@@ -1,0 +1,312 @@
+package situate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/situate/situate/analysis"
+	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/rank"
+)
+
+// armRole says how a lexical arm's hits enter the lexical ranking.
+type armRole int
+
+const (
+	// roleChunks: the arm's chunk scores are added, weighted, to the other
+	// chunk arms' (rank.Combine).
+	roleChunks armRole = iota
+	// roleDocument: the arm's best score per document lifts, weighted, that
+	// document's chunks found by the chunk arms (rank.DocumentEvidence).
+	roleDocument
+)
+
+// armSpec describes one BM25 index the Engine keeps over every document's
+// chunks. The Engine iterates lexicalArms in every operation (open, commit,
+// delete, repair, search, close): adding an arm is one entry there.
+type armSpec struct {
+	// dir is the arm's directory under the Engine's index directory.
+	dir string
+	// layout names the arm in the index layout fingerprint; a change of
+	// the arms enabled rebuilds the indexes. Empty for the language arm,
+	// which is always on.
+	layout string
+	// weight is the arm's weight under o; 0 disables the arm.
+	weight func(o Options) float64
+	role   armRole
+	// options are the arm's bm25 options.
+	options func(e *Engine) bm25.Options
+	// docs turns the language arm's docs of one document into the arm's;
+	// nil indexes the same docs.
+	docs func(e *Engine, docs []bm25.Doc) []bm25.Doc
+	// query turns the query text into the arm's; nil searches the text as
+	// it is, and an empty result skips the arm for that query.
+	query func(e *Engine, text string) string
+}
+
+// lexicalArms are the Engine's BM25 arms; the first, the language arm, is
+// always on and is plain Lucene BM25 when it is the only one.
+var lexicalArms = []armSpec{
+	{
+		dir: "bm25", role: roleChunks,
+		weight:  func(Options) float64 { return 1 },
+		options: (*Engine).languageOptions,
+	},
+	{
+		// The same text under the code analyzer (identifiers split into
+		// words), its scores added to the language arm's.
+		dir: "bm25-code", layout: "code-arm", role: roleChunks,
+		weight:  func(o Options) float64 { return o.CodeArmWeight },
+		options: (*Engine).codeOptions,
+	},
+	{
+		// Adjacent term pairs (rank.PairText) whose best score per
+		// document lifts the document's chunks (recipe v2, EVAL.md).
+		dir: "bm25-pairs", layout: "pair-arm", role: roleDocument,
+		weight:  func(o Options) float64 { return o.PairArmWeight },
+		options: (*Engine).pairOptions,
+		docs:    (*Engine).pairDocs,
+		query:   (*Engine).pairQuery,
+	},
+}
+
+// lexArm is an open lexical arm.
+type lexArm struct {
+	spec   *armSpec
+	ix     *bm25.Index
+	weight float64
+	// dir is where the arm lives on disk ("" in memory).
+	dir string
+}
+
+// enabledArms returns the arms o turns on, in lexicalArms order.
+func enabledArms(o Options) []*armSpec {
+	var out []*armSpec
+	for i := range lexicalArms {
+		if lexicalArms[i].weight(o) > 0 {
+			out = append(out, &lexicalArms[i])
+		}
+	}
+	return out
+}
+
+// lexicalBatch holds one bm25.Batch per open arm, in e.arms order.
+type lexicalBatch []bm25.Batch
+
+func (e *Engine) newLexicalBatch() lexicalBatch { return make(lexicalBatch, len(e.arms)) }
+
+// stage adds a document's docs (the language arm's) to b; no docs deletes
+// the document.
+func (e *Engine) stage(b lexicalBatch, id string, docs []bm25.Doc) {
+	for i, a := range e.arms {
+		d := docs
+		if a.spec.docs != nil && len(docs) > 0 {
+			d = a.spec.docs(e, docs)
+		}
+		b[i].Replace(id, d)
+	}
+}
+
+// len is the number of documents staged in b.
+func (b lexicalBatch) len() int {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0].Len()
+}
+
+// applyLexical applies one batch to every lexical arm.
+func (e *Engine) applyLexical(b lexicalBatch) error {
+	for i, a := range e.arms {
+		if err := a.ix.Apply(&b[i]); err != nil {
+			return fmt.Errorf("%s arm: %w", a.spec.dir, err)
+		}
+	}
+	return nil
+}
+
+// replaceLexical replaces a document's chunks in every lexical arm.
+func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
+	b := e.newLexicalBatch()
+	e.stage(b, id, docs)
+	return e.applyLexical(b)
+}
+
+// deleteLexical removes a document from every lexical arm.
+func (e *Engine) deleteLexical(id string) error { return e.replaceLexical(id, nil) }
+
+// languageOptions are the language arm's bm25 options: the text (or chunk
+// and context) fields under each document's language analyzer.
+func (e *Engine) languageOptions() bm25.Options {
+	o := bm25.Options{K1: e.opts.BM25K1, B: e.opts.BM25B, Analyzer: e.opts.Analyzer, CompoundWeight: e.opts.CompoundWeight}
+	if e.opts.ContextWeight > 0 {
+		o.Fields = []bm25.Field{{Name: fieldChunk, Weight: 1}, {Name: fieldContext, Weight: e.opts.ContextWeight}}
+	} else {
+		o.Fields = []bm25.Field{{Name: fieldText, Weight: 1}}
+	}
+	return o
+}
+
+// codeOptions are the code arm's: the language arm's fields under the code
+// analyzer, with BM25 CodeK1 and CodeB.
+func (e *Engine) codeOptions() bm25.Options {
+	o := e.languageOptions()
+	o.Analyzer = "code"
+	o.K1, o.B = e.opts.CodeK1, nonZeroB(e.opts.CodeB)
+	return o
+}
+
+// pairOptions are the word-pair arm's: one text field of pair tokens, kept
+// whole by rank.DefaultPairAnalyzer.
+func (e *Engine) pairOptions() bm25.Options {
+	o := e.languageOptions()
+	o.Fields = nil
+	o.Analyzer = rank.DefaultPairAnalyzer
+	o.K1, o.B = e.opts.PairK1, nonZeroB(e.opts.PairB)
+	return o
+}
+
+// nonZeroB keeps a b of 0 (no length normalisation) from reading as "the
+// default" to bm25.
+func nonZeroB(b float64) float64 {
+	if b == 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return b
+}
+
+// pairAnalyzer is the analyzer whose terms are paired for a document of
+// language lang (the forced Options.Analyzer, else the language's).
+func (e *Engine) pairAnalyzer(lang string) analysis.Analyzer {
+	if e.opts.Analyzer != "" {
+		if a, err := analysis.New(e.opts.Analyzer); err == nil {
+			return a
+		}
+	}
+	return analysis.ForLanguage(lang)
+}
+
+func pairTerms(a analysis.Analyzer, text string) []string {
+	toks := a.Analyze(text)
+	terms := make([]string, len(toks))
+	for i, t := range toks {
+		terms[i] = t.Term
+	}
+	return terms
+}
+
+// pairDocs turns the language arm's docs into the pair arm's: the same ids,
+// groups and attributes, the contextualized text as rank.PairText.
+func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc {
+	out := make([]bm25.Doc, len(docs))
+	for i, d := range docs {
+		text, ok := d.Fields[fieldText]
+		if !ok {
+			text = Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
+		}
+		out[i] = bm25.Doc{ID: d.ID, Group: d.Group, Lang: d.Lang, Attrs: d.Attrs,
+			Fields: map[string]string{bm25.DefaultField: rank.PairText(pairTerms(e.pairAnalyzer(d.Lang), text))}}
+	}
+	return out
+}
+
+// pairQuery is the pair arm's query: the query's word pairs under the
+// analyzer of every language indexed.
+func (e *Engine) pairQuery(text string) string {
+	var names []string
+	if e.opts.Analyzer != "" {
+		names = []string{e.opts.Analyzer}
+	} else {
+		e.mu.RLock()
+		for n := range e.analyzers {
+			names = append(names, n)
+		}
+		e.mu.RUnlock()
+		slices.Sort(names)
+	}
+	lists := make([][]string, 0, len(names))
+	for _, n := range names {
+		a, err := analysis.New(n)
+		if err != nil {
+			continue
+		}
+		lists = append(lists, pairTerms(a, text))
+	}
+	return rank.PairQuery(lists...)
+}
+
+// lexicalSearch runs the BM25 arms and returns the top k. With only the
+// language arm and no document blend this is plain Lucene BM25; otherwise
+// each arm contributes its top Candidates, the chunk arms' scores are summed
+// (rank.Combine), the document arms lift their documents' chunks
+// (rank.DocumentEvidence) and every chunk is lifted by a share of its
+// document's best score (rank.DocumentBlend), the recipe measured in
+// EVAL.md.
+func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.Result, error) {
+	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 {
+		return e.arms[0].ix.Search(bm25.Query{Text: text, K: k, Filter: filter})
+	}
+	n := max(k, e.opts.Candidates)
+	// The arms are independent: they score at the same time.
+	lists := make([][]rank.Hit, len(e.arms))
+	ran := make([]bool, len(e.arms))
+	errs := make([]error, len(e.arms))
+	var wg sync.WaitGroup
+	for i, a := range e.arms {
+		q := text
+		if a.spec.query != nil {
+			if q = a.spec.query(e, text); q == "" {
+				continue
+			}
+		}
+		ran[i] = true
+		wg.Go(func() {
+			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter})
+			if err != nil {
+				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
+				return
+			}
+			hits := make([]rank.Hit, len(res))
+			for j, r := range res {
+				hits[j] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+			}
+			lists[i] = hits
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var chunkLists [][]rank.Hit
+	var weights []float64
+	for i, a := range e.arms {
+		if a.spec.role == roleChunks && ran[i] {
+			chunkLists, weights = append(chunkLists, lists[i]), append(weights, a.weight)
+		}
+	}
+	hits, err := rank.Combine(chunkLists, weights)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range e.arms {
+		if a.spec.role == roleDocument && ran[i] {
+			if hits, err = rank.DocumentEvidence(hits, lists[i], a.weight); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if e.opts.DocumentWeight > 0 {
+		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
+			return nil, err
+		}
+	}
+	hits = hits[:min(k, len(hits))]
+	out := make([]bm25.Result, len(hits))
+	for i, h := range hits {
+		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
+	}
+	return out, nil
+}
