@@ -121,6 +121,9 @@ func (b lexicalBatch) len() int {
 // applyLexical applies one batch to every lexical arm.
 func (e *Engine) applyLexical(b lexicalBatch) error {
 	for i, a := range e.arms {
+		if b[i].Len() == 0 {
+			continue
+		}
 		if err := a.ix.Apply(&b[i]); err != nil {
 			return fmt.Errorf("%s arm: %w", a.spec.dir, err)
 		}

@@ -3,8 +3,6 @@ package situate
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,59 +19,12 @@ const (
 	FlagEmbedShortened = "embed-shortened"
 )
 
-// openVectors opens the dense arm when an embedder is configured. The index
-// is created on the first commit, when the dimension is known. A different
-// embedder than the one the vectors were made with, or a missing index,
-// re-embeds every stored chunk (vector caches make that cheap).
-func (e *Engine) openVectors(ctx context.Context, dir string, records []DocumentRecord) error {
-	if e.opts.Embedder == nil {
-		return nil
-	}
-	name := e.opts.Embedder.Name()
-	if dir != "" {
-		e.vecDir = filepath.Join(dir, vectorDirName)
-	}
-	stale := len(records) > 0
-	if ms, ok := e.store.(MetaStore); ok && dir != "" {
-		prev, found, err := ms.Meta(ctx, metaEmbedder)
-		if err != nil {
-			return fmt.Errorf("open engine: %w", err)
-		}
-		_, statErr := os.Stat(e.vecDir)
-		switch {
-		case found && prev == name && statErr == nil:
-			ix, err := vector.Open(e.vecDir, e.vectorOptions(0))
-			if err != nil {
-				return fmt.Errorf("open engine: vector index: %w", err)
-			}
-			e.vec = ix
-			stale = false
-		default:
-			if err := os.RemoveAll(e.vecDir); err != nil {
-				return fmt.Errorf("open engine: remove %s: %w", e.vecDir, err)
-			}
-		}
-		if err := ms.SetMeta(ctx, metaEmbedder, name); err != nil {
-			return fmt.Errorf("open engine: %w", err)
-		}
-	}
-	if !stale {
-		return nil
-	}
-	e.log.Info("embedding stored chunks", "embedder", name, "documents", len(records))
-	for _, r := range records {
-		if err := e.reembed(ctx, r); err != nil {
-			return fmt.Errorf("open engine: %w", err)
-		}
-	}
-	return nil
-}
-
-// reembed embeds a stored document's chunks again and replaces its vectors.
-func (e *Engine) reembed(ctx context.Context, rec DocumentRecord) error {
+// storedVectors embeds a stored document's chunks again (through the
+// embedder, whose cache usually has them).
+func (e *Engine) storedVectors(ctx context.Context, rec DocumentRecord) ([]vector.Item, error) {
 	chunks, err := e.store.Chunks(ctx, rec.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
@@ -81,9 +32,9 @@ func (e *Engine) reembed(ctx context.Context, rec DocumentRecord) error {
 	}
 	vecs, err := e.embed(ctx, rec.ID, texts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.replaceVectors(map[string][]vector.Item{rec.ID: vectorItems(rec.ID, vecs)})
+	return vectorItems(rec.ID, vecs), nil
 }
 
 func vectorItems(docID string, vecs [][]float32) []vector.Item {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +79,10 @@ type Engine struct {
 	vecMu  sync.Mutex
 	log    *slog.Logger
 	layout string
+	// readOnly: opened with Options.ReadOnly; lock is the writer's lock
+	// on the index directory (nil for readers and in memory).
+	readOnly bool
+	lock     *os.File
 	// processing fingerprints what turns a document into chunks and
 	// contexts; a change re-processes every document on its next Put.
 	processing string
@@ -113,137 +116,26 @@ func (e *Engine) dropDoc(id string) {
 	}
 }
 
-// Open opens the engine over store with its indexes in dir: the BM25 arms in
-// dir/bm25, dir/bm25-code and dir/bm25-pairs, the vectors in dir/vectors.
-// An empty dir keeps them in memory (rebuilt from the store on every Open).
-// The store is the source of truth: an index whose layout changed, that
-// lost documents, or whose last commit was interrupted is repaired from it.
-func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{}, analyzers: map[string]int{}}
-	e.layout = e.indexLayout()
-	e.processing = e.processingFingerprint()
-
-	records, err := store.Documents(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("open engine: %w", err)
-	}
-	for _, r := range records {
-		e.setDoc(r)
-	}
-
-	rebuild := dir == ""
-	if dir != "" {
-		if ms, ok := store.(MetaStore); ok {
-			prev, found, merr := ms.Meta(ctx, metaIndexLayout)
-			if merr != nil {
-				return nil, fmt.Errorf("open engine: %w", merr)
-			}
-			if found && prev != e.layout {
-				// The analyzer or field layout changed: the index is rebuilt
-				// from the store, which keeps chunks and contexts.
-				e.log.Info("index layout changed, rebuilding", "from", prev, "to", e.layout)
-				for i := range lexicalArms {
-					d := filepath.Join(dir, lexicalArms[i].dir)
-					if err := os.RemoveAll(d); err != nil {
-						return nil, fmt.Errorf("open engine: remove %s: %w", d, err)
-					}
-				}
-				rebuild = true
-			} else if !found && len(records) > 0 {
-				rebuild = true
-			}
-		}
-	}
-	for _, spec := range enabledArms(opts) {
-		a := &lexArm{spec: spec, weight: spec.weight(opts)}
-		if dir == "" {
-			a.ix, err = bm25.New(spec.options(e))
-		} else {
-			a.dir = filepath.Join(dir, spec.dir)
-			a.ix, err = bm25.Open(a.dir, spec.options(e))
-		}
-		if err != nil {
-			e.Close()
-			return nil, fmt.Errorf("open engine: %s index: %w", spec.dir, err)
-		}
-		e.arms = append(e.arms, a)
-	}
-	if err := e.openVectors(ctx, dir, records); err != nil {
-		e.Close()
-		return nil, err
-	}
-	if !rebuild && !e.lexicalComplete(records) {
-		// An index directory lost or emptied behind the store's back: the
-		// store is the source of truth.
-		e.log.Warn("BM25 index does not hold every stored document, rebuilding", "dir", dir)
-		rebuild = true
-	}
-	if rebuild {
-		if err := e.reindexFromStore(ctx, records); err != nil {
-			e.Close()
-			return nil, err
-		}
-	} else if err := e.repairPending(ctx); err != nil {
-		e.Close()
-		return nil, err
-	}
-	if ms, ok := store.(MetaStore); ok && dir != "" {
-		if err := ms.SetMeta(ctx, metaIndexLayout, e.layout); err != nil {
-			e.Close()
-			return nil, fmt.Errorf("open engine: %w", err)
-		}
-	}
-	return e, nil
-}
-
-// lexicalComplete reports whether every lexical arm holds as many documents
-// (groups) as the store has documents with chunks.
-func (e *Engine) lexicalComplete(records []DocumentRecord) bool {
-	want := 0
-	for _, r := range records {
-		if r.Chunks > 0 {
-			want++
-		}
-	}
-	for _, a := range e.arms {
-		if a.ix.Stats().Groups != want {
-			return false
-		}
-	}
-	return true
-}
-
 // Close closes the indexes; the store belongs to the caller.
 func (e *Engine) Close() error {
 	var err error
 	for _, a := range e.arms {
-		err = errors.Join(err, a.ix.Close())
+		if a.ix != nil {
+			err = errors.Join(err, a.ix.Close())
+		}
 	}
 	if e.vec != nil {
 		err = errors.Join(err, e.vec.Close())
+	}
+	if e.lock != nil {
+		err = errors.Join(err, e.lock.Close())
+		e.lock = nil
 	}
 	return err
 }
 
 // Options returns the options the engine was opened with.
 func (e *Engine) Options() Options { return e.opts }
-
-func (e *Engine) indexLayout() string {
-	fields := "text"
-	if e.opts.ContextWeight > 0 {
-		fields = "chunk,context"
-	}
-	layout := fmt.Sprintf("fields=%s analyzer=%q", fields, e.opts.Analyzer)
-	for _, a := range lexicalArms {
-		if a.layout != "" {
-			layout += fmt.Sprintf(" %s=%v", a.layout, a.weight(e.opts) > 0)
-		}
-	}
-	return layout
-}
 
 func (e *Engine) processingFingerprint() string {
 	name := "none"
@@ -393,6 +285,9 @@ func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk
 // document). A crash at any point is repaired on the next Open: the store is
 // the source of truth and documents in flight are journalled.
 func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error) {
+	if e.readOnly {
+		return nil, fmt.Errorf("commit %d documents: %w", len(batch), ErrReadOnly)
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 
@@ -458,6 +353,9 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 
 // Delete removes a document from the store and the index.
 func (e *Engine) Delete(ctx context.Context, id string) error {
+	if e.readOnly {
+		return fmt.Errorf("delete %s: %w", id, ErrReadOnly)
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if err := e.markPending(ctx, id); err != nil {
@@ -557,27 +455,6 @@ func parseChunkKey(key string) (string, int, error) {
 	return key[:i], n, nil
 }
 
-// reindexFromStore rebuilds the BM25 index from the chunks and contexts in
-// the store, without chunking or contextualizing anything again.
-func (e *Engine) reindexFromStore(ctx context.Context, records []DocumentRecord) error {
-	const batchSize = 256
-	b := e.newLexicalBatch()
-	for i, r := range records {
-		chunks, err := e.store.Chunks(ctx, r.ID)
-		if err != nil {
-			return fmt.Errorf("rebuild index: %w", err)
-		}
-		e.stage(b, r.ID, e.lexicalDocs(r, chunks))
-		if b.len() == batchSize || i == len(records)-1 {
-			if err := e.applyLexical(b); err != nil {
-				return fmt.Errorf("rebuild index: %w", err)
-			}
-			b = e.newLexicalBatch()
-		}
-	}
-	return nil
-}
-
 func (e *Engine) pending(ctx context.Context) ([]string, MetaStore, error) {
 	ms, ok := e.store.(MetaStore)
 	if !ok {
@@ -616,44 +493,6 @@ func (e *Engine) clearPending(ctx context.Context, done ...string) error {
 	ids = slices.DeleteFunc(ids, func(s string) bool { return slices.Contains(done, s) })
 	b, _ := json.Marshal(ids)
 	return ms.SetMeta(ctx, metaPending, string(b))
-}
-
-// repairPending brings the index in line with the store for documents whose
-// commit was interrupted: the store is the source of truth.
-func (e *Engine) repairPending(ctx context.Context) error {
-	ids, ms, err := e.pending(ctx)
-	if err != nil || ms == nil || len(ids) == 0 {
-		return err
-	}
-	for _, id := range ids {
-		rec, err := e.store.Document(ctx, id)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			if err := e.deleteLexical(id); err != nil {
-				return fmt.Errorf("repair index: %s: %w", id, err)
-			}
-			if err := e.deleteVectors(id); err != nil {
-				return fmt.Errorf("repair vector index: %s: %w", id, err)
-			}
-		case err != nil:
-			return fmt.Errorf("repair index: %w", err)
-		default:
-			chunks, err := e.store.Chunks(ctx, id)
-			if err != nil {
-				return fmt.Errorf("repair index: %w", err)
-			}
-			if err := e.replaceLexical(id, e.lexicalDocs(rec, chunks)); err != nil {
-				return fmt.Errorf("repair index: %s: %w", id, err)
-			}
-			if e.opts.Embedder != nil {
-				if err := e.reembed(ctx, rec); err != nil {
-					return fmt.Errorf("repair vector index: %s: %w", id, err)
-				}
-			}
-		}
-		e.log.Info("repaired interrupted commit", "doc", id)
-	}
-	return ms.SetMeta(ctx, metaPending, "[]")
 }
 
 // ProcessingFingerprint identifies the current chunking and contextualizer

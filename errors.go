@@ -9,6 +9,12 @@ var (
 	ErrInvalid        = errors.New("situate: invalid input")
 	ErrStoreTooNew    = errors.New("situate: store was written by a newer version of situate")
 	ErrPromptTooLarge = errors.New("situate: prompt does not fit the model's context window")
+	// ErrLocked: another writer holds the store for longer than
+	// Options.LockWait; the error names it. Readers never see it.
+	ErrLocked = errors.New("situate: store is locked by another writer")
+	// ErrReadOnly is returned by the writes of an Engine opened with
+	// Options.ReadOnly.
+	ErrReadOnly = errors.New("situate: engine is open read-only")
 
 	// ErrUnauthorized is what a provider error matches (errors.Is) when the
 	// provider refused the credentials or the permission (HTTP 401, 403):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/rank"
@@ -52,6 +53,9 @@ const (
 	DefaultPairArmWeight = rank.DefaultPairWeight
 	DefaultPairK1        = rank.DefaultPairK1
 	DefaultPairB         = rank.DefaultPairB
+	// DefaultLockWait is how long a writer waits for another writer to
+	// release the store before failing with ErrLocked.
+	DefaultLockWait = 5 * time.Second
 )
 
 // Fusion methods for hybrid search (package fusion).
@@ -135,6 +139,17 @@ type Options struct {
 	// (raw chunks), which is what "before" measurements use.
 	Contextualizer Contextualizer
 	Logger         *slog.Logger
+
+	// ReadOnly opens the Engine for searching only: it takes no lock,
+	// writes nothing (neither the store nor the index directory) and
+	// searches the last committed state, so any number of readers run
+	// beside one writer. An index that is damaged or does not hold every
+	// stored document is searched from an in-memory rebuild instead, with
+	// a warning. Commit, Put and Delete fail with ErrReadOnly.
+	ReadOnly bool
+	// LockWait is how long a writer waits for another writer to release
+	// the store; 0 means DefaultLockWait, negative fails at once.
+	LockWait time.Duration
 }
 
 // DefaultOptions returns the settings situate ships with.
@@ -200,6 +215,16 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: ParallelDocuments: must be > 0, got %d: %w", o.ParallelDocuments, ErrInvalid)
 	}
 	return nil
+}
+
+func (o Options) lockWait() time.Duration {
+	switch {
+	case o.LockWait == 0:
+		return DefaultLockWait
+	case o.LockWait < 0:
+		return 0
+	}
+	return o.LockWait
 }
 
 func (o Options) logger() *slog.Logger {

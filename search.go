@@ -2,6 +2,7 @@ package situate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -56,103 +57,26 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 		want = max(k, e.opts.RerankCandidates)
 	}
 
-	type armHit struct {
-		rank  int
-		score float64
-	}
-	lexical, dense := map[string]armHit{}, map[string]armHit{}
-	var lexList, denseList fusion.List
 	n := want
 	if mode == ModeHybrid {
 		n = max(want, e.opts.Candidates)
 	}
-	// The dense arm (query embedding + vector scan) runs while the lexical
-	// arms score: on a hybrid query they overlap instead of adding up.
-	var (
-		denseRes []vector.Result
-		denseErr error
-		denseWG  sync.WaitGroup
-	)
-	if mode != ModeBM25 {
-		denseWG.Add(1)
-		go func() {
-			defer denseWG.Done()
-			denseRes, denseErr = e.denseSearch(ctx, q.Text, n, allowed)
-		}()
-	}
-	if mode != ModeDense {
-		var lf *bm25.Filter
-		if allowed != nil {
-			lf = &bm25.Filter{Groups: allowed}
-		}
-		res, err := e.lexicalSearch(q.Text, n, lf)
+	// Hits the store no longer holds are skipped; when that leaves fewer
+	// than wanted and the arms had more, they are asked again for more.
+	var hits []Hit
+	for attempt := 0; ; attempt++ {
+		c, err := e.candidates(ctx, q.Text, mode, n, allowed)
 		if err != nil {
-			denseWG.Wait()
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, err
 		}
-		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
-		for i, r := range res {
-			lexical[r.ID] = armHit{i + 1, r.Score}
-			lexList.IDs = append(lexList.IDs, r.ID)
-			lexList.Scores = append(lexList.Scores, r.Score)
+		var skipped int
+		if hits, skipped, err = e.hits(ctx, c, want, q.Explain); err != nil {
+			return nil, err
 		}
-	}
-	denseWG.Wait()
-	if denseErr != nil {
-		return nil, fmt.Errorf("search: %w", denseErr)
-	}
-	if mode != ModeBM25 {
-		denseList = fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-		for i, r := range denseRes {
-			dense[r.ID] = armHit{i + 1, r.Score}
-			denseList.IDs = append(denseList.IDs, r.ID)
-			denseList.Scores = append(denseList.Scores, r.Score)
+		if len(hits) == want || skipped == 0 || len(c.ranked) < n || attempt == 3 {
+			break
 		}
-	}
-
-	var ranked []fusion.Result
-	switch mode {
-	case ModeBM25:
-		ranked = single(lexList)
-	case ModeDense:
-		ranked = single(denseList)
-	default:
-		var err error
-		if ranked, err = e.fuse(denseList, lexList); err != nil {
-			return nil, fmt.Errorf("search: fusion: %w", err)
-		}
-	}
-	ranked = ranked[:min(len(ranked), want)]
-
-	hits := make([]Hit, 0, len(ranked))
-	chunksOf := map[string][]StoredChunk{}
-	for _, r := range ranked {
-		docID, index, err := parseChunkKey(r.ID)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		chunks, ok := chunksOf[docID]
-		if !ok {
-			if chunks, err = e.store.Chunks(ctx, docID); err != nil {
-				return nil, fmt.Errorf("search: %w", err)
-			}
-			chunksOf[docID] = chunks
-		}
-		if index < 0 || index >= len(chunks) {
-			// The index saw a newer or older version than the store; skip
-			// rather than show text that does not belong to the hit.
-			e.log.Warn("index and store disagree", "doc", docID, "chunk", index)
-			continue
-		}
-		c := chunks[index]
-		rec, _ := e.Document(docID)
-		h := Hit{DocID: docID, Chunk: index, Text: c.Text, Context: c.Context,
-			Heading: c.Heading, Title: rec.Title, Score: r.Score}
-		if q.Explain {
-			l, d := lexical[r.ID], dense[r.ID]
-			h.Explain = &Explanation{BM25Rank: l.rank, BM25Score: l.score, DenseRank: d.rank, DenseScore: d.score, FusedScore: r.Score}
-		}
-		hits = append(hits, h)
+		n *= 2
 	}
 	if q.Rerank {
 		hits = e.rerank(ctx, q.Text, hits, q.Explain)
@@ -164,7 +88,138 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
+type armHit struct {
+	rank  int
+	score float64
+}
+
+// candidates is one ranking of a query: the fused (or single-arm) order
+// and each arm's ranks for Explain.
+type candidates struct {
+	ranked         []fusion.Result
+	lexical, dense map[string]armHit
+}
+
+// candidates runs the arms of mode, each for its top n, and fuses them.
+func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allowed map[string]bool) (candidates, error) {
+	c := candidates{lexical: map[string]armHit{}, dense: map[string]armHit{}}
+	var lexList, denseList fusion.List
+	// The dense arm (query embedding + vector scan) runs while the lexical
+	// arms score: on a hybrid query they overlap instead of adding up.
+	var (
+		denseRes []vector.Result
+		denseErr error
+		denseWG  sync.WaitGroup
+	)
+	if mode != ModeBM25 {
+		denseWG.Go(func() { denseRes, denseErr = e.denseSearch(ctx, text, n, allowed) })
+	}
+	if mode != ModeDense {
+		var lf *bm25.Filter
+		if allowed != nil {
+			lf = &bm25.Filter{Groups: allowed}
+		}
+		res, err := e.lexicalSearch(text, n, lf)
+		if err != nil {
+			denseWG.Wait()
+			return c, fmt.Errorf("search: %w", err)
+		}
+		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
+		for i, r := range res {
+			c.lexical[r.ID] = armHit{i + 1, r.Score}
+			lexList.IDs = append(lexList.IDs, r.ID)
+			lexList.Scores = append(lexList.Scores, r.Score)
+		}
+	}
+	denseWG.Wait()
+	if denseErr != nil {
+		return c, fmt.Errorf("search: %w", denseErr)
+	}
+	if mode != ModeBM25 {
+		denseList = fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
+		for i, r := range denseRes {
+			c.dense[r.ID] = armHit{i + 1, r.Score}
+			denseList.IDs = append(denseList.IDs, r.ID)
+			denseList.Scores = append(denseList.Scores, r.Score)
+		}
+	}
+	switch mode {
+	case ModeBM25:
+		c.ranked = single(lexList)
+	case ModeDense:
+		c.ranked = single(denseList)
+	default:
+		var err error
+		if c.ranked, err = e.fuse(denseList, lexList); err != nil {
+			return c, fmt.Errorf("search: fusion: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// hits turns the first want candidates the store holds into hits with the
+// stored text; skipped counts those it does not hold.
+func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool) (hits []Hit, skipped int, err error) {
+	hits = make([]Hit, 0, min(len(c.ranked), want))
+	chunksOf := map[string][]StoredChunk{}
+	// An index may hold a document, or a version of it, that the store no
+	// longer does: a reader searching beside a writer, or an index a crash
+	// left behind (the next writer's Open repairs it). Such hits are
+	// skipped, never shown with text that is not theirs nor failing the
+	// query, and the next ranked hits take their place.
+	disagree := e.log.Warn
+	if e.readOnly {
+		disagree = e.log.Debug
+	}
+	for _, r := range c.ranked {
+		if len(hits) == want {
+			break
+		}
+		docID, index, err := parseChunkKey(r.ID)
+		if err != nil {
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+		chunks, ok := chunksOf[docID]
+		if !ok {
+			chunks, err = e.store.Chunks(ctx, docID)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				disagree("index holds a document the store does not, skipping it", "doc", docID)
+			case err != nil:
+				return nil, 0, fmt.Errorf("search: %w", err)
+			}
+			chunksOf[docID] = chunks
+		}
+		if index < 0 || index >= len(chunks) {
+			if chunks != nil {
+				disagree("index and store disagree, skipping the hit", "doc", docID, "chunk", index)
+			}
+			skipped++
+			continue
+		}
+		ch := chunks[index]
+		h := Hit{DocID: docID, Chunk: index, Text: ch.Text, Context: ch.Context,
+			Heading: ch.Heading, Title: e.title(ctx, docID), Score: r.Score}
+		if explain {
+			l, d := c.lexical[r.ID], c.dense[r.ID]
+			h.Explain = &Explanation{BM25Rank: l.rank, BM25Score: l.score, DenseRank: d.rank, DenseScore: d.score, FusedScore: r.Score}
+		}
+		hits = append(hits, h)
+	}
+	return hits, skipped, nil
+}
+
 func ptr[T any](v T) *T { return &v }
+
+// title is a document's title, from the records the Engine holds or, for a
+// document committed since a reader opened, from the store.
+func (e *Engine) title(ctx context.Context, id string) string {
+	if rec, err := e.Document(id); err == nil {
+		return rec.Title
+	}
+	rec, _ := e.store.Document(ctx, id)
+	return rec.Title
+}
 
 // single turns one arm's list into results without fusing.
 func single(l fusion.List) []fusion.Result {

@@ -22,6 +22,9 @@ const prechunkedMark = "prechunked-"
 // failed). Until then the document stays searchable as it is. The mark is
 // kept in the store, so it survives a restart.
 func (e *Engine) MarkStale(ctx context.Context, ids ...string) error {
+	if e.readOnly {
+		return fmt.Errorf("mark stale: %w", ErrReadOnly)
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	for _, id := range ids {
