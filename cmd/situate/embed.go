@@ -15,7 +15,6 @@ import (
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/tei"
 	"github.com/situate/situate/provider/voyage"
-	"github.com/situate/situate/sqlite"
 )
 
 // denseSettings configure the dense arm, fusion and reranking.
@@ -51,7 +50,7 @@ func apiKey(c *config, e *env, setting, def string) string {
 // vector cache so an unchanged text is never embedded twice.
 // The second result counts tokens as the provider's client checks its input
 // limit, so the engine shortens texts to what the client accepts.
-func newEmbedder(ctx context.Context, c *config, e *env, store *sqlite.Store) (situate.Embedder, func(string) int, error) {
+func newEmbedder(ctx context.Context, c *config, e *env, store embedStore) (situate.Embedder, func(string) int, error) {
 	spec := c.str("embed")
 	if spec == "" {
 		return nil, nil, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,6 +19,31 @@ const storeFile = "situate.db"
 // engineOptions turns the configuration into engine options. store is
 // needed by the LLM contextualizer (cache, usage) and may be nil otherwise.
 func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (situate.Options, error) {
+	var es embedStore
+	if store != nil {
+		es = store
+	}
+	return engineOptionsWith(c, e, store, es, log)
+}
+
+// embedStore is what the embedder keeps in the store: its vector cache and
+// the usage ledger of its calls.
+type embedStore interface {
+	situate.VectorCache
+	situate.UsageRecorder
+}
+
+// readOnlyEmbedStore is a store that cannot be written, as an embedder's
+// cache and ledger: cached vectors are read, the query's vector and the
+// call's usage are not recorded.
+type readOnlyEmbedStore struct{ *sqlite.Store }
+
+func (readOnlyEmbedStore) CacheVector(context.Context, string, []float32) error { return nil }
+func (readOnlyEmbedStore) RecordUsage(context.Context, situate.Usage) error     { return nil }
+
+// engineOptionsWith is engineOptions with the embedder's store apart (nil:
+// no embedder or reranker is built).
+func engineOptionsWith(c *config, e *env, store *sqlite.Store, es embedStore, log *slog.Logger) (situate.Options, error) {
 	o := situate.DefaultOptions()
 	o.Logger = log
 	var err error
@@ -97,8 +123,8 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 	if o.EmbedMaxTokens, err = c.int("embed-max-tokens"); err != nil {
 		return o, err
 	}
-	if store != nil {
-		if o.Embedder, o.EmbedTokenCounter, err = newEmbedder(context.Background(), c, e, store); err != nil {
+	if es != nil {
+		if o.Embedder, o.EmbedTokenCounter, err = newEmbedder(context.Background(), c, e, es); err != nil {
 			return o, err
 		}
 		if o.Reranker, err = newReranker(context.Background(), c, e); err != nil {
@@ -111,7 +137,8 @@ func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (si
 	return o, nil
 }
 
-// openEngine opens (creating when asked) the store and the engine over it.
+// openEngine opens (creating when asked) the store and the engine over it
+// for writing: it waits for, or names, another writer.
 func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.Engine, *sqlite.Store, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	dir := c.storeDir(e)
@@ -144,6 +171,43 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 			store.Close()
 			return nil, nil, err
 		}
+	}
+	return eng, store, nil
+}
+
+// openReader opens the store and a read-only engine over it, for the
+// commands that only read (search, status, show): it takes no lock, writes
+// no index, and sees the last commit, so it runs beside a writer. A store
+// that cannot be written (a read-only directory or file system) is opened
+// read-only.
+func openReader(ctx context.Context, e *env, c *config) (*situate.Engine, *sqlite.Store, error) {
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	dir := c.storeDir(e)
+	dbPath := filepath.Join(dir, storeFile)
+	if _, err := os.Stat(dbPath); err != nil {
+		return nil, nil, fmt.Errorf("no store at %s (run 'situate index PATH' first, or pass --store): %w", dir, err)
+	}
+	var es embedStore
+	store, err := sqlite.Open(ctx, dbPath)
+	if err == nil {
+		es = store
+	} else {
+		ro, rerr := sqlite.OpenReadOnly(ctx, dbPath)
+		if rerr != nil {
+			return nil, nil, errors.Join(err, rerr)
+		}
+		store, es = ro, readOnlyEmbedStore{ro}
+	}
+	opts, err := engineOptionsWith(c, e, store, es, log)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	opts.ReadOnly = true
+	eng, err := situate.Open(ctx, dir, store, opts)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
 	}
 	return eng, store, nil
 }

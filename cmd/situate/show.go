@@ -17,7 +17,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if len(ids) != 1 {
 		return usagef("want exactly one DOC id, got %d", len(ids))
 	}
-	eng, store, err := openEngine(ctx, e, c, false)
+	eng, store, err := openReader(ctx, e, c)
 	if err != nil {
 		return err
 	}

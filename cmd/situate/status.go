@@ -24,7 +24,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.stored = true
-	eng, store, err := openEngine(ctx, e, c, false)
+	eng, store, err := openReader(ctx, e, c)
 	if err != nil {
 		return err
 	}
