@@ -492,3 +492,66 @@ func chmodTree(t *testing.T, dir string, writable bool) {
 		return os.Chmod(path, mode)
 	})
 }
+
+// TestReaderBuildsInMemory: a reader never writes, so an index it cannot
+// trust (another layout, another embedder, documents missing) is searched
+// from an in-memory build, with a warning saying how to repair it.
+func TestReaderBuildsInMemory(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		change func(ts *testStore, o *situate.Options)
+		warn   string
+	}{
+		{"layout", func(_ *testStore, o *situate.Options) { o.ContextWeight = 0.5 }, "index layout changed"},
+		{"arm off on disk", func(_ *testStore, o *situate.Options) { o.PairArmWeight = 0.7 }, "not kept up to date"},
+		{"embedder", func(_ *testStore, o *situate.Options) { o.Embedder = &namedEmbedder{hashEmbedder{dim: 16}, "test:other"} }, "made by embedder"},
+		{"lost documents", func(ts *testStore, _ *situate.Options) {
+			os.RemoveAll(filepath.Join(ts.dir, "bm25"))
+		}, "does not hold every stored document"},
+		{"lost vectors", func(ts *testStore, _ *situate.Options) {
+			os.RemoveAll(filepath.Join(ts.dir, "vectors"))
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestStore(t)
+			opts := situate.DefaultOptions()
+			opts.PairArmWeight = 0
+			opts.Embedder = &hashEmbedder{dim: 16}
+			eng := ts.open(opts)
+			for _, id := range []string{"a", "b", "c"} {
+				if _, err := eng.Put(ctx, doc(id, "quarry stone "+id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			eng.Close()
+			before := treeState(t, ts.dir)
+			tc.change(ts, &opts)
+			var logs logBuffer
+			opts.ReadOnly, opts.Logger = true, logs.logger()
+			reader := ts.open(opts)
+			for _, mode := range []string{situate.ModeBM25, situate.ModeDense} {
+				if got := searchIDs(t, reader, situate.Query{Text: "quarry stone", K: 10, Mode: mode}); !slices.Equal(got, []string{"a", "b", "c"}) {
+					t.Errorf("%s: %v", mode, got)
+				}
+			}
+			if tc.warn != "" && !strings.Contains(logs.String(), tc.warn) {
+				t.Errorf("want a warning saying %q, logged:\n%s", tc.warn, logs.String())
+			}
+			checkIndexed(t, reader, "a", "b", "c")
+			reader.Close()
+			if tc.name != "lost documents" && tc.name != "lost vectors" {
+				if after := treeState(t, ts.dir); after != before {
+					t.Errorf("the reader wrote:\nbefore %s\nafter  %s", before, after)
+				}
+			}
+		})
+	}
+}
+
+type namedEmbedder struct {
+	hashEmbedder
+	name string
+}
+
+func (n *namedEmbedder) Name() string { return n.name }
