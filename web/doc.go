@@ -4,9 +4,10 @@
 //
 // Handler serves the page at / and its assets under /ui/. The page calls
 // the JSON API of package httpapi (/v1/search, /v1/documents, /v1/jobs,
-// /v1/status, /v1/usage) with the API key the user enters (kept in the
-// browser's localStorage; none is needed on a loopback server without
-// keys). It has four views:
+// /v1/status) and the usage route UsageHandler serves (GET /ui/usage, the
+// tenant's provider usage by day, for administrators) with the API key the
+// user enters (kept in the browser's localStorage; none is needed on a
+// loopback server without keys). It has four views:
 //
 //   - search: a query box, k, mode and metadata filters; each result shows
 //     the document title and heading path, the generated context set apart

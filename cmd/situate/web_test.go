@@ -13,6 +13,9 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/sqlite"
 )
 
 // Environment variables of the browser test.
@@ -81,7 +84,9 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	s := startServe(t, dir, filepath.Join(dir, "store"))
+	store := filepath.Join(dir, "store")
+	wantShare := seedUsage(t, store)
+	s := startServe(t, dir, store)
 	upload := filepath.Join(dir, "brightwater.md")
 	if err := os.WriteFile(upload, []byte(brightwater), 0o644); err != nil {
 		t.Fatal(err)
@@ -276,12 +281,22 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Errorf("after '/', focus is on %q, want the query box", focused)
 	}
 
-	// The usage view renders (a chart, or the note that there is no usage).
+	// The usage view: the recorded calls by day as a chart.
 	run("usage view",
 		chromedp.Navigate(s.URL+"/#/usage"),
-		chromedp.WaitVisible(chromedp.CSS("#usage .tiles, #usage .empty, #usage .error")),
+		chromedp.WaitVisible(chromedp.CSS("#usage svg.chart")),
 		shot("usage-laptop"),
 	)
+	type usageView struct {
+		Bars, Rects int
+		Share       string
+	}
+	uv := evalJS[usageView](t, ctx, `({Bars: document.querySelectorAll("#usage svg .bar").length,
+		Rects: document.querySelectorAll("#usage svg .bar rect").length,
+		Share: [...document.querySelectorAll("#usage .tile")].find(t => t.textContent.includes("Cache-read share")).querySelector(".tile-value").textContent})`)
+	if uv.Bars != 30 || uv.Rects < 10*4 || uv.Share != wantShare {
+		t.Errorf("usage view: %d day bars (want 30), %d token rects (want >= 40), cache-read share %q (want %q)", uv.Bars, uv.Rects, uv.Share, wantShare)
+	}
 
 	// Phone width: the same views without horizontal scrolling.
 	run("phone width",
@@ -301,6 +316,14 @@ func TestWebPageInChromium(t *testing.T) {
 	if wide := evalJS[string](t, ctx, wider390); wide != "" {
 		t.Errorf("the explain view is wider than 390 px: %s", wide)
 	}
+	run("phone usage",
+		chromedp.Navigate(s.URL+"/#/usage"),
+		chromedp.WaitVisible(chromedp.CSS("#usage svg.chart")),
+		shot("usage-phone"),
+	)
+	if wide := evalJS[string](t, ctx, wider390); wide != "" {
+		t.Errorf("the usage view is wider than 390 px: %s", wide)
+	}
 	run("phone documents",
 		chromedp.Navigate(s.URL+"/#/documents"),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 2`, chromedp.WithPollingTimeout(30*time.Second)),
@@ -316,6 +339,34 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Errorf("page error: %s", e)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// seedUsage records ten days of provider calls in the store, as an LLM
+// contextualizer would have, and returns the cache-read share the usage
+// view should show.
+func seedUsage(t *testing.T, store string) string {
+	t.Helper()
+	ctx := context.Background()
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(store, storeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	var input, read, write int
+	for i := range 10 {
+		u := situate.Usage{Time: today.AddDate(0, 0, -i).Add(time.Hour), Provider: "anthropic", Model: "claude-haiku-4-5",
+			Operation: "context", InputTokens: 800 + 100*i, CacheWriteTokens: 3000, CacheReadTokens: 12000 + 2000*(i%4),
+			OutputTokens: 250 + 10*i, CostUSD: 0.01 + 0.002*float64(i)}
+		input, read, write = input+u.InputTokens, read+u.CacheReadTokens, write+u.CacheWriteTokens
+		if err := db.RecordUsage(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(read)/float64(input+read+write))
 }
 
 // wider390 names the first visible element of the page that reaches past

@@ -37,7 +37,7 @@ export async function showUsage() {
       tile("Tokens", fmtNumber(tokens), `${fmtNumber(t.calls ?? 0)} calls`),
       tile("Cache-read share", (share * 100).toFixed(1) + "%", "of input tokens read from the provider's prompt cache"),
       tile("Spend", fmtMoney(t.cost_usd), "from the configured price table")),
-    days.length ? chart(days) : h("p", { class: "empty" }, "No provider calls in this period."),
+    days.length ? chart(days, box.clientWidth - 26) : h("p", { class: "empty" }, "No provider calls in this period."),
     days.length ? table(days) : null);
 }
 
@@ -55,11 +55,14 @@ function tile(label, value, note) {
   return h("div", { class: "tile" }, h("p", { class: "tile-label" }, label), h("p", { class: "tile-value" }, value), h("p", { class: "muted small" }, note));
 }
 
-function niceMax(v) {
-  if (v <= 0) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
+// scale picks a round tick step for values up to v and the axis maximum, a
+// whole number of steps (about four).
+function scale(v) {
+  if (v <= 0) return { step: 1, max: 4 };
+  const raw = v / 4;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((st) => st >= raw);
+  return { step, max: step * Math.ceil(v / step) };
 }
 
 function compact(n) {
@@ -68,23 +71,28 @@ function compact(n) {
 
 // chart draws stacked token bars per day and the spend as a line on its
 // own axis.
-function chart(days) {
-  const W = 720, H = 280, L = 56, R = 56, T = 16, B = 40;
+function chart(days, width) {
+  // The drawing is as wide as its box, so its text keeps its size on a phone.
+  const W = Math.round(Math.max(300, Math.min(1100, width || 720)));
+  const H = W < 500 ? 220 : 280, L = 48, R = 56, T = 16, B = 36;
   const iw = W - L - R, ih = H - T - B;
   const totals = days.map((d) => KINDS.reduce((s, [k]) => s + (d[k] ?? 0), 0));
-  const ymax = niceMax(Math.max(...totals));
-  const smax = niceMax(Math.max(...days.map((d) => d.cost_usd ?? 0)));
+  const ys = scale(Math.max(...totals));
+  const ss = scale(Math.max(...days.map((d) => d.cost_usd ?? 0)));
+  // Both axes share the grid lines: as many steps as the taller one needs.
+  const ticks = Math.max(Math.round(ys.max / ys.step), Math.round(ss.max / ss.step));
+  const ymax = ys.step * ticks, smax = ss.step * ticks;
   const step = iw / days.length;
   const bw = Math.max(2, Math.min(28, step * 0.7));
   const svg = h("svg:svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-labelledby": "usage-chart-title" },
     h("svg:title", { id: "usage-chart-title" }, `Tokens by kind and spend per day, ${days[0].date} to ${days[days.length - 1].date}`));
-  for (let i = 0; i <= 4; i++) {
-    const y = T + ih - (ih * i) / 4;
+  for (let i = 0; i <= ticks; i++) {
+    const y = T + ih - (ih * i) / ticks;
     svg.append(h("svg:line", { x1: L, x2: L + iw, y1: y, y2: y, class: "grid" }),
-      h("svg:text", { x: L - 6, y: y + 4, class: "axis", "text-anchor": "end" }, compact((ymax * i) / 4)),
-      h("svg:text", { x: L + iw + 6, y: y + 4, class: "axis spend-axis", "text-anchor": "start" }, fmtMoney((smax * i) / 4)));
+      h("svg:text", { x: L - 6, y: y + 4, class: "axis", "text-anchor": "end" }, compact(ys.step * i)),
+      h("svg:text", { x: L + iw + 6, y: y + 4, class: "axis spend-axis", "text-anchor": "start" }, fmtMoney(ss.step * i)));
   }
-  const labelEvery = Math.ceil(days.length / 8);
+  const labelEvery = Math.ceil(days.length / Math.max(3, Math.floor(iw / 70)));
   const points = [];
   days.forEach((d, i) => {
     const cx = L + step * i + step / 2;
