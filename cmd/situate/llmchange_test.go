@@ -177,3 +177,37 @@ func TestCostLocalServer(t *testing.T) {
 		t.Errorf("cost --llm llamacpp without a URL: exit %d: %s", code, errOut)
 	}
 }
+
+// TestUsageCountsEveryAttempt: failed attempts that were retried are
+// recorded with what the server processed, apart from the calls; "usage"
+// totals equal the server's own counters (a fake speaking llama.cpp's wire
+// format; see TestLlamaUsageEqualsMetrics for the real server).
+func TestUsageCountsEveryAttempt(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, filepath.Join(repoRoot(t), "examples", "corpus", "en"), corpus)
+	srv := llamaFake(t, "/models/tiny.gguf")
+	srv.Inject(openaitest.Fault{Kind: openaitest.FaultServerError}, openaitest.Fault{Kind: openaitest.FaultServerError},
+		openaitest.Fault{Kind: openaitest.FaultStreamError})
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, "--llm", "llamacpp", "--llm-base-url", srv.URL+"/v1", corpus)
+	out, _ := mustRun(t, dir, "usage", "--store", store, "--json")
+	var u usageJSON
+	if err := json.Unmarshal([]byte(out), &u); err != nil {
+		t.Fatal(err)
+	}
+	cu := u.Contexts
+	st := srv.Stats()
+	if cu == nil || cu.FailedAttempts != 3 || cu.Calls != cu.Succeeded || cu.Attempts != cu.Calls+3 || cu.Attempts != st.Chat+2 {
+		t.Fatalf("usage contexts %+v; server saw %d chats (+2 refused before any work)", cu, st.Chat)
+	}
+	all := cu.AllAttempts
+	if got := all.InputTokens + all.CacheReadTokens; got != int64(st.PromptTokens) || all.CacheReadTokens != int64(st.CachedTokens) {
+		t.Errorf("usage: %d prompt tokens (%d cached) over all attempts; the server processed %d (%d cached)",
+			got, all.CacheReadTokens, st.PromptTokens, st.CachedTokens)
+	}
+	text, _ := mustRun(t, dir, "usage", "--store", store)
+	if !strings.Contains(text, "3 failed attempts retried") {
+		t.Errorf("usage text:\n%s", text)
+	}
+}

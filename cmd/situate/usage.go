@@ -35,6 +35,76 @@ type usageJSON struct {
 	Since  *time.Time        `json:"since,omitempty"`
 	Total  usageTotalsJSON   `json:"total"`
 	Groups []usageTotalsJSON `json:"groups"`
+	// Contexts splits the context calls: every attempt (what the servers
+	// processed), the calls (last attempts) and the successful ones.
+	Contexts *contextUsageJSON `json:"contexts,omitempty"`
+}
+
+// contextUsageJSON is the context calls' usage by attempt.
+type contextUsageJSON struct {
+	Attempts       int             `json:"attempts"`
+	Calls          int             `json:"calls"`
+	Succeeded      int             `json:"succeeded"`
+	Failed         int             `json:"failed"`
+	FailedAttempts int             `json:"failed_attempts_retried"`
+	Cancelled      int             `json:"cancelled_attempts"`
+	AllAttempts    usageTokensJSON `json:"all_attempts"`
+	SuccessfulOnly usageTokensJSON `json:"successful_calls"`
+}
+
+type usageTokensJSON struct {
+	InputTokens      int64 `json:"input_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+}
+
+// Operations of context usage records (package llm): a call's last
+// attempt, an earlier attempt that failed and was repeated, an attempt cut
+// short by cancellation.
+const (
+	opContext          = "context"
+	opContextRetry     = "context-retry"
+	opContextCancelled = "context-cancelled"
+)
+
+// contextUsage splits the context records of a summary by attempt; nil
+// when there are none.
+func contextUsage(ctx context.Context, store *sqlite.Store, from time.Time, sum sqlite.UsageSummary) (*contextUsageJSON, error) {
+	var out contextUsageJSON
+	add := func(t *usageTokensJSON, u sqlite.UsageTotals) {
+		t.InputTokens += u.InputTokens
+		t.CacheWriteTokens += u.CacheWriteTokens
+		t.CacheReadTokens += u.CacheReadTokens
+		t.OutputTokens += u.OutputTokens
+	}
+	seen := false
+	for _, g := range sum.Groups {
+		switch g.Operation {
+		case opContext:
+			out.Calls += g.Calls
+			out.Failed += g.Errors
+		case opContextRetry:
+			out.FailedAttempts += g.Calls
+		case opContextCancelled:
+			out.Cancelled += g.Calls
+		default:
+			continue
+		}
+		seen = true
+		out.Attempts += g.Calls
+		add(&out.AllAttempts, g.UsageTotals)
+	}
+	if !seen {
+		return nil, nil
+	}
+	out.Succeeded = out.Calls - out.Failed
+	ok, err := store.SuccessfulUsage(ctx, from, opContext)
+	if err != nil {
+		return nil, err
+	}
+	add(&out.SuccessfulOnly, ok)
+	return &out, nil
 }
 
 // readShare is the share of all input tokens (plain, cache write, cache
@@ -60,7 +130,10 @@ func runUsage(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("usage", "",
 		"Report what provider calls actually cost, as recorded in the store: calls, errors (calls that finally\n"+
 			"failed), retries, tokens by kind (input, cache write, cache read, output), the share of input read\n"+
-			"from the prompt cache, cost and latency percentiles, in total and per provider, model and operation.")
+			"from the prompt cache, cost and latency percentiles, in total and per provider, model and operation.\n"+
+			"Every attempt is recorded: operation \"context\" is a chunk's call (its last attempt), \"context-retry\"\n"+
+			"an earlier attempt that failed and was repeated (its tokens were processed all the same), and\n"+
+			"\"context-cancelled\" an attempt cut short by cancellation (not an error).")
 	c.flags(fs, "store", "config")
 	since := fs.Duration("since", 0, "only calls made within this duration before now, e.g. 24h (0: all)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -83,8 +156,12 @@ func runUsage(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	cu, err := contextUsage(ctx, store, from, sum)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		out := usageJSON{Total: totalsJSON("", "", "", sum.Total), Groups: []usageTotalsJSON{}}
+		out := usageJSON{Total: totalsJSON("", "", "", sum.Total), Groups: []usageTotalsJSON{}, Contexts: cu}
 		if !from.IsZero() {
 			out.Since = &from
 		}
@@ -122,7 +199,20 @@ func runUsage(ctx context.Context, e *env, args []string) error {
 	if len(sum.Groups) > 1 {
 		row("total", "", sum.Total)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if cu != nil {
+		tok := func(t usageTokensJSON) string {
+			return fmt.Sprintf("input %d, cache write %d, cache read %d, output %d",
+				t.InputTokens, t.CacheWriteTokens, t.CacheReadTokens, t.OutputTokens)
+		}
+		fmt.Fprintf(w, "context calls: %d attempts = %d calls (%d succeeded, %d failed) + %d failed attempts retried + %d cancelled\n",
+			cu.Attempts, cu.Calls, cu.Succeeded, cu.Failed, cu.FailedAttempts, cu.Cancelled)
+		fmt.Fprintf(w, "  every attempt (what the server processed): %s\n", tok(cu.AllAttempts))
+		fmt.Fprintf(w, "  successful calls only:                     %s\n", tok(cu.SuccessfulOnly))
+	}
+	return nil
 }
 
 func roundLatency(d time.Duration) time.Duration {

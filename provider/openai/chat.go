@@ -100,6 +100,9 @@ func (c *Client) Body(p situate.Prompt) (map[string]any, error) {
 	case FlavorLlamaCpp:
 		body["max_tokens"] = maxTokens
 		body["cache_prompt"] = true
+		// Every chunk carries timings, so an answer that fails mid-stream
+		// still says what the server processed (usage of failed attempts).
+		body["timings_per_token"] = true
 	default:
 		body["max_tokens"] = maxTokens
 	}
@@ -185,6 +188,11 @@ func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate
 	var t Timings
 	if w := res.timings; w != nil {
 		t = Timings{CacheN: w.CacheN, PromptN: w.PromptN, PredictedN: w.PredictedN, PromptMS: w.PromptMS, PredictedMS: w.PredictedMS}
+		if res.usage == nil {
+			// No usage object (the stream failed before it): llama.cpp's
+			// timings say what the server processed.
+			out.Usage.InputTokens, out.Usage.CacheReadTokens, out.Usage.OutputTokens = t.PromptN, t.CacheN, t.PredictedN
+		}
 	}
 	out.Usage.Latency = time.Since(start)
 	if err != nil {

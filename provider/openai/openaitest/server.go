@@ -315,6 +315,7 @@ type chatRequest struct {
 	PromptCacheKey      string `json:"prompt_cache_key"`
 	CacheSalt           string `json:"cache_salt"`
 	CachePrompt         *bool  `json:"cache_prompt"`
+	TimingsPerToken     bool   `json:"timings_per_token"`
 	IDSlot              *int   `json:"id_slot"`
 }
 
@@ -391,9 +392,17 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f *Fault, bo
 	usage := map[string]any{"prompt_tokens": promptTokens, "completion_tokens": len(words),
 		"total_tokens": promptTokens + len(words), "prompt_tokens_details": map[string]any{"cached_tokens": cached}}
 	id := fmt.Sprintf("chatcmpl-%d", time.Now().UnixNano())
+	predicted := 0
 	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.cfg.Model,
+		c := map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": s.cfg.Model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		if s.cfg.Flavor == FlavorLlamaCpp && req.TimingsPerToken {
+			// llama.cpp's timings_per_token: every chunk says what the
+			// request processed so far.
+			c["timings"] = map[string]any{"cache_n": cached, "prompt_n": promptTokens - cached, "prompt_ms": 1.0,
+				"predicted_n": predicted, "predicted_ms": 1.0}
+		}
+		return c
 	}
 	finish := "stop"
 	if len(strings.SplitAfter(answer, " ")) > maxTokens {
@@ -445,6 +454,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f *Fault, bo
 		if s.cfg.StreamDelay > 0 {
 			time.Sleep(s.cfg.StreamDelay)
 		}
+		predicted++
 		send(chunk(map[string]any{"content": word}, nil))
 	}
 	if f != nil && f.Kind == FaultNoDone {
