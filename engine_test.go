@@ -505,7 +505,9 @@ func TestReaderBuildsInMemory(t *testing.T) {
 	}{
 		{"layout", func(_ *testStore, o *situate.Options) { o.ContextWeight = 0.5 }, "index layout changed"},
 		{"arm off on disk", func(_ *testStore, o *situate.Options) { o.PairArmWeight = 0.7 }, "not kept up to date"},
-		{"embedder", func(_ *testStore, o *situate.Options) { o.Embedder = &namedEmbedder{hashEmbedder{dim: 16}, "test:other"} }, "made by embedder"},
+		{"embedder", func(_ *testStore, o *situate.Options) {
+			o.Embedder = &namedEmbedder{hashEmbedder{dim: 16}, "test:other"}
+		}, "made by embedder"},
 		{"lost documents", func(ts *testStore, _ *situate.Options) {
 			os.RemoveAll(filepath.Join(ts.dir, "bm25"))
 		}, "does not hold every stored document"},

@@ -19,8 +19,7 @@ type Filter struct {
 	// shares a principal with it.
 	Principals []string
 	// Metadata requires every key to equal the document's metadata value (a
-	// key the document lacks reads as ""). It is shorthand for OpEq
-	// conditions.
+	// key the document lacks reads as "").
 	Metadata map[string]string
 	// Where are further conditions on metadata values; every one must hold.
 	Where []Condition
@@ -29,16 +28,23 @@ type Filter struct {
 // Op is the test a Condition makes.
 type Op string
 
-// Condition operators.
+// Condition operators. Every one but OpExists fails for a document without
+// the key (and so, negated, passes it).
 const (
-	// OpEq: the value equals Values[0] (a missing key reads as "").
+	// OpEq: the value equals Values[0].
 	OpEq Op = "eq"
-	// OpIn: the value equals one of Values (a missing key reads as "").
+	// OpIn: the value equals one of Values.
 	OpIn Op = "in"
-	// OpRange: the value lies within [Min, Max], compared as numbers when
-	// the bounds are numbers and as instants when they are dates (RFC 3339,
-	// or 2006-01-02 for midnight UTC). A document without the key, or whose
-	// value is not of the bounds' kind, fails.
+	// OpLt, OpLte, OpGt, OpGte compare the value with Values[0]: as
+	// numbers when the bound is a number, as instants when it is a date
+	// (RFC 3339, or 2006-01-02 for midnight UTC). A value that is not of
+	// the bound's kind fails.
+	OpLt  Op = "lt"
+	OpLte Op = "lte"
+	OpGt  Op = "gt"
+	OpGte Op = "gte"
+	// OpRange: the value lies within [Min, Max], compared like OpGte and
+	// OpLte.
 	OpRange Op = "range"
 	// OpExists: the document has the key.
 	OpExists Op = "exists"
@@ -48,13 +54,13 @@ const (
 type Condition struct {
 	Key string
 	Op  Op
-	// Values are OpEq's one value and OpIn's set.
+	// Values are OpEq's one value, OpIn's set, and the comparisons' bound.
 	Values []string
 	// Min and Max bound OpRange, inclusive; an empty bound is open, but not
 	// both.
 	Min, Max string
 	// Not negates the condition: a document passes when the condition does
-	// not hold for it.
+	// not hold for it (Not OpEq is "not equal, or no such key").
 	Not bool
 }
 
@@ -76,7 +82,11 @@ type cond struct {
 	op       Op
 	values   map[string]bool
 	lo, hi   *bound // range bounds; nil is open
+	strictLo bool   // lo excluded (OpGt)
+	strictHi bool   // hi excluded (OpLt)
 	negative bool
+	// missingIsEmpty reads a missing key as "" (Filter.Metadata).
+	missingIsEmpty bool
 }
 
 // bound is a range bound: a number, or an instant when date is set.
@@ -135,6 +145,7 @@ func compileFilter(f Filter) (*docFilter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("filter: Metadata[%q]: %w", k, err)
 		}
+		c.missingIsEmpty = true
 		df.conds = append(df.conds, c)
 	}
 	for i, w := range f.Where {
@@ -164,6 +175,21 @@ func compileCondition(w Condition) (cond, error) {
 		for _, v := range w.Values {
 			c.values[v] = true
 		}
+	case OpLt, OpLte, OpGt, OpGte:
+		if len(w.Values) != 1 || w.Min != "" || w.Max != "" {
+			return c, fmt.Errorf("%s: want 1 value (the bound) and no Min or Max, got %d values: %w", w.Op, len(w.Values), ErrInvalid)
+		}
+		b, ok := parseBound(w.Values[0])
+		if !ok {
+			return c, fmt.Errorf("%s: %q: must be a number or a date (RFC 3339 or YYYY-MM-DD): %w", w.Op, w.Values[0], ErrInvalid)
+		}
+		switch w.Op {
+		case OpLt, OpLte:
+			c.hi, c.strictHi = b, w.Op == OpLt
+		default:
+			c.lo, c.strictLo = b, w.Op == OpGt
+		}
+		c.op = OpRange
 	case OpRange:
 		if len(w.Values) > 0 {
 			return c, fmt.Errorf("range: takes Min and Max, not Values: %w", ErrInvalid)
@@ -195,7 +221,7 @@ func compileCondition(w Condition) (cond, error) {
 			return c, fmt.Errorf("exists: takes no Values, Min or Max: %w", ErrInvalid)
 		}
 	default:
-		return c, fmt.Errorf("Op: %q: must be eq, in, range or exists: %w", w.Op, ErrInvalid)
+		return c, fmt.Errorf("Op: %q: must be eq, in, lt, lte, gt, gte, range or exists: %w", w.Op, ErrInvalid)
 	}
 	return c, nil
 }
@@ -240,10 +266,13 @@ func (f *docFilter) allows(access []string, meta map[string]string) bool {
 // holds evaluates the condition, negation included.
 func (c *cond) holds(meta map[string]string) bool {
 	v, ok := meta[c.key]
+	if !ok && c.missingIsEmpty {
+		v, ok = "", true
+	}
 	var r bool
 	switch c.op {
 	case OpEq, OpIn:
-		r = c.values[v]
+		r = ok && c.values[v]
 	case OpExists:
 		r = ok
 	case OpRange:
@@ -252,9 +281,57 @@ func (c *cond) holds(meta map[string]string) bool {
 			b = c.hi
 		}
 		x, valid := b.parseAs(v)
-		r = ok && valid && (c.lo == nil || c.lo.cmp(x) >= 0) && (c.hi == nil || c.hi.cmp(x) <= 0)
+		r = ok && valid && c.above(x) && c.below(x)
 	}
 	return r != c.negative
+}
+
+// above reports whether x passes the lower bound.
+func (c *cond) above(x *bound) bool {
+	if c.lo == nil {
+		return true
+	}
+	n := c.lo.cmp(x)
+	return n > 0 || n == 0 && !c.strictLo
+}
+
+// below reports whether x passes the upper bound.
+func (c *cond) below(x *bound) bool {
+	if c.hi == nil {
+		return true
+	}
+	n := c.hi.cmp(x)
+	return n < 0 || n == 0 && !c.strictHi
+}
+
+// Allows reports whether a document with this record passes f, as a search
+// with f would admit it (the access list, metadata and Where conditions,
+// and Docs); an invalid filter is an error naming the field and wrapping
+// ErrInvalid. It compiles f on every call: to test many records, use
+// Engine.DocumentsMatching.
+func (f Filter) Allows(rec DocumentRecord) (bool, error) {
+	if f.IsZero() {
+		return true, nil
+	}
+	df, err := compileFilter(f)
+	if err != nil {
+		return false, err
+	}
+	return (f.Docs == nil || slices.Contains(f.Docs, rec.ID)) && df.allows(rec.Access, rec.Metadata), nil
+}
+
+// DocumentsMatching returns the records of the indexed documents f admits
+// (the documents a search with f may return), ordered by id.
+func (e *Engine) DocumentsMatching(f Filter) ([]DocumentRecord, error) {
+	allowed, err := e.allowedDocs(f)
+	if err != nil {
+		return nil, err
+	}
+	docs := e.Documents()
+	if allowed == nil {
+		return docs, nil
+	}
+	return slices.DeleteFunc(docs, func(r DocumentRecord) bool { return !allowed[r.ID] }), nil
 }
 
 // allowedDocs returns the documents f admits among those the Engine holds,

@@ -94,7 +94,14 @@ func randomFilter(rng *rand.Rand, docs []filterDoc) situate.Filter {
 	}
 	for range rng.IntN(3) {
 		c := situate.Condition{Not: rng.IntN(3) == 0}
-		switch rng.IntN(5) {
+		switch rng.IntN(7) {
+		case 5:
+			ops := []situate.Op{situate.OpLt, situate.OpLte, situate.OpGt, situate.OpGte}
+			c.Key, c.Op, c.Values = "year", ops[rng.IntN(4)], []string{strconv.Itoa(1995 + rng.IntN(30))}
+		case 6:
+			ops := []situate.Op{situate.OpLt, situate.OpLte, situate.OpGt, situate.OpGte}
+			day := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(1500))
+			c.Key, c.Op, c.Values = "date", ops[rng.IntN(4)], []string{day.Format(time.DateOnly)}
 		case 0:
 			c.Key, c.Op, c.Values = "team", situate.OpEq, []string{filterTeams[rng.IntN(len(filterTeams))]}
 		case 1:
@@ -153,9 +160,35 @@ func refAllows(f situate.Filter, d filterDoc) bool {
 		var r bool
 		switch c.Op {
 		case situate.OpEq, situate.OpIn:
-			r = slices.Contains(c.Values, v)
+			r = ok && slices.Contains(c.Values, v)
 		case situate.OpExists:
 			r = ok
+		case situate.OpLt, situate.OpLte, situate.OpGt, situate.OpGte:
+			var cmp int
+			var valid bool
+			if c.Key == "year" {
+				y, err := strconv.Atoi(v)
+				b, _ := strconv.Atoi(c.Values[0])
+				cmp, valid = y-b, err == nil
+			} else {
+				t, err := time.Parse(time.RFC3339, v)
+				if err != nil {
+					t, err = time.Parse(time.DateOnly, v)
+				}
+				b, _ := time.Parse(time.DateOnly, c.Values[0])
+				cmp, valid = t.Compare(b), err == nil
+			}
+			switch c.Op {
+			case situate.OpLt:
+				r = cmp < 0
+			case situate.OpLte:
+				r = cmp <= 0
+			case situate.OpGt:
+				r = cmp > 0
+			default:
+				r = cmp >= 0
+			}
+			r = r && ok && valid
 		case situate.OpRange:
 			if c.Key == "year" {
 				y, err := strconv.Atoi(v)
@@ -224,6 +257,20 @@ func TestFilterArmsAdmitTheSameDocuments(t *testing.T) {
 					want[d.id] = true
 				}
 			}
+			matching, err := eng.DocumentsMatching(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, rec := range matching {
+				listed[rec.ID] = true
+				if ok, err := f.Allows(rec); !ok || err != nil {
+					t.Fatalf("seed %d, filter %+v: Allows(%s) = %v, %v; DocumentsMatching lists it", seed, f, rec.ID, ok, err)
+				}
+			}
+			if !maps.Equal(listed, want) {
+				t.Fatalf("seed %d, filter %+v: DocumentsMatching %v, want %v", seed, f, slices.Sorted(maps.Keys(listed)), slices.Sorted(maps.Keys(want)))
+			}
 			for _, mode := range []string{situate.ModeBM25, situate.ModeDense} {
 				hits, err := eng.Search(ctx, situate.Query{Text: "common", K: 10000, Mode: mode, Filter: f})
 				if err != nil {
@@ -275,6 +322,8 @@ func TestFilterInvalidNamesTheField(t *testing.T) {
 	}{
 		{"empty key", situate.Filter{Where: []situate.Condition{{Op: situate.OpExists}}}, "Where[0]"},
 		{"unknown op", situate.Filter{Where: []situate.Condition{{Key: "k", Op: "like"}}}, `Op: "like"`},
+		{"lt without bound", situate.Filter{Where: []situate.Condition{{Key: "k", Op: situate.OpLt}}}, "lt: want 1 value"},
+		{"gte bad bound", situate.Filter{Where: []situate.Condition{{Key: "k", Op: situate.OpGte, Values: []string{"tomorrow"}}}}, `gte: "tomorrow"`},
 		{"eq two values", situate.Filter{Where: []situate.Condition{{Key: "k", Op: situate.OpEq, Values: []string{"a", "b"}}}}, "eq: want 1 value"},
 		{"in no values", situate.Filter{Where: []situate.Condition{{Key: "k", Op: situate.OpIn}}}, "in: want at least 1"},
 		{"range no bounds", situate.Filter{Where: []situate.Condition{{Key: "k", Op: situate.OpRange}}}, "at least one bound"},
