@@ -40,14 +40,25 @@ func requireJSON(r *http.Request) *apiError {
 }
 
 // decodeJSON decodes one JSON value strictly: valid UTF-8, no unknown
-// fields, nothing after the value. Errors name the field.
-func decodeJSON(data []byte, dst any) *apiError {
+// fields, nothing after the value. Errors name the field; errors inside a
+// Filter are named under filterField.
+func decodeJSON(data []byte, dst any, filterField string) *apiError {
 	if !utf8.Valid(data) {
 		return badField("body", "not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			field := fe.field
+			if !strings.HasPrefix(field, "metadata") || filterField != "" {
+				if filterField != "" {
+					field = filterField + "." + field
+				}
+			}
+			return badField(field, fe.msg)
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -77,7 +88,10 @@ func jsonError(err error) *apiError {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return badField(strings.Trim(f, `"`), "unknown field")
+		if name := strings.Trim(f, `"`); name != "" && utf8.ValidString(name) && len(name) <= 100 {
+			return badField(name, "unknown field")
+		}
+		return badField("body", "unknown field "+truncate(f, 100))
 	}
 	// Errors from a field's own UnmarshalJSON: "json: cannot unmarshal ...
 	// into Go struct field X.a.b of type T: reason" or the bare reason.

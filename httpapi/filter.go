@@ -3,9 +3,11 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/situate/situate"
@@ -18,6 +20,92 @@ type Filter struct {
 	// Metadata requires every key's condition to hold for the document's
 	// metadata value.
 	Metadata map[string]Condition `json:"metadata,omitempty"`
+}
+
+// UnmarshalJSON decodes a filter strictly; an error names the field
+// within the filter ("metadata.year", "docs").
+func (f *Filter) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Docs     json.RawMessage            `json:"docs"`
+		Metadata map[string]json.RawMessage `json:"metadata"`
+	}
+	if err := strictUnmarshal(data, &raw); err != nil {
+		return relative(err, "")
+	}
+	*f = Filter{}
+	if raw.Docs != nil && string(raw.Docs) != "null" {
+		if err := json.Unmarshal(raw.Docs, &f.Docs); err != nil {
+			return &fieldError{"docs", "want an array of document ids"}
+		}
+	}
+	if raw.Metadata != nil {
+		f.Metadata = make(map[string]Condition, len(raw.Metadata))
+		for k, v := range raw.Metadata {
+			var c Condition
+			if err := c.UnmarshalJSON(v); err != nil {
+				return relative(err, "metadata."+k)
+			}
+			f.Metadata[k] = c
+		}
+	}
+	return nil
+}
+
+// fieldError is a decoding error that knows its field's path.
+type fieldError struct{ field, msg string }
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+
+// relative turns a decoding error inside the value at path into a
+// fieldError naming the innermost field it can.
+func relative(err error, path string) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		if path != "" {
+			return &fieldError{path + "." + fe.field, fe.msg}
+		}
+		return fe
+	}
+	ae := jsonError(err)
+	field := path
+	if ae.field != "body" && ae.field != "" {
+		if field != "" {
+			field += "."
+		}
+		field += ae.field
+	}
+	if field == "" {
+		field = "filter"
+	}
+	msg := ae.msg
+	if i := strings.Index(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return &fieldError{field, msg}
+}
+
+// Metadata is a document's metadata: string values; a wrong type names
+// its key.
+type Metadata map[string]string
+
+func (m *Metadata) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return &fieldError{"metadata", "want an object of strings"}
+	}
+	if raw == nil {
+		*m = nil
+		return nil
+	}
+	*m = make(Metadata, len(raw))
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return &fieldError{"metadata." + k, "want a string, got " + truncate(string(v), 40)}
+		}
+		(*m)[k] = s
+	}
+	return nil
 }
 
 // Condition is one metadata key's test. In JSON it is either a string (the
@@ -97,7 +185,18 @@ func (c *Condition) UnmarshalJSON(data []byte) error {
 	type plain Condition
 	var p plain
 	if err := strictUnmarshal(data, &p); err != nil {
-		return err
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(data, &raw) == nil {
+			for _, k := range []string{"gt", "gte", "lt", "lte"} {
+				var b Bound
+				if v, ok := raw[k]; ok {
+					if berr := b.UnmarshalJSON(v); berr != nil {
+						return &fieldError{k, berr.Error()}
+					}
+				}
+			}
+		}
+		return relative(err, "")
 	}
 	*c = Condition(p)
 	if c.Eq == nil && c.Ne == nil && c.In == nil && c.NotIn == nil && c.Gt == nil && c.Gte == nil && c.Lt == nil && c.Lte == nil && c.Exists == nil {

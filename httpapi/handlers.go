@@ -28,7 +28,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c *Caller)
 		return e
 	}
 	var req SearchRequest
-	if e := decodeJSON(body, &req); e != nil {
+	if e := decodeJSON(body, &req, "filters"); e != nil {
 		return e
 	}
 	if e := s.validateSearch(&req, c); e != nil {
@@ -157,10 +157,10 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, c *Caller) *
 	var f *Filter
 	if v := q.Get("filter"); v != "" {
 		f = &Filter{}
-		if e := decodeJSON([]byte(v), f); e != nil {
-			e.field = "filter." + strings.TrimPrefix(e.field, "body")
-			e.field = strings.TrimSuffix(e.field, ".")
-			e.msg = e.field + ": " + strings.TrimPrefix(e.msg, "body: ")
+		if e := decodeJSON([]byte(v), f, "filter"); e != nil {
+			if e.field == "body" {
+				e.field, e.msg = "filter", "filter"+strings.TrimPrefix(e.msg, "body")
+			}
 			return e
 		}
 		if e := f.validate("filter"); e != nil {
@@ -197,7 +197,7 @@ func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRe
 		if e != nil {
 			return nil, situate.Upload{}, e
 		}
-		if e := decodeJSON(body, &req); e != nil {
+		if e := decodeJSON(body, &req, ""); e != nil {
 			return nil, situate.Upload{}, e
 		}
 		return &req, situate.Upload{Format: req.Format, Data: []byte(req.Text)}, nil
@@ -242,7 +242,7 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, boundary 
 				return nil, src, &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", field: "document",
 					msg: fmt.Sprintf("document: larger than %d bytes", s.limits.MaxBodyBytes)}
 			}
-			if e := decodeJSON(b, &req); e != nil {
+			if e := decodeJSON(b, &req, ""); e != nil {
 				if e.field == "body" {
 					e.field, e.msg = "document", "document"+strings.TrimPrefix(e.msg, "body")
 				}

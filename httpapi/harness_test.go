@@ -282,9 +282,6 @@ func (e *env) validateRequest(c call, req *http.Request, body []byte) *openapi3f
 	if err != nil && !c.invalid {
 		e.t.Errorf("%s %s: request does not match openapi.json: %v", c.method, c.path, err)
 	}
-	if err == nil && c.invalid && c.body != nil && req.Header.Get("Content-Type") == "application/json" && utf8Valid(body) {
-		e.t.Logf("%s %s: the server rejects this body but openapi.json accepts it: %s", c.method, c.path, truncate(body))
-	}
 	e.mu.Lock()
 	e.validatedReq++
 	e.mu.Unlock()
@@ -377,4 +374,19 @@ func (e *env) search(key string, req httpapi.SearchRequest) httpapi.SearchRespon
 	var sr httpapi.SearchResponse
 	r.json(e.t, &sr)
 	return sr
+}
+
+// srvDocs lists a tenant's indexed document ids through the admin view of
+// its store.
+func (e *env) srvDocs(tenant string) []string {
+	e.t.Helper()
+	recs, err := e.stores[tenant].Documents(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	return ids
 }

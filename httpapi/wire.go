@@ -64,8 +64,8 @@ type DocumentRequest struct {
 	Text  string `json:"text,omitempty"`
 	// Format is text, markdown, html or code ("" sniffs it).
 	Format   string            `json:"format,omitempty"`
-	Lang     string            `json:"lang,omitempty"`
-	Metadata map[string]string `json:"metadata,omitempty"`
+	Lang     string   `json:"lang,omitempty"`
+	Metadata Metadata `json:"metadata,omitempty"`
 	// Access lists the principals and groups allowed to read the document;
 	// empty means everyone in the tenant.
 	Access []string `json:"access,omitempty"`
