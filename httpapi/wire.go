@@ -63,7 +63,7 @@ type DocumentRequest struct {
 	Title string `json:"title,omitempty"`
 	Text  string `json:"text,omitempty"`
 	// Format is text, markdown, html or code ("" sniffs it).
-	Format   string            `json:"format,omitempty"`
+	Format   string   `json:"format,omitempty"`
 	Lang     string   `json:"lang,omitempty"`
 	Metadata Metadata `json:"metadata,omitempty"`
 	// Access lists the principals and groups allowed to read the document;

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/situate/situate"
@@ -21,6 +22,9 @@ var (
 // maxSourceSize bounds a source's uncompressed size when it is read back, so
 // a damaged row cannot inflate without limit.
 const maxSourceSize = 1 << 30
+
+// gzipWriters reuses compressors (each holds about 800 KB of state).
+var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(io.Discard) }}
 
 // EnqueueUpload stores src (gzip-compressed), replacing the document's
 // previous source, and queues a job for it in the same transaction.
@@ -38,9 +42,12 @@ func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (_ situat
 		return situate.Job{}, s.errorf(op, fmt.Errorf("access: %w", err))
 	}
 	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(&z)
 	zw.Write(src.Data)
-	if err := zw.Close(); err != nil {
+	err = zw.Close()
+	gzipWriters.Put(zw)
+	if err != nil {
 		return situate.Job{}, s.errorf(op, err)
 	}
 	now := time.Now()
