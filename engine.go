@@ -284,6 +284,11 @@ func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk
 // batch for all of them (one durable index commit instead of one per
 // document). A crash at any point is repaired on the next Open: the store is
 // the source of truth and documents in flight are journalled.
+//
+// When storing a document fails (a full disk), the documents before it in
+// batch are stored: Commit indexes them too and returns their changes (a
+// prefix of batch, shorter than it) with the error, so a caller counts what
+// was really done.
 func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error) {
 	if e.readOnly {
 		return nil, fmt.Errorf("commit %d documents: %w", len(batch), ErrReadOnly)
@@ -324,7 +329,17 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		rec := DocumentRecord{ID: doc.ID, Title: doc.Title, Format: doc.Format, Lang: doc.Lang, Path: doc.Path,
 			Hash: p.hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(p.chunks), IndexedAt: time.Now()}
 		if err := e.store.PutDocument(ctx, rec, stored); err != nil {
-			return nil, fmt.Errorf("store %s: %w", doc.ID, err)
+			err = fmt.Errorf("store %s: %w", doc.ID, err)
+			if i == 0 {
+				return nil, err
+			}
+			// The documents before it are stored: index them as well.
+			if ierr := e.indexCommitted(ctx, ids[:i], records[:i], lexBatch, vecBatch); ierr != nil {
+				// Stored but not indexed: the journal repairs the index
+				// on the next Open; they count as done.
+				err = errors.Join(err, ierr)
+			}
+			return changes[:i], err
 		}
 		e.stage(lexBatch, doc.ID, e.lexicalDocs(rec, stored))
 		if e.opts.Embedder != nil {
@@ -332,23 +347,32 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		}
 		changes[i], records[i] = change, rec
 	}
+	if err := e.indexCommitted(ctx, ids, records, lexBatch, vecBatch); err != nil {
+		return nil, err
+	}
+	return changes, nil
+}
+
+// indexCommitted indexes stored documents (their staged lexical and vector
+// batches), clears their journal entries and records them.
+func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, vecBatch map[string][]vector.Item) error {
 	if err := e.applyLexical(lexBatch); err != nil {
-		return nil, fmt.Errorf("index %d documents: %w", len(batch), err)
+		return fmt.Errorf("index %d documents: %w", len(ids), err)
 	}
 	if len(vecBatch) > 0 {
 		if err := e.replaceVectors(vecBatch); err != nil {
-			return nil, fmt.Errorf("index %d documents: %w", len(batch), err)
+			return fmt.Errorf("index %d documents: %w", len(ids), err)
 		}
 	}
 	if err := e.clearPending(ctx, ids...); err != nil {
-		return nil, err
+		return err
 	}
 	e.mu.Lock()
 	for _, rec := range records {
 		e.setDoc(rec)
 	}
 	e.mu.Unlock()
-	return changes, nil
+	return nil
 }
 
 // Delete removes a document from the store and the index.

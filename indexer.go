@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -272,6 +273,9 @@ func stopsRun(err error) (string, bool) {
 		return "check the model name", true
 	case errors.Is(err, ErrProviderFailing):
 		return "check that the provider is running and answering", true
+	case errors.Is(err, syscall.ENOSPC):
+		// Every later commit would fail the same way: stop at the first.
+		return "free some disk space", true
 	}
 	return "", false
 }
@@ -538,6 +542,9 @@ func (r *indexRun) unprepared(id string) {
 
 // committed is the committer's report of one document.
 func (r *indexRun) committed(p *Prepared, stamp string, change Change, err error) {
+	if _, fatal := stopsRun(err); fatal && err != nil {
+		r.stop(p.doc.ID, err)
+	}
 	if err == nil {
 		fb := 0
 		for _, c := range p.contexts {
@@ -836,6 +843,9 @@ type committer struct {
 	docs     int
 	interval time.Duration
 	onDone   func(p *Prepared, stamp string, change Change, err error)
+	// halted: a commit failed in a way every later one would (disk full);
+	// what is left is dropped, neither committed nor counted as failed.
+	halted bool
 }
 
 type staged struct {
@@ -868,6 +878,10 @@ func (c *committer) loop(ctx context.Context) {
 		if len(batch) == 0 {
 			return
 		}
+		if c.halted {
+			batch = batch[:0]
+			return
+		}
 		ps := make([]*Prepared, len(batch))
 		for i, s := range batch {
 			ps[i] = s.p
@@ -875,11 +889,15 @@ func (c *committer) loop(ctx context.Context) {
 		// A commit is not interrupted by the run's cancellation: what was
 		// prepared is either committed whole or not at all.
 		changes, err := c.eng.Commit(context.WithoutCancel(ctx), ps)
+		if _, fatal := stopsRun(err); fatal && err != nil {
+			c.halted = true
+		}
 		for i, s := range batch {
-			if err != nil {
-				c.onDone(s.p, s.stamp, Unchanged, err)
-			} else {
+			if i < len(changes) {
+				// Stored, even when a later document of the batch failed.
 				c.onDone(s.p, s.stamp, changes[i], nil)
+			} else {
+				c.onDone(s.p, s.stamp, Unchanged, err)
 			}
 		}
 		batch = batch[:0]

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/situate/situate"
 
@@ -23,7 +24,7 @@ var (
 	// OpenReadOnly (and by SQLite's own read-only errors).
 	ErrReadOnly = errors.New("sqlite: store is read-only")
 	// ErrFull is wrapped by errors SQLite reports as a full disk
-	// (SQLITE_FULL).
+	// (SQLITE_FULL); they match syscall.ENOSPC too.
 	ErrFull = errors.New("sqlite: disk or database is full")
 )
 
@@ -50,7 +51,9 @@ func classify(err error) error {
 	case codeReadOnly:
 		return fmt.Errorf("%w: %w", err, ErrReadOnly)
 	case codeFull:
-		return fmt.Errorf("%w: %w", err, ErrFull)
+		// Also syscall.ENOSPC, which callers that cannot import this
+		// package test for.
+		return fmt.Errorf("%w: %w (%w)", err, ErrFull, syscall.ENOSPC)
 	}
 	return err
 }

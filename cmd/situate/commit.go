@@ -55,10 +55,11 @@ func (c *committer) loop(ctx context.Context) {
 		// prepared is either committed whole or not at all.
 		changes, err := c.eng.Commit(context.WithoutCancel(ctx), batch)
 		for i, p := range batch {
-			if err != nil {
-				c.onDone(p, situate.Unchanged, err)
-			} else {
+			if i < len(changes) {
+				// Stored, even when a later document of the batch failed.
 				c.onDone(p, changes[i], nil)
+			} else {
+				c.onDone(p, situate.Unchanged, err)
 			}
 		}
 		batch = batch[:0]
