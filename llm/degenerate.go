@@ -357,3 +357,12 @@ func isNumber(w string) bool {
 	}
 	return true
 }
+
+func hasDegenerateFlag(flags []string) bool {
+	for _, f := range flags {
+		if strings.HasPrefix(f, FlagDegenerate) {
+			return true
+		}
+	}
+	return false
+}

@@ -236,6 +236,9 @@ func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 				if err != nil {
 					return fmt.Errorf("llm: cache lookup for %s chunk %d: %w", d.Doc.ID, i, err)
 				}
+				if ok && !c.opts.KeepDegenerate && hasDegenerateFlag(x.Flags) {
+					ok = false // kept by an earlier run that kept degenerate answers: ask again
+				}
 				if ok {
 					if err := r.emit(idx, i, x); err != nil {
 						return err

@@ -25,8 +25,10 @@ func TestIndexWithRealLlamaServer(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "store")
 	corpus := filepath.Join(root, "examples", "corpus", "en")
+	// Random weights write nonsense, which the degenerate checks reject
+	// (see TestLlamaNonsenseCaught): keep it, flagged, to test the plumbing.
 	llmFlags := []string{"--llm", "llamacpp", "--llm-base-url", chat.BaseURL, "--llm-max-tokens", "12",
-		"--llm-extra", `{"grammar": "root ::= [a-z ]+", "temperature": 0}`,
+		"--llm-extra", `{"grammar": "root ::= [a-z ]+", "temperature": 0}`, "--llm-degenerate", "keep",
 		"--embed", "llamacpp", "--embed-base-url", embed.BaseURL}
 	_, errOut := mustRun(t, dir, append([]string{"index", "--store", store}, append(llmFlags, corpus)...)...)
 	if !strings.Contains(errOut, "0 failed") {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -55,6 +56,12 @@ type Options struct {
 	Model gguf.ModelOptions
 	// StartTimeout bounds the wait for /health (default 60 s).
 	StartTimeout time.Duration
+	// ModelFile, if set, is served instead of a generated model (a
+	// restart of a server on the model an earlier Start generated).
+	ModelFile string
+	// Port, if > 0, is the port to listen on (a restart on the same URL);
+	// 0 picks a free one.
+	Port int
 }
 
 // Server is a running llama-server.
@@ -66,9 +73,10 @@ type Server struct {
 	ModelPath string
 	Model     gguf.Model
 
-	cmd    *exec.Cmd
-	exited chan error
-	log    *syncBuffer
+	cmd      *exec.Cmd
+	exited   chan error
+	log      *syncBuffer
+	stopOnce sync.Once
 }
 
 // Log returns what the server printed so far.
@@ -151,10 +159,19 @@ func Start(tb testing.TB, opts Options) *Server {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = DefaultStartTimeout
 	}
-	dir := tb.TempDir()
-	model, err := gguf.WriteModelFile(filepath.Join(dir, "tiny-llama.gguf"), opts.Model)
-	if err != nil {
-		tb.Fatalf("llamatest: %v", err)
+	var model gguf.Model
+	if opts.ModelFile != "" {
+		st, err := os.Stat(opts.ModelFile)
+		if err != nil {
+			tb.Fatalf("llamatest: %v", err)
+		}
+		model = gguf.Model{Path: opts.ModelFile, Bytes: st.Size()}
+	} else {
+		dir := tb.TempDir()
+		model, err = gguf.WriteModelFile(filepath.Join(dir, "tiny-llama.gguf"), opts.Model)
+		if err != nil {
+			tb.Fatalf("llamatest: %v", err)
+		}
 	}
 	var last error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -170,9 +187,13 @@ func Start(tb testing.TB, opts Options) *Server {
 }
 
 func start(bin string, model gguf.Model, opts Options) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	port := opts.Port
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		port = p
 	}
 	args := []string{"-m", model.Path, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"-c", strconv.Itoa(opts.Context), "-np", strconv.Itoa(opts.Parallel), "--no-webui"}
@@ -210,13 +231,26 @@ func start(bin string, model gguf.Model, opts Options) (*Server, error) {
 	}
 }
 
+// Kill kills the server at once (SIGKILL), as a crash would, and waits
+// for it to exit; cleanup does the same.
+func (s *Server) Kill() { s.stop() }
+
+// Port is the port the server listens on.
+func (s *Server) Port() int {
+	u := s.URL[strings.LastIndexByte(s.URL, ':')+1:]
+	p, _ := strconv.Atoi(u)
+	return p
+}
+
 // stop kills the server and waits (up to 10 s) for it to exit.
 func (s *Server) stop() {
-	_ = s.cmd.Process.Kill()
-	select {
-	case <-s.exited:
-	case <-time.After(10 * time.Second):
-	}
+	s.stopOnce.Do(func() {
+		_ = s.cmd.Process.Kill()
+		select {
+		case <-s.exited:
+		case <-time.After(10 * time.Second):
+		}
+	})
 }
 
 func freePort() (int, error) {
