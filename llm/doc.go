@@ -30,7 +30,31 @@
 //   - Checks on every answer: preambles and wrappers stripped, length
 //     bounded, and flags for empty answers (then the fallback), wrong
 //     language, and numbers or identifiers absent from the document.
-//   - Estimate: calls, tokens, cost and time of a corpus, offline.
+//     Degenerate answers (repeated words or phrases, letters or symbols
+//     neither the document nor its language has, no word of the document,
+//     far outside the asked 50-100 tokens) are asked again with another
+//     sample (situate.Prompt.Sample) and then fall back, flagged
+//     "degenerate:<kind>" (Options.KeepDegenerate keeps them flagged).
+//     On the 737 contexts Claude 3 Haiku wrote for the codebase set, 2 are
+//     flagged (0.27%; both describe text the document does not hold).
+//   - Failing loudly: every attempt is reported to the call observer of
+//     the context (situate.ObserveCall: start, done, retry, fail,
+//     fallback) and recorded as usage ("context" for a call's last
+//     attempt, "context-retry" for a failed attempt that was repeated,
+//     "context-cancelled" for one cut short by cancellation, never an
+//     error). A circuit breaker stops every run with
+//     situate.ErrProviderFailing after BreakerFailures failed attempts in a
+//     row or BreakerWindow of failures; situate.ErrUnauthorized and
+//     situate.ErrModelNotFound stop it at the first call.
+//   - Identity: Identify asks the server which model it serves
+//     (situate.ModelIdentifier); Settings (model and digest, template
+//     content, max tokens, context bound, forced language) form the
+//     Fingerprint (situate.Fingerprinter), so a change re-processes the
+//     documents, and the cache key, so only chunks whose prompt changed
+//     get a new call.
+//   - Estimate: calls, tokens, cost and time of a corpus, offline; for a
+//     local server (EstimateOptions.Local) with its slots, measured speed
+//     and per-document prefix cache.
 //
 // It imports the root package and focused libraries only (the tokenizer,
 // BurntSushi/toml for glossary files);
