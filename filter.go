@@ -238,9 +238,10 @@ func parseNumber(s string) (float64, bool) {
 	return f, true
 }
 
-// parseDate parses an RFC 3339 time or a YYYY-MM-DD date (midnight UTC).
+// parseDate parses an RFC 3339 time, the same without a zone (UTC), or a
+// YYYY-MM-DD date (midnight UTC).
 func parseDate(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -260,114 +261,69 @@ func (f *Filter) validate(field string) *apiError {
 // empty reports whether the filter restricts nothing.
 func (f *Filter) empty() bool { return f == nil || f.Docs == nil && len(f.Metadata) == 0 }
 
-// matches reports whether a document passes the filter.
-func (f *Filter) matches(rec situate.DocumentRecord) bool {
-	if f == nil {
-		return true
-	}
-	if f.Docs != nil && !slices.Contains(f.Docs, rec.ID) {
-		return false
-	}
-	for k, c := range f.Metadata {
-		v, ok := rec.Metadata[k]
-		if !c.holds(v, ok) {
-			return false
+// where turns the metadata conditions into the engine's, which apply
+// them: one implementation of filtering for every arm and every listing.
+func (f *Filter) where() []situate.Condition {
+	var out []situate.Condition
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+		c := f.Metadata[k]
+		add := func(op situate.Op, not bool, values ...string) {
+			out = append(out, situate.Condition{Key: k, Op: op, Values: values, Not: not})
 		}
-	}
-	return true
-}
-
-func (c Condition) holds(v string, ok bool) bool {
-	if c.Exists != nil && *c.Exists != ok {
-		return false
-	}
-	if c.Ne != nil && ok && v == *c.Ne {
-		return false
-	}
-	if c.NotIn != nil && ok && slices.Contains(c.NotIn, v) {
-		return false
-	}
-	if !ok {
-		return c.Eq == nil && c.In == nil && c.Gt == nil && c.Gte == nil && c.Lt == nil && c.Lte == nil
-	}
-	if c.Eq != nil && v != *c.Eq {
-		return false
-	}
-	if c.In != nil && !slices.Contains(c.In, v) {
-		return false
-	}
-	for _, t := range []struct {
-		b    *Bound
-		want func(int) bool
-	}{
-		{c.Gt, func(n int) bool { return n > 0 }},
-		{c.Gte, func(n int) bool { return n >= 0 }},
-		{c.Lt, func(n int) bool { return n < 0 }},
-		{c.Lte, func(n int) bool { return n <= 0 }},
-	} {
-		if t.b == nil {
-			continue
+		if c.Eq != nil {
+			add(situate.OpEq, false, *c.Eq)
 		}
-		n, ok := t.b.compare(v)
-		if !ok || !t.want(n) {
-			return false
-		}
-	}
-	return true
-}
-
-// compare compares a metadata value with the bound: -1, 0 or 1, and false
-// when the value is not a number (or date) at all.
-func (b Bound) compare(v string) (int, bool) {
-	switch {
-	case b.Number != nil:
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || x != x {
-			return 0, false
+		if c.Ne != nil {
+			add(situate.OpEq, true, *c.Ne)
 		}
 		switch {
-		case x < *b.Number:
-			return -1, true
-		case x > *b.Number:
-			return 1, true
+		case c.In == nil:
+		case len(c.In) == 0: // in nothing: no document passes
+			add(situate.OpExists, false)
+			add(situate.OpExists, true)
+		default:
+			add(situate.OpIn, false, c.In...)
 		}
-		return 0, true
-	case b.Date != nil:
-		t, ok := parseDate(v)
-		if !ok {
-			return 0, false
+		if len(c.NotIn) > 0 {
+			add(situate.OpIn, true, c.NotIn...)
 		}
-		return t.Compare(*b.Date), true
+		for _, t := range []struct {
+			b  *Bound
+			op situate.Op
+		}{{c.Gt, situate.OpGt}, {c.Gte, situate.OpGte}, {c.Lt, situate.OpLt}, {c.Lte, situate.OpLte}} {
+			if t.b != nil {
+				add(t.op, false, t.b.String())
+			}
+		}
+		if c.Exists != nil {
+			add(situate.OpExists, !*c.Exists)
+		}
 	}
-	return 0, false
+	return out
+}
+
+// String is the bound as the engine's conditions take it.
+func (b Bound) String() string {
+	if b.Date != nil {
+		return b.Date.Format(time.RFC3339Nano)
+	}
+	if b.Number != nil {
+		return strconv.FormatFloat(*b.Number, 'g', -1, 64)
+	}
+	return ""
 }
 
 // engineFilter turns the caller's access and the request's filter into the
-// engine's Filter, applied inside every arm while scoring. Metadata
-// conditions become the set of documents that pass them.
+// engine's Filter, applied inside every arm while scoring.
 func engineFilter(c *Caller, f *Filter) situate.Filter {
 	ef := c.Filter()
 	if f.empty() {
 		return ef
 	}
-	if len(f.Metadata) == 0 {
-		ef.Docs = append([]string{}, f.Docs...)
-		return ef
-	}
-	ef.Docs = []string{}
 	if f.Docs != nil {
-		for _, id := range f.Docs {
-			if rec, err := c.Engine().Document(id); err == nil && f.matches(rec) {
-				ef.Docs = append(ef.Docs, id)
-			}
-		}
-		return ef
+		ef.Docs = append([]string{}, f.Docs...)
 	}
-	for _, rec := range c.Engine().Documents() {
-		if f.matches(rec) {
-			ef.Docs = append(ef.Docs, rec.ID)
-		}
-	}
+	ef.Where = f.where()
 	return ef
 }
 

@@ -167,9 +167,13 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, c *Caller) *
 			return e
 		}
 	}
+	docs, err := c.Engine().DocumentsMatching(engineFilter(c, f)) // ordered by id
+	if err != nil {
+		return badField("filter", err.Error())
+	}
 	out := DocumentList{Documents: []Document{}}
-	for _, rec := range c.Engine().Documents() { // ordered by id
-		if rec.ID <= after || !c.CanRead(rec.Access) || !f.matches(rec) {
+	for _, rec := range docs {
+		if rec.ID <= after || !c.CanRead(rec.Access) {
 			continue
 		}
 		if len(out.Documents) == limit {
