@@ -137,7 +137,7 @@ func parseCode(text, lang string) outline {
 	slices.SortStableFunc(o.decls, func(a, b decl) int { return a.start - b.start })
 	o.decls = slices.CompactFunc(o.decls, func(a, b decl) bool { return a.start == b.start && a.name == b.name })
 	o.pkg = findPackage(masked, text, lang)
-	o.summary = codeSummary(text, mergeComments(text, comments), o.decls)
+	o.summary = codeSummary(text, mergeComments(text, comments), o.decls, lang)
 	return o
 }
 
@@ -622,24 +622,48 @@ func mergeComments(text string, cs []span) []span {
 	return out
 }
 
-// codeSummary returns the first sentence of the file's opening comment: the
-// first comment before the first declaration (or right after its header, a
-// Python docstring) that is not a licence header or a banner.
-func codeSummary(text string, comments []span, decls []decl) string {
+// codeSummary returns the first sentence of the file's own comment: a
+// comment before the first declaration that documents the file or package
+// rather than something in it. That is the comment right above a package
+// clause (Go's package doc, "package", "namespace", "module"), a module
+// doc (Python's module docstring, Rust's //! and /*!), a comment standing
+// alone (a blank line after it), or, outside Go, the doc of a first
+// declaration that is a type (Java's one class per file, a Python class's
+// docstring). In Go a comment directly above a declaration, a var or an
+// import documents that ("A Cookie represents an HTTP cookie" is not
+// net/http's summary). Licence headers, banners and directives
+// (//go:build, #!, -*- coding) are never summaries.
+func codeSummary(text string, comments []span, decls []decl, lang string) string {
 	limit := len(text)
+	firstType := len(decls) > 0 && decls[0].typ && lang != langGo
 	if len(decls) > 0 {
 		limit = decls[0].start
-		if nl := strings.IndexByte(text[limit:], '\n'); nl >= 0 {
-			limit += nl + 1
-			limit += leadingSpace(text[limit:])
+		if firstType {
+			// A Python class's docstring follows its header.
+			if nl := strings.IndexByte(text[limit:], '\n'); nl >= 0 {
+				limit += nl + 1
+				limit += leadingSpace(text[limit:])
+			}
 		}
 	}
-	for _, c := range comments {
+	for i, c := range comments {
 		if c.start > limit {
 			break
 		}
-		body := commentText(text[c.start:c.end])
-		if body == "" || boilerplate.MatchString(body) {
+		raw := strings.TrimSpace(text[c.start:c.end])
+		body := commentText(raw)
+		if body == "" || boilerplate.MatchString(body) || directive.MatchString(body) {
+			continue
+		}
+		after := text[c.end:]
+		rest := strings.TrimLeft(after, " \t\r\n")
+		gap := strings.Count(after[:len(after)-len(rest)], "\n")
+		docstring := strings.HasPrefix(raw, `"""`) || strings.HasPrefix(raw, "'''")
+		own := gap >= 2 || rest == "" || packageClause.MatchString(rest) ||
+			strings.HasPrefix(raw, "//!") || strings.HasPrefix(raw, "/*!") ||
+			(docstring && i == 0 && strings.TrimSpace(shebangLines.ReplaceAllString(text[:c.start], "")) == "") ||
+			(firstType && (c.end+len(after)-len(rest) >= decls[0].start || docstring))
+		if !own {
 			continue
 		}
 		if s := firstSentence(cleanMarkdown(body)); s != "" {
@@ -648,6 +672,12 @@ func codeSummary(text string, comments []span, decls []decl) string {
 	}
 	return ""
 }
+
+var (
+	packageClause = regexp.MustCompile(`^(?:package|namespace|module)\s`)
+	directive     = regexp.MustCompile(`^(?:go:|\+build|!|nolint|eslint|pylint|noqa|type:|-\*-|coding[:=]|#\s*(?:if|ifdef|ifndef|include|define|pragma)\b)`)
+	shebangLines  = regexp.MustCompile(`(?m)^#!.*$|^#.*coding[:=].*$`)
+)
 
 var (
 	commentMarker = regexp.MustCompile(`(?m)^[ \t]*(?:/\*+!?|\*+/|\*+|//[/!]?|#+|"""|''')[ \t]?`)

@@ -25,6 +25,30 @@ var leadWords = map[string]bool{
 	"сегодня": true, "сейчас": true, "ныне": true, "теперь": true, "в": true, "во": true, "на": true, "с": true, "это": true,
 }
 
+// determiners are determiners, quantifiers, pronouns and imperatives that
+// open a sentence of documentation ("These classes...", "Any Promises...",
+// "Please note...", "Welcome to..."): skipped like leadWords, never the
+// start of a name, but unlike them they do not announce a name further on
+// ("Much of the Node.js core API" is not about Node.js).
+var determiners = map[string]bool{
+	"these": true, "those": true, "that": true, "any": true, "all": true, "each": true, "every": true,
+	"some": true, "many": true, "much": true, "most": true, "more": true, "several": true, "both": true,
+	"it": true, "its": true, "we": true, "you": true, "your": true, "they": true, "there": true, "here": true,
+	"please": true, "welcome": true, "note": true, "see": true, "use": true, "using": true, "if": true, "when": true,
+	"diese": true, "dieser": true, "dieses": true, "alle": true, "jede": true, "jeder": true, "bitte": true, "wir": true,
+	"estos": true, "estas": true, "este": true, "esta": true, "todos": true, "todas": true, "cada": true,
+	"все": true, "эти": true, "этот": true, "эта": true, "каждый": true,
+}
+
+// articles are the leadWords that open a noun phrase: "The node:fs module
+// ... POSIX functions" names POSIX in passing, not as its subject.
+var articles = map[string]bool{
+	"the": true, "a": true, "an": true, "this": true, "our": true,
+	"der": true, "die": true, "das": true, "den": true, "dem": true, "des": true, "ein": true, "eine": true,
+	"el": true, "la": true, "los": true, "las": true, "lo": true, "un": true, "una": true,
+	"le": true, "les": true, "il": true, "это": true,
+}
+
 // nameJoiners may sit inside a name between capitalised words ("Bank of
 // England", "Torrecampo de la Sierra", "Haus der Kunst").
 var nameJoiners = map[string]bool{
@@ -80,7 +104,11 @@ func subjectEntity(sentence string, common func(string) bool) string {
 		case len(name) == 0 && i == 0 && common(strings.ToLower(core)) &&
 			(utf8.RuneCountInString(core) <= 3 || i+1 == len(words) || !isCapitalised(words[i+1])):
 			continue
-		case len(name) == 0 && leadWords[strings.ToLower(core)]:
+		case len(name) == 0 && (leadWords[strings.ToLower(core)] || determiners[strings.ToLower(core)]):
+			continue
+		case !nameWord(core):
+			// Code and markup are no name: NB(chrisdickinson, foo_bar().
+			i = len(words)
 			continue
 		case isCapitalised(core) || (len(name) > 0 && isNumber(core)):
 			name = append(name, core)
@@ -154,6 +182,17 @@ func subjectZH(s string) string {
 	return sub
 }
 
+// nameWord reports whether w can be a word of a name: letters and digits,
+// joined by hyphens, apostrophes, dots (Node.js, U.S.) or an ampersand.
+func nameWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !strings.ContainsRune("-'’.&·", r) {
+			return false
+		}
+	}
+	return true
+}
+
 func isCapitalised(w string) bool {
 	w = strings.TrimLeft(w, "«\"“„(")
 	r, _ := utf8.DecodeRuneInString(w)
@@ -214,8 +253,9 @@ func lowercaseWords(text string) map[string]bool {
 	return set
 }
 
-// laterName returns the first name inside a sentence that does not open
-// with one: "In 2019, Acme Corp opened ..." -> "Acme Corp", "Founded in
+// laterName returns the first name after the opening phrase (one that
+// opens with a preposition, an adverb or a number, or ends at a comma) of a
+// sentence that does not open with one: "In 2019, Acme Corp opened ..." -> "Acme Corp", "Founded in
 // 1987, Brightwater Logistics is ..." -> "Brightwater Logistics",
 // "2023年，星河电池公司…" -> "星河电池公司".
 func laterName(sentence string) string {
@@ -227,27 +267,40 @@ func laterName(sentence string) string {
 		return ""
 	}
 	words := strings.Fields(s)
+	if len(words) == 0 {
+		return ""
+	}
+	first := strings.ToLower(strings.Trim(words[0], ",;:"))
+	phrase := leadWords[first] && !articles[first] || isNumber(first)
 	for k := 1; k < len(words); k++ {
-		if isCapitalised(words[k]) {
-			return subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false })
+		if !phrase && !strings.HasSuffix(words[k-1], ",") {
+			continue // "Much of the Node.js core API": a modifier, not the subject
+		}
+		for ; k < len(words); k++ {
+			if isCapitalised(words[k]) {
+				return subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false })
+			}
 		}
 	}
 	return ""
 }
 
 // midSentenceCaps counts, by stemKey, the capitalised words that occur in
-// text other than at the start of a sentence or line: evidence that a word is
-// a name rather than capitalised by its position ("Nearby, ...").
+// text other than at the start of a sentence, a line or a list item:
+// evidence that a word is a name rather than capitalised by its position
+// ("Nearby, ...", "These classes ..." after a heading).
 func midSentenceCaps(text string) map[string]int {
 	set := map[string]int{}
-	start := true
-	for _, w := range strings.Fields(text) {
-		core := strings.TrimLeft(w, "«\"“„(['‘")
-		if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
-			set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))]++
+	for line := range strings.Lines(text) {
+		start := true
+		for _, w := range strings.Fields(line) {
+			core := strings.TrimLeft(w, "«\"“„(['‘")
+			if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
+				set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))]++
+			}
+			r, _ := utf8.DecodeLastRuneInString(w)
+			start = strings.ContainsRune(".!?:;。！？-–—>*#|", r) && utf8.RuneCountInString(w) <= 2 || strings.ContainsRune(".!?:;。！？", r)
 		}
-		r, _ := utf8.DecodeLastRuneInString(w)
-		start = strings.ContainsRune(".!?:;。！？", r)
 	}
 	return set
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/situate/situate"
 )
@@ -91,15 +92,18 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		// One capitalised word opening the text is a name only if the title
 		// or a capitalised use inside a sentence says so: in "Nearby, in the
 		// Saxon Garden, ..." it is not.
+		// A word the document also writes in lower case ("Much", "Import",
+		// "Applications") is a common word, whatever its capital says.
 		caps := midSentenceCaps(doc.Text)
-		if subject != "" && isSingleWord(subject) && !mentions(title, subject) && caps[stemKey(subject)] == 0 {
+		if subject != "" && isSingleWord(subject) && !mentions(title, subject) &&
+			(caps[stemKey(subject)] == 0 || lower[strings.ToLower(subject)]) {
 			subject = ""
 		}
 		// A sentence opening with a date or a phrase ("In 2019, Acme Corp
 		// ...") names its subject further on; one word there needs a second
 		// capitalised use.
 		if later := laterName(lead); subject == "" && later != "" &&
-			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2) {
+			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2 && !lower[strings.ToLower(later)]) {
 			subject = later
 		}
 		switch {
@@ -144,11 +148,12 @@ func firstClause(s string, max int) string {
 	return truncateWords(s, max)
 }
 
-// docTitle is the title, else the file name, else the id.
+// docTitle is the title, else the file name, else the id, unless the id is
+// opaque (a number, a hash, a UUID: "From 4983." says nothing).
 func docTitle(doc situate.Document) string {
 	for _, s := range []string{doc.Title, doc.Path, doc.ID} {
 		s = strings.TrimSpace(s)
-		if s == "" {
+		if s == "" || opaqueID(s) {
 			continue
 		}
 		if s != doc.Title {
@@ -159,14 +164,38 @@ func docTitle(doc situate.Document) string {
 	return ""
 }
 
-// fileName is the path a code document was read from, if it has one: its
-// Path, or an ID that looks like a path (has an extension or a slash).
-func fileName(doc situate.Document) string {
-	if doc.Path != "" {
-		return strings.ReplaceAll(doc.Path, "\\", "/")
+// opaqueID reports an identifier that carries no words: digits and
+// punctuation only ("4983", "2024-001"), or a long run of hex digits (a
+// hash or UUID).
+func opaqueID(s string) bool {
+	digits, hex, letters := 0, 0, 0
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F':
+			hex++
+		case unicode.IsLetter(r):
+			letters++
+		}
 	}
-	if strings.ContainsAny(doc.ID, "/.") {
-		return doc.ID
+	if letters > 0 {
+		return false
+	}
+	return hex == 0 && digits > 0 || digits+hex >= 16 && digits > 0
+}
+
+// fileName names a code document's file: its ID when that looks like a
+// path (has an extension or a slash; ingest makes it the path below the
+// indexed root), else the base name of the path it was read from. Never
+// the absolute path: it says where the indexing machine kept the file,
+// not what the file is, and differs between machines.
+func fileName(doc situate.Document) string {
+	if strings.ContainsAny(doc.ID, "/.") && !opaqueID(doc.ID) {
+		return strings.ReplaceAll(doc.ID, "\\", "/")
+	}
+	if doc.Path != "" {
+		return path.Base(strings.ReplaceAll(doc.Path, "\\", "/"))
 	}
 	if strings.ContainsAny(doc.Title, "/.") && !strings.Contains(doc.Title, " ") {
 		return doc.Title
@@ -243,7 +272,8 @@ func renderProse(t template, title, entity, heading, summary string) string {
 		if !endsSentence(summary) && !strings.HasSuffix(summary, "…") {
 			b.WriteString(t.stop)
 		}
-	} else if b.Len() > 0 {
+	} else if b.Len() > 0 && !endsSentence(b.String()) {
+		// "From Acme Inc." takes no second period.
 		b.WriteString(t.stop)
 	}
 	return b.String()
