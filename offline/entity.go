@@ -126,6 +126,9 @@ func subjectEntity(sentence string, common func(string) bool) string {
 			break
 		}
 	}
+	if !quoted && len(name) == 1 && len(words) > 1 && strings.HasSuffix(words[0], ":") && strings.TrimRight(words[0], ":") == name[0] {
+		return "" // a label: "Stability: 2 - Stable", "Note: ..."
+	}
 	if quoted && !strings.ContainsAny(name[len(name)-1], "»\"”“") {
 		return "" // an unclosed quotation is not a name
 	}
@@ -273,8 +276,12 @@ func laterName(sentence string) string {
 	first := strings.ToLower(strings.Trim(words[0], ",;:"))
 	phrase := leadWords[first] && !articles[first] || isNumber(first)
 	for k := 1; k < len(words); k++ {
-		if !phrase && !strings.HasSuffix(words[k-1], ",") {
-			continue // "Much of the Node.js core API": a modifier, not the subject
+		// "Much of the Node.js core API": a modifier, not the subject;
+		// "Wendlingsfeld ist eine Kleinstadt im Norden Hessens, gelegen im
+		// Tal der Schwalm": a clause, not an opening phrase, before the
+		// comma.
+		if !phrase && !(strings.HasSuffix(words[k-1], ",") && k <= 4) {
+			continue
 		}
 		for ; k < len(words); k++ {
 			if isCapitalised(words[k]) {
@@ -286,21 +293,19 @@ func laterName(sentence string) string {
 }
 
 // midSentenceCaps counts, by stemKey, the capitalised words that occur in
-// text other than at the start of a sentence, a line or a list item:
-// evidence that a word is a name rather than capitalised by its position
-// ("Nearby, ...", "These classes ..." after a heading).
+// text other than at the start of a sentence: evidence that a word is a
+// name rather than capitalised by its position ("Nearby, ..."). A line
+// after a heading or title without a full stop counts as inside one.
 func midSentenceCaps(text string) map[string]int {
 	set := map[string]int{}
-	for line := range strings.Lines(text) {
-		start := true
-		for _, w := range strings.Fields(line) {
-			core := strings.TrimLeft(w, "«\"“„(['‘")
-			if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
-				set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))]++
-			}
-			r, _ := utf8.DecodeLastRuneInString(w)
-			start = strings.ContainsRune(".!?:;。！？-–—>*#|", r) && utf8.RuneCountInString(w) <= 2 || strings.ContainsRune(".!?:;。！？", r)
+	start := true
+	for _, w := range strings.Fields(text) {
+		core := strings.TrimLeft(w, "«\"“„(['‘")
+		if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
+			set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))]++
 		}
+		r, _ := utf8.DecodeLastRuneInString(w)
+		start = strings.ContainsRune(".!?:;。！？", r)
 	}
 	return set
 }

@@ -96,14 +96,14 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		// "Applications") is a common word, whatever its capital says.
 		caps := midSentenceCaps(doc.Text)
 		if subject != "" && isSingleWord(subject) && !mentions(title, subject) &&
-			(caps[stemKey(subject)] == 0 || lower[strings.ToLower(subject)]) {
+			(caps[stemKey(subject)] == 0 || seenLower(lower, subject)) {
 			subject = ""
 		}
 		// A sentence opening with a date or a phrase ("In 2019, Acme Corp
 		// ...") names its subject further on; one word there needs a second
 		// capitalised use.
 		if later := laterName(lead); subject == "" && later != "" &&
-			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2 && !lower[strings.ToLower(later)]) {
+			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2 && !seenLower(lower, later)) {
 			subject = later
 		}
 		switch {
@@ -122,6 +122,13 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		out[i] = situate.Context{Text: c.proseContext(t, title, entity, subject, ch), Source: Name}
 	}
 	return out, nil
+}
+
+// seenLower reports whether the document also writes word in lower case,
+// singular or plural ("Applications" beside "application").
+func seenLower(lower map[string]bool, word string) bool {
+	w := strings.ToLower(word)
+	return lower[w] || lower[w+"s"] || len(w) > 3 && lower[strings.TrimSuffix(w, "s")]
 }
 
 // maxLeadWords bounds the opening words that stand in for a document's
