@@ -56,11 +56,8 @@ func TestCACMRecipe(t *testing.T) {
 			var lists [][]rank.Hit
 			for i, ix := range ixs {
 				text := q.Text
-				switch a := p.arms[i]; {
-				case a.pairs:
+				if a := p.arms[i]; a.pairs {
 					text = pairText(a.analyzer, "en", text)
-				case a.emphasize:
-					text = rank.EmphasizeIdentifiers(text, 1)
 				}
 				res, err := ix.Search(bm25.Query{Text: text, K: 1000})
 				if err != nil {

@@ -33,9 +33,6 @@ type arm struct {
 	// evidence uses this arm's list as document evidence
 	// (rank.DocumentEvidence with weight) instead of summing it in Combine.
 	evidence bool
-	// emphasize searches this arm with rank.EmphasizeIdentifiers(query,
-	// 1).
-	emphasize bool
 }
 
 // pairText analyses text with the named analyzer ("" = lang's) and returns
@@ -61,8 +58,6 @@ type pipeline struct {
 	name      string
 	arms      []arm
 	docWeight float64 // DocumentBlend weight; 0 = no blend
-	// lead is the rank.LeadPrior weight applied after the blend; 0 = none.
-	lead float64
 }
 
 // chunkText is one indexed chunk.
@@ -164,11 +159,8 @@ func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranke
 	var lists [][]rank.Hit
 	for i, ix := range s.ixs {
 		text := query
-		switch a := s.p.arms[i]; {
-		case a.pairs:
+		if a := s.p.arms[i]; a.pairs {
 			text = pairText(a.analyzer, lang, query)
-		case a.emphasize:
-			text = rank.EmphasizeIdentifiers(query, 1)
 		}
 		res, err := ix.Search(bm25.Query{Text: text, K: rank.DefaultCandidates})
 		if err != nil {
@@ -186,15 +178,6 @@ func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranke
 	}
 	if s.p.docWeight > 0 {
 		if hits, err = rank.DocumentBlend(hits, s.p.docWeight); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if s.p.lead > 0 {
-		index := make(map[string]int, len(hits))
-		for _, h := range hits {
-			index[h.ID] = s.ref[h.ID].Chunk
-		}
-		if hits, err = rank.LeadPrior(hits, index, s.p.lead); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -230,48 +213,25 @@ var (
 		{name: "v1 + word pairs 0.5 (k1=1.2 b=0.75), chunk level", arms: append(append([]arm(nil), recipeV1.arms...),
 			arm{analyzer: "english", weight: 0.5, k1: luceneK1, b: luceneB, pairs: true}),
 			docWeight: rank.DefaultDocumentWeight},
-		{name: "v1 + identifiers x2 in code arm + word pairs 0.7, chunk level", arms: []arm{recipeV1.arms[0],
-			{analyzer: "code", weight: rank.DefaultCodeWeight, k1: rank.DefaultCodeK1, b: rank.DefaultCodeB, emphasize: true},
-			{analyzer: "english", weight: rank.DefaultPairWeight, k1: rank.DefaultPairK1, b: rank.DefaultPairB, pairs: true}},
-			docWeight: rank.DefaultDocumentWeight},
-		{name: "v1 + identifiers x2 in code arm", arms: []arm{recipeV1.arms[0], {analyzer: "code", weight: rank.DefaultCodeWeight, k1: rank.DefaultCodeK1, b: rank.DefaultCodeB, emphasize: true}},
-			docWeight: rank.DefaultDocumentWeight},
-		recipeIDs,
 		recipe,
-		recipeLead,
 	}
 	// recipeV1 is the first recipe (EVAL.md): language and code arms
 	// summed, document blend 0.7.
 	recipeV1 = pipeline{name: "recipe v1: english (k1=1.2 b=0.75) + code (k1=1.6 b=0.3), blend 0.7",
 		arms: []arm{
-			{analyzer: "english", weight: 1, k1: rank.DefaultK1, b: rank.DefaultB},
+			{analyzer: "english", weight: 1, k1: bm25.DefaultK1, b: bm25.DefaultB},
 			{analyzer: "code", weight: rank.DefaultCodeWeight, k1: rank.DefaultCodeK1, b: rank.DefaultCodeB},
-		},
-		docWeight: rank.DefaultDocumentWeight}
-	// recipeIDs is the tune half's best configuration: recipe plus the
-	// query's identifiers emphasized in the code arm; it loses on the report
-	// half and is not adopted (EVAL.md).
-	recipeIDs = pipeline{name: "recipe v2 + identifiers x2 in code arm (not adopted)",
-		arms: []arm{
-			{analyzer: "english", weight: 1, k1: rank.DefaultK1, b: rank.DefaultB},
-			{analyzer: "code", weight: rank.DefaultCodeWeight, k1: rank.DefaultCodeK1, b: rank.DefaultCodeB, emphasize: true},
-			{analyzer: "english", weight: rank.DefaultPairWeight, k1: rank.DefaultPairK1, b: rank.DefaultPairB, pairs: true, evidence: true},
 		},
 		docWeight: rank.DefaultDocumentWeight}
 	// recipe is v1 with a word-pair arm as document evidence.
 	recipe = pipeline{name: "recipe v2: v1 + word pairs (k1=1.6 b=0.3) as document evidence 0.7",
 		arms: []arm{
-			{analyzer: "english", weight: 1, k1: rank.DefaultK1, b: rank.DefaultB},
+			{analyzer: "english", weight: 1, k1: bm25.DefaultK1, b: bm25.DefaultB},
 			{analyzer: "code", weight: rank.DefaultCodeWeight, k1: rank.DefaultCodeK1, b: rank.DefaultCodeB},
 			{analyzer: "english", weight: rank.DefaultPairWeight, k1: rank.DefaultPairK1, b: rank.DefaultPairB, pairs: true, evidence: true},
 		},
 		docWeight: rank.DefaultDocumentWeight}
 )
-
-// recipeLead is recipe v2 plus the lead prior chosen in round 3 (EVAL.md
-// "Round 3: within-document levers"); measured, not adopted (it lowers the
-// example answer sets).
-var recipeLead = pipeline{name: "recipe v2 + lead prior 0.08 (round 3)", arms: recipe.arms, docWeight: recipe.docWeight, lead: rank.DefaultLeadWeight}
 
 // forLanguage returns p with its "english" arms analysing each document by
 // its own language instead.
@@ -399,10 +359,6 @@ func TestXQuADRecipe(t *testing.T) {
 			r := got[recipe.name]
 			if r[0] < tc.hit1-0.005 || r[1] < tc.mrr-0.00005 {
 				t.Errorf("recipe hit@1 %.2f MRR@10 %.4f, below Lucene's %s %.2f / %.4f", r[0], r[1], tc.analyzer, tc.hit1, tc.mrr)
-			}
-			// Round 3: the lead prior must not lower the recipe on prose.
-			if l := got[recipeLead.name]; l[0] < r[0]-0.005 || l[1] < r[1]-0.00005 {
-				t.Errorf("recipe + lead prior hit@1 %.2f MRR@10 %.4f, below recipe v2 %.2f / %.4f", l[0], l[1], r[0], r[1])
 			}
 		})
 	}

@@ -2,8 +2,9 @@
 // evidence a single chunk score misses: it sums the scores of several arms of
 // the same query (Combine), lifts every chunk of a document that matches
 // well as a whole (DocumentBlend, DocumentEvidence), and prepares the text
-// of a phrase-like word-pair BM25 arm (PairText, PairQuery). It also offers
-// EmphasizeIdentifiers and LeadPrior, measured but not part of the recipe.
+// of a phrase-like word-pair BM25 arm (PairText, PairQuery). Levers that
+// were measured and not adopted (identifier emphasis, a lead prior) are
+// described in EVAL.md and no longer in the package.
 //
 // The recipe these functions implement was chosen on half of the queries of
 // Anthropic's codebase set and checked on the other half, on XQuAD (en, de)
@@ -11,8 +12,8 @@
 // With the Claude 3 Haiku contexts and no embedding model, the recipe is:
 //
 //  1. Index the contextualized text ("chunk\n\ncontext") three times: with
-//     the analyzer of the document's language and BM25 k1 = DefaultK1,
-//     b = DefaultB (Lucene's defaults); with the "code" analyzer
+//     the analyzer of the document's language and Lucene's BM25 defaults
+//     (bm25.DefaultK1, bm25.DefaultB); with the "code" analyzer
 //     (identifiers split into sub-words, whole words kept unstemmed) and
 //     k1 = DefaultCodeK1, b = DefaultCodeB; and, as word pairs, PairText of
 //     the language analyzer's terms indexed with DefaultPairAnalyzer and

@@ -51,41 +51,11 @@ func Example() {
 	// readme.md#2  8.50
 }
 
-// The query side of the extra arms: the code arm searches the query with its
-// identifiers emphasized; the pair arm searches adjacent term pairs (here of
+// The query side of the pair arm: it searches adjacent term pairs (here of
 // terms an english analyzer would produce), indexed with the standard
 // analyzer.
 func ExamplePairText() {
-	fmt.Println(rank.EmphasizeIdentifiers("How does buildToDockerDaemonAndRun verify the image?", 1))
 	fmt.Println(rank.PairText([]string{"buildtodockerdaemonandrun", "verifi", "imag"}))
 	// Output:
-	// How does buildToDockerDaemonAndRun verify the image? buildToDockerDaemonAndRun
 	// buildtodockerdaemonandrun_verifi verifi_imag
-}
-
-// The lead prior (measured in round 3, not in recipe v2): after the blend,
-// every chunk gains DefaultLeadWeight × its document's best score / √(1+i),
-// i its index in the document, so that a file's opening chunk (header,
-// imports, declarations) overtakes a slightly better-scoring later chunk.
-func ExampleLeadPrior() {
-	hits := []rank.Hit{
-		{ID: "auth.go#4", Doc: "auth.go", Score: 10.0},
-		{ID: "auth.go#7", Doc: "auth.go", Score: 9.8},
-		{ID: "auth.go#0", Doc: "auth.go", Score: 9.6},
-	}
-	index := map[string]int{"auth.go#4": 4, "auth.go#7": 7, "auth.go#0": 0}
-	hits, err := rank.LeadPrior(hits, index, rank.DefaultLeadWeight)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, h := range hits {
-		fmt.Printf("%-10s %.3f\n", h.ID, h.Score)
-	}
-	// auth.go#0 gains 0.08 × 10 = 0.8, auth.go#4 0.8/√5, auth.go#7 0.8/√8.
-
-	// Output:
-	// auth.go#0  10.400
-	// auth.go#4  10.358
-	// auth.go#7  10.083
 }

@@ -10,47 +10,6 @@ import (
 	"github.com/situate/situate/rank"
 )
 
-func TestIdentifiers(t *testing.T) {
-	for _, tc := range []struct {
-		query string
-		want  []string
-	}{
-		{"How does the DefaultCredentialRetrievers class avoid duplicate CredentialRetriever instances?", []string{"DefaultCredentialRetrievers", "CredentialRetriever"}},
-		{"What is the purpose of the `printPluginMock` function?", []string{"printPluginMock"}},
-		{"How does the test1() method test the FMTLayout?", []string{"FMTLayout"}},
-		{"what does parse_json_v2 return for __init__", []string{"parse_json_v2"}},
-		{"Wer baute den Berliner Dom? Über die Stadt.", nil},
-		{"Что такое getValue и ИНН?", []string{"getValue", "ИНН"}},
-		{"`run` and `go test`, then run", []string{"run", "go", "test"}},
-		{"unclosed `tick and snake_case snake_case", []string{"snake_case"}},
-		{"如何调用 `内部函数`?", []string{"内部函数"}},
-		{"", nil},
-	} {
-		if got := rank.Identifiers(tc.query); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Identifiers(%q) = %q, want %q", tc.query, got, tc.want)
-		}
-	}
-}
-
-func TestEmphasizeIdentifiers(t *testing.T) {
-	q := "Where is getUser called?"
-	if got, want := rank.EmphasizeIdentifiers(q, 1), q+" getUser"; got != want {
-		t.Errorf("EmphasizeIdentifiers(%q, 1) = %q, want %q", q, got, want)
-	}
-	if got, want := rank.EmphasizeIdentifiers(q, 2), q+" getUser getUser"; got != want {
-		t.Errorf("EmphasizeIdentifiers(%q, 2) = %q, want %q", q, got, want)
-	}
-	for _, q := range []string{"What year was this code copyrighted?", "getUser"} {
-		r := 1
-		if q == "getUser" {
-			r = 0
-		}
-		if got := rank.EmphasizeIdentifiers(q, r); got != q {
-			t.Errorf("EmphasizeIdentifiers(%q, %d) = %q, want it unchanged", q, r, got)
-		}
-	}
-}
-
 func TestPairText(t *testing.T) {
 	for _, tc := range []struct {
 		terms []string

@@ -9,10 +9,6 @@ import (
 
 // Recipe defaults, chosen on the tune half of the codebase set (EVAL.md).
 const (
-	// DefaultK1 and DefaultB are the BM25 parameters of the language arm
-	// (Lucene's defaults).
-	DefaultK1 = 1.2
-	DefaultB  = 0.75
 	// DefaultCodeK1 and DefaultCodeB are the BM25 parameters of the code
 	// arm: a low b penalises long chunks less.
 	DefaultCodeK1 = 1.6
@@ -32,12 +28,6 @@ const (
 	// DefaultPairAnalyzer is the bm25 analyzer of the word-pair arm: it
 	// keeps every "left_right" pair token whole and unstemmed.
 	DefaultPairAnalyzer = "standard"
-	// DefaultLeadWeight is LeadPrior's weight, chosen on the tune half of
-	// the codebase set under the condition that XQuAD en/de hit@1 and
-	// MRR@10 do not drop (EVAL.md, "Round 3: within-document levers").
-	// Measured and NOT in the recipe: it lowers the example answer sets at
-	// every weight tried, down to 0.01.
-	DefaultLeadWeight = 0.08
 	// DefaultCandidates is how many results each arm contributes before
 	// Combine and DocumentBlend (the technique's "top 150").
 	DefaultCandidates = 150
@@ -95,7 +85,7 @@ func Combine(lists [][]Hit, weights []float64) ([]Hit, error) {
 			out[p].Score += w * h.Score
 		}
 	}
-	Sort(out)
+	sortHits(out)
 	return out, nil
 }
 
@@ -125,7 +115,7 @@ func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
 		h.Score += weight * best[h.Doc]
 		out[i] = h
 	}
-	Sort(out)
+	sortHits(out)
 	return out, nil
 }
 
@@ -166,62 +156,12 @@ func DocumentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
 		h.Score += weight * best[h.Doc]
 		out[i] = h
 	}
-	Sort(out)
+	sortHits(out)
 	return out, nil
 }
 
-// LeadPrior adds to every hit's score weight × the best score among the
-// hits of its document × 1/√(1+i), i being the hit's chunk index within
-// its document (index[hit.ID]; 0 = the document's first chunk), and returns
-// the hits in the new order (score descending, then ID ascending). It is a
-// lead prior: within a document that matches, earlier chunks (a file's
-// header, imports and declarations; an article's lead paragraph) move up a
-// little, by at most weight × the document's best score for the first
-// chunk, weight/√2 for the second, and so on. A document's chunks are
-// compared only with each other's share of the same best score, so the
-// order between documents changes only where scores were close. Pass the
-// whole candidate list after DocumentBlend, not the final top k.
-// A negative, NaN or infinite weight or score is an error, as are a hit
-// whose ID has no index and a negative index.
-//
-// Measured and NOT in the recipe (EVAL.md, round 3): with
-// DefaultLeadWeight it lifts the codebase set on both halves (Pass@10
-// 93.01 -> 93.82 on all queries) and XQuAD slightly, but lowers hit@1 on
-// situate's example answer sets (multilingual, offline contexts: 0.923 ->
-// 0.862; even weight 0.01 loses one question). The codebase gain follows
-// how that set's questions were written: 57% of its golden chunks are a
-// file's first or second chunk, against 23% of all chunks.
-func LeadPrior(hits []Hit, index map[string]int, weight float64) ([]Hit, error) {
-	if err := checkNumber(weight); err != nil {
-		return nil, fmt.Errorf("rank lead prior: weight: %w", err)
-	}
-	best := map[string]float64{}
-	for i, h := range hits {
-		if err := checkNumber(h.Score); err != nil {
-			return nil, fmt.Errorf("rank lead prior: hits[%d] %q: Score: %w", i, h.ID, err)
-		}
-		n, ok := index[h.ID]
-		if !ok {
-			return nil, fmt.Errorf("rank lead prior: hits[%d] %q: no chunk index: %w", i, h.ID, ErrInvalid)
-		}
-		if n < 0 {
-			return nil, fmt.Errorf("rank lead prior: hits[%d] %q: chunk index %d < 0: %w", i, h.ID, n, ErrInvalid)
-		}
-		if s, ok := best[h.Doc]; !ok || h.Score > s {
-			best[h.Doc] = h.Score
-		}
-	}
-	out := make([]Hit, len(hits))
-	for i, h := range hits {
-		h.Score += weight * best[h.Doc] / math.Sqrt(float64(1+index[h.ID]))
-		out[i] = h
-	}
-	Sort(out)
-	return out, nil
-}
-
-// Sort orders hits by score descending, ties by ID ascending, in place.
-func Sort(hits []Hit) {
+// sortHits orders hits by score descending, ties by ID ascending, in place.
+func sortHits(hits []Hit) {
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
 			return hits[i].Score > hits[j].Score
