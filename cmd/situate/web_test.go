@@ -92,54 +92,7 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chrome),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1366, 768),
-	)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelTimeout()
-
-	// Any script error or console error (a CSP violation included) fails
-	// the test.
-	var mu sync.Mutex
-	var pageErrors []string
-	listenErr := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil {
-				msg += " " + d.Exception.Description
-			}
-			pageErrors = append(pageErrors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, msg))
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError {
-				var parts []string
-				for _, a := range ev.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				pageErrors = append(pageErrors, "console.error: "+strings.Join(parts, " "))
-			}
-		}
-	})
-	if listenErr != nil {
-		t.Fatalf("start Chromium (%s): %v", chrome, listenErr)
-	}
+	ctx, pageErrors := startBrowser(t, chrome)
 	shot := func(name string) chromedp.Action[chromedp.Void] {
 		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 			if _, err := chromedp.Evaluate[bool](`window.scrollTo(0, 0), true`)(ctx, tg); err != nil {
@@ -333,12 +286,67 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Errorf("the documents view is wider than 390 px: %s", wide)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	for _, e := range pageErrors {
+	for _, e := range pageErrors() {
 		t.Errorf("page error: %s", e)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// startBrowser starts headless Chromium for the test (stopped at its end)
+// and returns its tab's context and a func listing the script exceptions
+// and console errors (a CSP violation included) the page has had.
+func startBrowser(t *testing.T, chrome string) (context.Context, func() []string) {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chrome),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1366, 768),
+	)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancelTimeout)
+	var mu sync.Mutex
+	var pageErrors []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			pageErrors = append(pageErrors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, msg))
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				pageErrors = append(pageErrors, "console.error: "+strings.Join(parts, " "))
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("start Chromium (%s): %v", chrome, err)
+	}
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), pageErrors...)
+	}
 }
 
 // seedUsage records ten days of provider calls in the store, as an LLM
@@ -389,4 +397,73 @@ func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
 		t.Fatalf("evaluate %s: %v", js, err)
 	}
 	return v
+}
+
+// TestWebPageWithKeys: on a server with keys the page asks for one, then
+// shows only what the key's principals may read; the usage view is for
+// administrators.
+func TestWebPageWithKeys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts situate serve and Chromium (a few seconds)")
+	}
+	chrome := chromiumPath(t)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	admin := createKey(t, dir, store, "--tenant", "acme", "--admin")
+	staff := createKey(t, dir, store, "--tenant", "acme", "--principals", "staff")
+	s := startServe(t, dir, store)
+	s.upsert(t, admin, "notice.md", map[string]any{"title": "Harbour notice", "format": "markdown",
+		"text": "# Harbour notice\n\nThe harbour office opens at nine every weekday."})
+	s.upsert(t, admin, "deal.md", map[string]any{"title": "Harbour deal", "format": "markdown", "access": []string{"board"},
+		"text": "# Harbour deal\n\nThe harbour sale closes in March for twelve million."})
+
+	ctx, pageErrors := startBrowser(t, chrome)
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v\nserver log:\n%s", what, err, s.log())
+		}
+	}
+	run("the page asks for a key",
+		chromedp.Navigate(s.URL+"/#/search"),
+		chromedp.WaitVisible(chromedp.CSS("#key-dialog[open] #key-input")),
+	)
+	run("enter the key",
+		chromedp.SendKeys(chromedp.CSS("#key-input"), staff),
+		chromedp.Click(chromedp.CSS(`#key-dialog button[value="save"]`)),
+		chromedp.Poll[chromedp.Void](`!document.querySelector("#key-dialog").open`, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	// (A click first: after a modal dialog, headless Chromium delivers the
+	// protocol's key events only once the page has had a pointer event.)
+	run("search with the key",
+		chromedp.Click(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), "harbour\n"),
+		chromedp.WaitVisible(chromedp.CSS("#results .result")),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#who").textContent === "acme"`, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	type view struct {
+		Results int
+		Body    string
+	}
+	v := evalJS[view](t, ctx, `({Results: document.querySelectorAll("#results .result").length, Body: document.body.textContent})`)
+	if v.Results != 1 || !strings.Contains(v.Body, "Harbour notice") || strings.Contains(v.Body, "Harbour deal") || strings.Contains(v.Body, "twelve million") {
+		t.Errorf("staff key: %d results; the page shows the board's document: %v", v.Results, strings.Contains(v.Body, "Harbour deal"))
+	}
+	run("the documents view lists only the readable document",
+		chromedp.Navigate(s.URL+"/#/documents"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 1`, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if rows := evalJS[string](t, ctx, `document.querySelector("#doc-table tbody").textContent`); !strings.Contains(rows, "Harbour notice") || strings.Contains(rows, "deal") {
+		t.Errorf("staff key's documents: %q", rows)
+	}
+	run("usage is for administrators",
+		chromedp.Navigate(s.URL+"/#/usage"),
+		chromedp.WaitVisible(chromedp.CSS("#usage .error")),
+	)
+	if msg := evalJS[string](t, ctx, `document.querySelector("#usage .error").textContent`); !strings.Contains(msg, "administrator") {
+		t.Errorf("usage for a reader: %q", msg)
+	}
+	for _, e := range pageErrors() {
+		t.Errorf("page error: %s", e)
+	}
 }
