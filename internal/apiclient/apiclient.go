@@ -203,17 +203,19 @@ func Clip(msg string) string {
 
 // Text is the message of an adapter's typed error:
 //
-//	<provider> <model>: <op> batch <n> (texts <first>-<last>): status <code> <type> <status>: <message> (retry after <d>)
+//	<provider> <model>: <op> <item> batch <n> (texts <first>-<last>): status <code> <type> <status> (<error code>): <message> (request_id <id>; retry after <d>)
 //
-// leaving out what is empty or zero; Err's text stands in for an empty
-// Message.
+// leaving out what is empty or zero (and an error code that repeats the
+// type or the status); Err's text stands in for an empty Message.
 type Text struct {
-	Provider, Model, Op   string
-	Batch, First, Last    int
-	StatusCode            int
-	Type, Status, Message string
-	Err                   error
-	RetryAfter            time.Duration
+	Provider, Model, Op, Item string
+	Batch, First, Last        int
+	StatusCode                int
+	Type, Status, Code        string
+	Message                   string
+	Err                       error
+	RequestID                 string
+	RetryAfter                time.Duration
 }
 
 func (t Text) String() string {
@@ -223,6 +225,9 @@ func (t Text) String() string {
 		b.WriteString(" " + t.Model)
 	}
 	b.WriteString(": " + t.Op)
+	if t.Item != "" {
+		b.WriteString(" " + t.Item)
+	}
 	if t.Batch > 0 {
 		fmt.Fprintf(&b, " batch %d (texts %d-%d)", t.Batch, t.First, t.Last)
 	}
@@ -234,13 +239,23 @@ func (t Text) String() string {
 	if t.Status != "" {
 		b.WriteString(" " + t.Status)
 	}
+	if t.Code != "" && t.Code != t.Type && t.Code != strconv.Itoa(t.StatusCode) {
+		b.WriteString(" (" + t.Code + ")")
+	}
 	if t.Message != "" {
 		b.WriteString(": " + t.Message)
 	} else if t.Err != nil {
 		b.WriteString(": " + t.Err.Error())
 	}
+	var extra []string
+	if t.RequestID != "" {
+		extra = append(extra, "request_id "+t.RequestID)
+	}
 	if t.RetryAfter > 0 {
-		b.WriteString(" (retry after " + t.RetryAfter.String() + ")")
+		extra = append(extra, "retry after "+t.RetryAfter.String())
+	}
+	if len(extra) > 0 {
+		b.WriteString(" (" + strings.Join(extra, "; ") + ")")
 	}
 	return b.String()
 }

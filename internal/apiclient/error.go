@@ -10,22 +10,28 @@ import (
 	"github.com/situate/situate/internal/batch"
 )
 
-// Error is a failed call to an embedding or rerank API, or an input
-// refused before sending. The adapters export it as their own Error
-// (type Error = apiclient.Error), as pebble re-exports internal/base. It
-// implements interface{ Retryable() bool; RetryAfter() time.Duration;
-// RateLimited() bool } so callers (package llm, the engine) can retry
-// without knowing the adapter.
+// Error is a failed provider call, or an input refused before sending.
+// Every adapter exports it as its own Error (type Error =
+// apiclient.Error), as pebble re-exports internal/base. It implements
+// interface{ Retryable() bool; RetryAfter() time.Duration; RateLimited()
+// bool } so callers (package llm, the engine) can retry without knowing
+// the adapter.
 //
 // Errors for HTTP 401 and 403 match situate.ErrUnauthorized and those for
 // 404 situate.ErrModelNotFound (errors.Is); neither is retryable. Message
 // is the server's text with credentials removed (Redact).
 type Error struct {
-	// Provider is the adapter ("cohere", "voyage", "gemini", "tei").
+	// Provider is the adapter ("anthropic", "cohere", "voyage", "gemini",
+	// "tei", "ollama") or the OpenAI-compatible flavour ("openai", "vllm",
+	// "llamacpp", "generic").
 	Provider string
-	// Op is the operation: "embed", "rerank", "contextualized_embed", "info".
+	// Op is the operation: "messages", "chat", "embed", "rerank",
+	// "contextualized_embed", "count_tokens", "batches.get", ...
 	Op    string
 	Model string
+	// Item names the request within a call the error is about: an
+	// Anthropic batch request's custom_id.
+	Item string
 	// Batch is the 1-based request number within one call, 0 if the error
 	// is not about one batch; First and Last are the indexes (inclusive) of
 	// the texts (or documents) it carried.
@@ -36,47 +42,81 @@ type Error struct {
 	// StatusCode is the HTTP status, 0 if none was received.
 	StatusCode int
 	// Type is one of the Type* constants, or the provider's own error
-	// type where it sends one (TEI's error_type in lower case).
+	// type where it sends one (Anthropic's and OpenAI's error.type, TEI's
+	// error_type in lower case).
 	Type string
+	// Code is the provider's error code beside its type (OpenAI's
+	// error.code: "context_length_exceeded", "invalid_api_key", ...).
+	Code string
 	// Status is the provider's status name where it sends one (Google's
 	// error.status: "RESOURCE_EXHAUSTED", "INVALID_ARGUMENT", ...).
 	Status  string
 	Message string
-	// RequestID is the provider's id of the request (Cohere's error id or
-	// x-trace-id), for support tickets.
+	// RequestID is the provider's id of the request (Anthropic's
+	// request-id, OpenAI's x-request-id, Cohere's error id or x-trace-id),
+	// for support tickets.
 	RequestID string
 	// Err is the underlying error: a transport or context error, or a
 	// situate sentinel (ErrPromptTooLarge, ErrInvalid, ErrUnauthorized,
 	// ErrModelNotFound).
 	Err error
 
-	retryable  bool
-	retryAfter time.Duration
+	retryable   bool
+	retryAfter  time.Duration
+	rateLimited bool
 }
 
 func (e *Error) Error() string {
-	return Redact(Text{Provider: e.Provider, Model: e.Model, Op: e.Op, Batch: e.Batch, First: e.First, Last: e.Last,
-		StatusCode: e.StatusCode, Type: e.Type, Status: e.Status, Message: e.Message, Err: e.Err, RetryAfter: e.retryAfter}.String())
+	return Redact(Text{Provider: e.Provider, Model: e.Model, Op: e.Op, Item: e.Item, Batch: e.Batch, First: e.First, Last: e.Last,
+		StatusCode: e.StatusCode, Type: e.Type, Status: e.Status, Code: e.Code, Message: e.Message, Err: e.Err,
+		RequestID: e.RequestID, RetryAfter: e.retryAfter}.String())
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
 // Retryable reports whether the same request may succeed later: 408, 409,
 // 429, 5xx, connection failures, timeouts and truncated answers; not 401,
-// 403, 404 or other 4xx input errors.
+// 403, 404 or other 4xx input errors (each adapter documents its own).
 func (e *Error) Retryable() bool { return e.retryable }
 
 // RetryAfter is the wait the server asked for, 0 if it gave none.
 func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
-// RateLimited reports a 429: the caller should also lower its concurrency.
-func (e *Error) RateLimited() bool { return e.retryable && e.StatusCode == http.StatusTooManyRequests }
+// RateLimited reports a retryable rate limit or overload, after which the
+// caller should also lower its concurrency: 429, 529, an error type or
+// code saying so (rate_limit_error, overloaded_error,
+// rate_limit_exceeded), or what the adapter marked (SetRateLimited).
+func (e *Error) RateLimited() bool {
+	if !e.retryable {
+		return false
+	}
+	switch {
+	case e.rateLimited, e.StatusCode == http.StatusTooManyRequests, e.StatusCode == 529:
+		return true
+	}
+	for _, s := range []string{e.Type, e.Code} {
+		if s == "rate_limit_error" || s == "overloaded_error" || s == "rate_limit_exceeded" {
+			return true
+		}
+	}
+	return false
+}
 
-// SetRetry overrides whether the error is retryable and the wait the
-// server asked for (an adapter reading a retry delay from its error body).
+// SetRetry sets whether the error is retryable and the wait the server
+// asked for.
 func (e *Error) SetRetry(retryable bool, after time.Duration) {
 	e.retryable, e.retryAfter = retryable, after
 }
+
+// SetRetryable sets whether the error is retryable.
+func (e *Error) SetRetryable(retryable bool) { e.retryable = retryable }
+
+// SetRetryAfter sets the wait the server asked for.
+func (e *Error) SetRetryAfter(after time.Duration) { e.retryAfter = after }
+
+// SetRateLimited marks a retryable error as a rate limit (an adapter's
+// own signal: Ollama's full queue, a 503 "overloaded").
+func (e *Error) SetRateLimited(rateLimited bool) { e.rateLimited = rateLimited }
 
 // StatusSentinel is the situate sentinel an HTTP status means whatever
 // the provider: 401 and 403 ErrUnauthorized, 404 ErrModelNotFound (the

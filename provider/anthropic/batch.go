@@ -146,7 +146,7 @@ func (c *Client) SubmitBatch(ctx context.Context, reqs []BatchRequest) (string, 
 		if errors.As(err, &e) && e.StatusCode == 0 && e.Type != TypeCanceled && !isDialError(e.Err) {
 			// The request may have reached the API: retrying could create
 			// a second batch and pay twice.
-			e.retryable = false
+			e.SetRetryable(false)
 			e.Message = "batch may have been created; check the Console before resubmitting"
 		}
 		return "", err
@@ -201,9 +201,11 @@ func (c *Client) BatchResults(ctx context.Context, id string, fn func(customID s
 		return err
 	}
 	if !st.Ended() {
-		return &Error{Op: op, Model: c.model, Type: "batch_in_progress",
+		e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Type: "batch_in_progress",
 			Message: fmt.Sprintf("batch %s is %s (%d processing)", id, st.ProcessingStatus, st.RequestCounts.Processing),
-			Err:     ErrBatchInProgress, retryable: true, retryAfter: 30 * time.Second}
+			Err:     ErrBatchInProgress}
+		e.SetRetry(true, 30*time.Second)
+		return e
 	}
 	// The API key goes only to the configured host: a results_url elsewhere
 	// (as seen through a proxy BaseURL) is replaced by the documented path
@@ -305,7 +307,9 @@ func (c *Client) batchResult(r *batchResultLine) (situate.Completion, error) {
 	switch r.Result.Type {
 	case "succeeded":
 		if r.Result.Message == nil {
-			return comp, &Error{Op: op, Model: c.model, CustomID: r.CustomID, Type: TypeStream, Message: "succeeded result without message", retryable: true}
+			e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Item: r.CustomID, Type: TypeStream, Message: "succeeded result without message"}
+			e.SetRetryable(true)
+			return comp, e
 		}
 		m := r.Result.Message
 		comp.Text = m.text()
@@ -319,16 +323,17 @@ func (c *Client) batchResult(r *batchResultLine) (situate.Completion, error) {
 			we = r.Result.Error.Error
 		}
 		e := c.fromWire(op, 0, we, "")
-		e.CustomID = r.CustomID
+		e.Item = r.CustomID
 		comp.Usage.Error = e.Error()
 		return comp, e
 	case "canceled", "expired":
-		e := &Error{Op: op, Model: c.model, CustomID: r.CustomID, Type: r.Result.Type,
-			Message: "request was " + r.Result.Type + " before it ran; resubmit it", retryable: true}
+		e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Item: r.CustomID, Type: r.Result.Type,
+			Message: "request was " + r.Result.Type + " before it ran; resubmit it"}
+		e.SetRetryable(true)
 		comp.Usage.Error = e.Error()
 		return comp, e
 	default:
-		e := &Error{Op: op, Model: c.model, CustomID: r.CustomID, Type: TypeStream,
+		e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Item: r.CustomID, Type: TypeStream,
 			Message: fmt.Sprintf("unknown result type %q", r.Result.Type)}
 		comp.Usage.Error = e.Error()
 		return comp, e

@@ -184,7 +184,7 @@ func TestBatchItemFailures(t *testing.T) {
 		retryable bool
 	}{"overloaded": {"overloaded_error", true}, "invalid": {"invalid_request_error", false}, "expired": {"expired", true}} {
 		e := asError(t, got[cid].err)
-		if e.Type != want.typ || e.Retryable() != want.retryable || e.CustomID != cid || !strings.Contains(e.Error(), cid) {
+		if e.Type != want.typ || e.Retryable() != want.retryable || e.Item != cid || !strings.Contains(e.Error(), cid) {
 			t.Errorf("%s: %v (type %q retryable %v)", cid, e, e.Type, e.Retryable())
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/apiclient"
@@ -27,95 +26,20 @@ const (
 // ErrBatchInProgress is wrapped by BatchResults when the batch has not ended.
 var ErrBatchInProgress = errors.New("anthropic: batch still in progress")
 
-// Error is a failed Anthropic API call. It implements
-// interface{ Retryable() bool; RetryAfter() time.Duration } so callers can
-// retry without knowing this package. A 401 or 403 (authentication_error,
+// Error is a failed Anthropic API call, the adapters' shared error type
+// (Op "messages", "count_tokens", "batches.create", "batches.get",
+// "batches.cancel", "batches.results" or "batch result"; Type Anthropic's
+// error.type or a Type* constant; Item the batch request's custom_id;
+// RequestID Anthropic's request-id). It is retryable for 408, 409, 429
+// (except a reached spend limit), 5xx and 529, connection failures,
+// timeouts and broken streams, an x-should-retry header overriding;
+// RetryAfter is retry-after-ms or retry-after; RateLimited reports 429,
+// 529 and overloaded_error events. A 401 or 403 (authentication_error,
 // permission_error) matches situate.ErrUnauthorized and a 404 for the
 // model situate.ErrModelNotFound (errors.Is); neither is retryable.
 // Message is Anthropic's text with the key and anything like a credential
 // removed.
-//
-// It is not the embedding adapters' apiclient.Error: Anthropic's errors
-// also arrive inside a 200 stream (an SSE error event, status 0) and as
-// errored batch results (CustomID), are classified by error.type when
-// there is no status, and obey x-should-retry.
-type Error struct {
-	// Op is the operation: "messages", "count_tokens", "batches.create",
-	// "batches.get", "batches.cancel", "batches.results", "batch result".
-	Op    string
-	Model string
-	// StatusCode is the HTTP status, 0 if none was received.
-	StatusCode int
-	// Type is Anthropic's error.type ("rate_limit_error", "overloaded_error",
-	// "invalid_request_error", ...) or one of the Type* constants.
-	Type    string
-	Message string
-	// RequestID is Anthropic's request-id, for support tickets.
-	RequestID string
-	// CustomID names the batch request a "batch result" error belongs to.
-	CustomID string
-	// Err is the underlying error (transport error, context error, or a
-	// situate sentinel such as situate.ErrPromptTooLarge).
-	Err error
-
-	retryable  bool
-	retryAfter time.Duration
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("anthropic")
-	if e.Model != "" {
-		b.WriteString(" " + e.Model)
-	}
-	b.WriteString(": " + e.Op)
-	if e.CustomID != "" {
-		b.WriteString(" " + e.CustomID)
-	}
-	b.WriteString(": ")
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, "status %d ", e.StatusCode)
-	}
-	b.WriteString(e.Type)
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	} else if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	var extra []string
-	if e.RequestID != "" {
-		extra = append(extra, "request_id "+e.RequestID)
-	}
-	if e.retryAfter > 0 {
-		extra = append(extra, "retry after "+e.retryAfter.String())
-	}
-	if len(extra) > 0 {
-		b.WriteString(" (" + strings.Join(extra, "; ") + ")")
-	}
-	return apiclient.Redact(b.String())
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Retryable reports whether the same request may succeed later: 408, 409,
-// 429 (except a reached spend limit), 5xx and 529, connection failures,
-// timeouts and broken streams. An "x-should-retry" header overrides it.
-func (e *Error) Retryable() bool { return e.retryable }
-
-// RetryAfter is the wait the server asked for (retry-after-ms or
-// retry-after header), 0 if it gave none.
-func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
-
-// RateLimited reports a rate limit or overload (429 rate_limit_error, 529 or
-// an overloaded_error event): the caller should lower its concurrency, not
-// only wait. A reached spend limit is not one (it is not retryable at all).
-func (e *Error) RateLimited() bool {
-	if !e.retryable {
-		return false
-	}
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == 529 ||
-		e.Type == "rate_limit_error" || e.Type == "overloaded_error"
-}
+type Error = apiclient.Error
 
 // errorEnvelope is Anthropic's error body:
 // {"type":"error","error":{"type":"...","message":"..."},"request_id":"..."}.
@@ -174,26 +98,28 @@ func statusForType(t string) int {
 
 // fromWire builds an Error from Anthropic's error object.
 func (c *Client) fromWire(op string, status int, we wireError, requestID string) *Error {
-	e := &Error{Op: op, Model: c.model, StatusCode: status, Type: we.Type, Message: c.redact(we.Message), RequestID: requestID}
+	e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, StatusCode: status, Type: we.Type, Message: c.redact(we.Message), RequestID: requestID}
 	if status != 0 {
 		// The official SDKs' rule (408, 409, 429, >=500) covers Anthropic's
 		// 500, 502, 503, 504 and 529.
-		e.retryable = apiclient.RetryableStatus(status)
+		e.SetRetryable(apiclient.RetryableStatus(status))
 	} else {
-		e.retryable = retryableType(we.Type)
+		e.SetRetryable(retryableType(we.Type))
 	}
 	if we.Details != nil && we.Details.ErrorCode == "enforced_spend_limit_reached" {
 		// Same 429 rate_limit_error as a rate limit, but waiting does not help.
-		e.retryable = false
+		e.SetRetryable(false)
 	}
 	if status == 0 {
 		status = statusForType(we.Type)
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		e.Err, e.retryable = situate.ErrUnauthorized, false
+		e.Err = situate.ErrUnauthorized
+		e.SetRetryable(false)
 	case status == http.StatusNotFound && modelOp(op):
-		e.Err, e.retryable = situate.ErrModelNotFound, false
+		e.Err = situate.ErrModelNotFound
+		e.SetRetryable(false)
 	case status == http.StatusRequestEntityTooLarge || we.Type == "request_too_large",
 		strings.Contains(strings.ToLower(we.Message), "prompt is too long"):
 		e.Err = situate.ErrPromptTooLarge
@@ -229,14 +155,14 @@ func (c *Client) responseError(op string, resp *http.Response) *Error {
 	}
 	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
 	case "true":
-		e.retryable = true
+		e.SetRetryable(true)
 	case "false":
-		e.retryable = false
+		e.SetRetryable(false)
 	}
 	if e.Err == situate.ErrUnauthorized || e.Err == situate.ErrModelNotFound {
-		e.retryable = false // whatever x-should-retry says: the same call cannot succeed
+		e.SetRetryable(false) // whatever x-should-retry says: the same call cannot succeed
 	}
-	e.retryAfter = f.RetryAfter
+	e.SetRetryAfter(f.RetryAfter)
 	return e
 }
 
@@ -245,7 +171,8 @@ func (c *Client) responseError(op string, resp *http.Response) *Error {
 // if only the client's own Timeout fired, the call may be retried.
 func (c *Client) transportError(parent context.Context, op string, err error) *Error {
 	f := apiclient.TransportFault(parent, err, c.timeout)
-	e := &Error{Op: op, Model: c.model, Type: f.Type, Err: err, retryable: f.Retryable}
+	e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Type: f.Type, Err: err}
+	e.SetRetryable(f.Retryable)
 	switch f.Type {
 	case TypeCanceled:
 		e.Err = f.Err
@@ -257,8 +184,10 @@ func (c *Client) transportError(parent context.Context, op string, err error) *E
 
 // streamError is a broken or malformed stream: retryable.
 func (c *Client) streamError(op, requestID, format string, args ...any) *Error {
-	return &Error{Op: op, Model: c.model, Type: TypeStream, Message: c.redact(fmt.Sprintf(format, args...)),
-		RequestID: requestID, retryable: true}
+	e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Type: TypeStream, Message: c.redact(fmt.Sprintf(format, args...)),
+		RequestID: requestID}
+	e.SetRetryable(true)
+	return e
 }
 
 // isDialError reports a failure to connect: the request was never sent.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // DefaultBatchSize is the number of texts per /api/embed request.
@@ -97,8 +98,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	dim := e.dims
 	for b, start := 0, 0; start < len(texts); b, start = b+1, start+e.batch {
 		end := min(start+e.batch, len(texts))
-		batch := fmt.Sprintf("batch %d (texts %d-%d)", b, start, end-1)
-		vecs, err := e.embedBatch(ctx, texts[start:end], prefix, batch, &dim)
+		vecs, err := e.embedBatch(ctx, texts[start:end], prefix, batch.Ref{N: b + 1, First: start, Last: end - 1}, &dim)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +107,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	return out, nil
 }
 
-func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix, batch string, dim *int) ([][]float32, error) {
+func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string, ref batch.Ref, dim *int) ([][]float32, error) {
 	const op = "embed"
 	in := make([]string, len(texts))
 	for i, t := range texts {
@@ -127,7 +127,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix, batch
 	start := time.Now()
 	err := e.c.doJSON(ctx, op, "/api/embed", body, &resp)
 	if oe, ok := err.(*Error); ok {
-		oe.Batch = batch
+		oe.Batch, oe.First, oe.Last = ref.N, ref.First, ref.Last
 	}
 	u := situate.Usage{Time: start, Provider: ProviderName, Model: e.c.model, Operation: "embed",
 		InputTokens: resp.PromptEvalCount, Latency: time.Since(start)}
@@ -136,31 +136,31 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix, batch
 	}
 	if e.usage != nil {
 		if rerr := e.usage.RecordUsage(context.WithoutCancel(ctx), u); rerr != nil && err == nil {
-			err = fmt.Errorf("ollama: embed %s %s: record usage: %w", e.c.model, batch, rerr)
+			err = fmt.Errorf("ollama: embed %s batch %d: record usage: %w", e.c.model, ref.N, rerr)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(resp.Embeddings) != len(texts) {
-		return nil, e.c.badResponse(op, batch, "%d vectors for %d texts", len(resp.Embeddings), len(texts))
+		return nil, e.c.badResponse(op, ref, "%d vectors for %d texts", len(resp.Embeddings), len(texts))
 	}
 	out := make([][]float32, len(texts))
 	for i, raw := range resp.Embeddings {
 		if len(raw) == 0 {
-			return nil, e.c.badResponse(op, batch, "text %d: empty vector", i)
+			return nil, e.c.badResponse(op, ref, "text %d: empty vector", i)
 		}
 		if *dim == 0 {
 			*dim = len(raw)
 		}
 		if len(raw) != *dim {
-			return nil, e.c.badResponse(op, batch, "text %d: vector has %d dimensions, want %d", i, len(raw), *dim)
+			return nil, e.c.badResponse(op, ref, "text %d: vector has %d dimensions, want %d", i, len(raw), *dim)
 		}
 		v := make([]float32, len(raw))
 		for j, r := range raw {
 			var f float64
 			if err := json.Unmarshal(r, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
-				return nil, e.c.badResponse(op, batch, "text %d: component %d is %s, not a finite number", i, j, r)
+				return nil, e.c.badResponse(op, ref, "text %d: component %d is %s, not a finite number", i, j, r)
 			}
 			v[j] = float32(f)
 		}

@@ -327,7 +327,7 @@ func (c *Client) NumCtx(ctx context.Context, promptTokens, maxTokens int) (int, 
 }
 
 func (c *Client) tooLarge(promptTokens, maxTokens, limit int) *Error {
-	return &Error{Op: "chat", Model: c.model, Type: TypeTooLarge, Err: situate.ErrPromptTooLarge,
+	return &Error{Index: -1, Provider: ProviderName, Op: "chat", Model: c.model, Type: TypeTooLarge, Err: situate.ErrPromptTooLarge,
 		Message: fmt.Sprintf("prompt of about %d tokens + %d for the answer exceeds the context window of %d (refused: Ollama would cut it silently)",
 			promptTokens, maxTokens, limit)}
 }

@@ -274,7 +274,7 @@ func TestEmbed(t *testing.T) {
 	}
 	for _, f := range []ollamatest.FaultKind{ollamatest.FaultNaN, ollamatest.FaultWrongCount} {
 		s.Inject(ollamatest.Fault{Kind: f, Path: "/api/embed"})
-		if _, err := e.Embed(ctx, texts, situate.InputDocument); err == nil || !strings.Contains(err.Error(), "batch 0 (texts 0-1)") {
+		if _, err := e.Embed(ctx, texts, situate.InputDocument); err == nil || !strings.Contains(err.Error(), "batch 1 (texts 0-1)") {
 			t.Errorf("fault %d: %v", f, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Defaults of EmbedOptions.
@@ -131,8 +132,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	dim := e.dims
 	for b, start := 0, 0; start < len(texts); b, start = b+1, start+e.batch {
 		end := min(start+e.batch, len(texts))
-		batch := fmt.Sprintf("batch %d (texts %d-%d)", b, start, end-1)
-		vecs, err := e.embedBatch(ctx, texts[start:end], prefix, batch, &dim)
+		vecs, err := e.embedBatch(ctx, texts[start:end], prefix, batch.Ref{N: b + 1, First: start, Last: end - 1}, &dim)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +141,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	return out, nil
 }
 
-func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix, batch string, dim *int) ([][]float32, error) {
+func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string, ref batch.Ref, dim *int) ([][]float32, error) {
 	const op = "embed"
 	in := make([]string, len(texts))
 	for i, t := range texts {
@@ -171,20 +171,20 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix, batch
 	}
 	if err != nil {
 		if oe, ok := err.(*Error); ok {
-			oe.Batch = batch
+			oe.Batch, oe.First, oe.Last = ref.N, ref.First, ref.Last
 		}
 		u.Error = err.Error()
 	}
 	if e.usage != nil {
 		if rerr := e.usage.RecordUsage(context.WithoutCancel(ctx), u); rerr != nil && err == nil {
-			err = fmt.Errorf("openai: embed %s %s: record usage: %w", e.Name(), batch, rerr)
+			err = fmt.Errorf("openai: embed %s batch %d: record usage: %w", e.Name(), ref.N, rerr)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(resp.Data) != len(texts) {
-		return nil, e.badResponse(op, batch, "%d vectors for %d texts", len(resp.Data), len(texts))
+		return nil, e.badResponse(op, ref, "%d vectors for %d texts", len(resp.Data), len(texts))
 	}
 	out := make([][]float32, len(texts))
 	for i, d := range resp.Data {
@@ -193,22 +193,22 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix, batch
 			idx = *d.Index
 		}
 		if idx < 0 || idx >= len(texts) || out[idx] != nil {
-			return nil, e.badResponse(op, batch, "data[%d]: index %d is out of range or repeated", i, idx)
+			return nil, e.badResponse(op, ref, "data[%d]: index %d is out of range or repeated", i, idx)
 		}
 		if len(d.Embedding) == 0 {
-			return nil, e.badResponse(op, batch, "text %d: empty vector", idx)
+			return nil, e.badResponse(op, ref, "text %d: empty vector", idx)
 		}
 		if *dim == 0 {
 			*dim = len(d.Embedding)
 		}
 		if len(d.Embedding) != *dim {
-			return nil, e.badResponse(op, batch, "text %d: vector has %d dimensions, want %d", idx, len(d.Embedding), *dim)
+			return nil, e.badResponse(op, ref, "text %d: vector has %d dimensions, want %d", idx, len(d.Embedding), *dim)
 		}
 		v := make([]float32, len(d.Embedding))
 		for j, raw := range d.Embedding {
 			var f float64
 			if err := json.Unmarshal(raw, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
-				return nil, e.badResponse(op, batch, "text %d: component %d is %s, not a finite number", idx, j, raw)
+				return nil, e.badResponse(op, ref, "text %d: component %d is %s, not a finite number", idx, j, raw)
 			}
 			v[j] = float32(f)
 		}

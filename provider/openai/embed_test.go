@@ -96,7 +96,7 @@ func TestEmbedRejectsBadAnswers(t *testing.T) {
 			_, _ = e.Embed(context.Background(), []string{"ok"}, situate.InputDocument)
 			s.Inject(openaitest.Fault{Kind: tc.fault, Path: "/embeddings"})
 			_, err := e.Embed(context.Background(), []string{"x1", "x2", "x3", "x4"}, situate.InputDocument)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "batch 0 (texts 0-2)") ||
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "batch 1 (texts 0-2)") ||
 				!strings.Contains(err.Error(), "generic text-embedding-3-small: embed") {
 				t.Fatalf("err = %v, want it to name provider, model, batch and %q", err, tc.want)
 			}

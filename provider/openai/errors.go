@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/apiclient"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Error types the client reports when the server's own error.type is not
@@ -24,100 +24,20 @@ const (
 	TypeResponse   = apiclient.TypeBadResponse // a 2xx answer that breaks the contract (vector count, NaN...)
 )
 
-// Error is a failed call to an OpenAI-compatible server. It implements
-// interface{ Retryable() bool; RetryAfter() time.Duration; RateLimited() bool }
-// so package llm can retry without knowing this package. A 401 or 403
-// matches situate.ErrUnauthorized and a 404 or model_not_found
+// Error is a failed call to an OpenAI-compatible server, the adapters'
+// shared error type (Provider the flavour; Op "chat", "embed", "rerank",
+// "tokenize", "props" or "models"; Type the server's error.type —
+// "rate_limit_error", "invalid_request_error", llama.cpp's
+// "exceed_context_size_error" — or a Type* constant; Code error.code as a
+// string; RequestID the x-request-id header). It is retryable for 408,
+// 409, 429 (except an exhausted quota), 5xx, connection failures, timeouts
+// and broken streams; RetryAfter is retry-after-ms, retry-after or, on a
+// 429, OpenAI's x-ratelimit-reset-requests/-tokens; RateLimited reports
+// 429, rate_limit_exceeded and a 503 "overloaded". A 401 or 403 matches
+// situate.ErrUnauthorized and a 404 or model_not_found
 // situate.ErrModelNotFound (errors.Is); neither is retryable. Message is
 // the server's text with the key and anything like a credential removed.
-//
-// It is not the embedding adapters' apiclient.Error: OpenAI-compatible
-// servers also fail inside a 200 stream (status 0), name the flavor
-// (Provider), carry error.code beside error.type (Code), and their 429s
-// carry x-ratelimit-reset-* headers and insufficient_quota.
-type Error struct {
-	// Provider is the flavor ("openai", "vllm", "llamacpp", "generic").
-	Provider string
-	// Op is the operation: "chat", "embed", "rerank", "tokenize", "props", "models".
-	Op    string
-	Model string
-	// StatusCode is the HTTP status, 0 if none was received.
-	StatusCode int
-	// Type is the server's error.type ("rate_limit_error",
-	// "invalid_request_error", llama.cpp's "exceed_context_size_error", ...)
-	// or one of the Type* constants; Code is error.code as a string
-	// ("context_length_exceeded", "rate_limit_exceeded", "400", ...).
-	Type, Code string
-	Message    string
-	// RequestID is the x-request-id header, for support tickets.
-	RequestID string
-	// Batch names the embedding or rerank batch ("batch 3 (texts 192-255)").
-	Batch string
-	// Err is the underlying error (transport error, context error, or a
-	// situate sentinel such as situate.ErrPromptTooLarge).
-	Err error
-
-	retryable  bool
-	retryAfter time.Duration
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Provider)
-	if e.Model != "" {
-		b.WriteString(" " + e.Model)
-	}
-	b.WriteString(": " + e.Op)
-	if e.Batch != "" {
-		b.WriteString(" " + e.Batch)
-	}
-	b.WriteString(": ")
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, "status %d ", e.StatusCode)
-	}
-	b.WriteString(e.Type)
-	if e.Code != "" && e.Code != e.Type && e.Code != strconv.Itoa(e.StatusCode) {
-		b.WriteString(" (" + e.Code + ")")
-	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	} else if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	var extra []string
-	if e.RequestID != "" {
-		extra = append(extra, "request_id "+e.RequestID)
-	}
-	if e.retryAfter > 0 {
-		extra = append(extra, "retry after "+e.retryAfter.String())
-	}
-	if len(extra) > 0 {
-		b.WriteString(" [" + strings.Join(extra, "; ") + "]")
-	}
-	return apiclient.Redact(b.String())
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Retryable reports whether the same request may succeed later: 408, 409,
-// 429 (except an exhausted quota), 5xx, connection failures, timeouts and
-// broken streams.
-func (e *Error) Retryable() bool { return e.retryable }
-
-// RetryAfter is the wait the server asked for: retry-after-ms, retry-after
-// or, on a 429, OpenAI's x-ratelimit-reset-requests/-tokens; 0 if none.
-func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
-
-// RateLimited reports a rate limit (429, or a 503 "overloaded" answer):
-// the caller should lower its concurrency, not only wait.
-func (e *Error) RateLimited() bool {
-	if !e.retryable {
-		return false
-	}
-	return e.StatusCode == http.StatusTooManyRequests || e.Code == "rate_limit_exceeded" ||
-		e.Type == "rate_limit_error" || e.Type == "rate_limit_exceeded" ||
-		(e.StatusCode == http.StatusServiceUnavailable && strings.Contains(strings.ToLower(e.Message), "overload"))
-}
+type Error = apiclient.Error
 
 // wireError is the OpenAI error object; llama.cpp sends code as a number
 // and adds n_prompt_tokens and n_ctx.
@@ -186,29 +106,34 @@ func isContextLength(status int, w wireError) bool {
 
 // fromWire builds an Error from an error object.
 func (c *core) fromWire(op string, status int, w wireError, reqID string) *Error {
-	e := &Error{Provider: c.flavor, Op: op, Model: c.model, StatusCode: status, Type: w.Type, Code: w.code(),
+	e := &Error{Index: -1, Provider: c.flavor, Op: op, Model: c.model, StatusCode: status, Type: w.Type, Code: w.code(),
 		Message: apiclient.Redact(w.Message, c.apiKey), RequestID: reqID}
+	if status == http.StatusServiceUnavailable && strings.Contains(strings.ToLower(w.Message), "overload") {
+		e.SetRateLimited(true)
+	}
 	if e.Type == "" {
 		e.Type = TypeHTTP
 	}
 	if status != 0 {
-		e.retryable = apiclient.RetryableStatus(status)
+		e.SetRetryable(apiclient.RetryableStatus(status))
 	} else {
 		// An error inside a 200 stream: the server failed mid-answer.
-		e.retryable = !strings.Contains(e.Type, "invalid_request") && !isContextLength(0, w)
+		e.SetRetryable(!strings.Contains(e.Type, "invalid_request") && !isContextLength(0, w))
 	}
 	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" {
 		// Same 429 as a rate limit, but waiting does not help.
-		e.retryable = false
+		e.SetRetryable(false)
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden || e.Code == "invalid_api_key":
-		e.Err, e.retryable = situate.ErrUnauthorized, false
+		e.Err = situate.ErrUnauthorized
+		e.SetRetryable(false)
 	case isContextLength(status, w):
 		e.Err = situate.ErrPromptTooLarge
-		e.retryable = false
+		e.SetRetryable(false)
 	case status == http.StatusNotFound || e.Code == "model_not_found":
-		e.Err, e.retryable = situate.ErrModelNotFound, false
+		e.Err = situate.ErrModelNotFound
+		e.SetRetryable(false)
 	case status == http.StatusBadRequest || strings.Contains(e.Type, "invalid_request"):
 		e.Err = situate.ErrInvalid
 	}
@@ -232,15 +157,15 @@ func (c *core) responseError(op string, resp *http.Response) *Error {
 	}
 	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
 	case "true":
-		e.retryable = true
+		e.SetRetryable(true)
 	case "false":
-		e.retryable = false
+		e.SetRetryable(false)
 	}
 	if e.Err == situate.ErrUnauthorized || e.Err == situate.ErrModelNotFound {
-		e.retryable = false // whatever x-should-retry says: the same call cannot succeed
+		e.SetRetryable(false) // whatever x-should-retry says: the same call cannot succeed
 	}
-	if e.retryable {
-		e.retryAfter = parseRetryAfter(resp.Header, resp.StatusCode, time.Now())
+	if e.Retryable() {
+		e.SetRetryAfter(parseRetryAfter(resp.Header, resp.StatusCode, time.Now()))
 	}
 	return e
 }
@@ -281,7 +206,8 @@ func parseRetryAfter(h http.Header, status int, now time.Time) time.Duration {
 // if only the client's own Timeout fired, the call may be retried.
 func (c *core) transportError(parent context.Context, op string, err error) *Error {
 	f := apiclient.TransportFault(parent, err, c.timeout)
-	e := &Error{Provider: c.flavor, Op: op, Model: c.model, Type: f.Type, Err: err, retryable: f.Retryable}
+	e := &Error{Index: -1, Provider: c.flavor, Op: op, Model: c.model, Type: f.Type, Err: err}
+	e.SetRetryable(f.Retryable)
 	switch f.Type {
 	case TypeCanceled:
 		e.Err = f.Err
@@ -293,13 +219,15 @@ func (c *core) transportError(parent context.Context, op string, err error) *Err
 
 // streamError is a broken or malformed stream: retryable.
 func (c *core) streamError(op, reqID, format string, args ...any) *Error {
-	return &Error{Provider: c.flavor, Op: op, Model: c.model, Type: TypeStream, Message: apiclient.Redact(fmt.Sprintf(format, args...), c.apiKey),
-		RequestID: reqID, retryable: true}
+	e := &Error{Index: -1, Provider: c.flavor, Op: op, Model: c.model, Type: TypeStream, Message: apiclient.Redact(fmt.Sprintf(format, args...), c.apiKey),
+		RequestID: reqID}
+	e.SetRetryable(true)
+	return e
 }
 
 // badResponse is a well-formed answer that breaks the contract: not
 // retryable (the same request would get the same answer).
-func (c *core) badResponse(op, batch, format string, args ...any) *Error {
-	return &Error{Provider: c.flavor, Op: op, Model: c.model, Type: TypeResponse, Batch: batch,
+func (c *core) badResponse(op string, ref batch.Ref, format string, args ...any) *Error {
+	return &Error{Index: -1, Provider: c.flavor, Op: op, Model: c.model, Type: TypeResponse, Batch: ref.N, First: ref.First, Last: ref.Last,
 		Message: fmt.Sprintf(format, args...)}
 }

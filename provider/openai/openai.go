@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Options configures a Client. Reading OPENAI_API_KEY, OPENAI_BASE_URL and
@@ -212,7 +213,7 @@ func (c *Client) Props(ctx context.Context) (Props, error) {
 		return Props{}, err
 	}
 	if out.TotalSlots <= 0 || out.Default.NCtx <= 0 {
-		return Props{}, c.badResponse("props", "", "GET /props: total_slots %d, default_generation_settings.n_ctx %d: want both > 0",
+		return Props{}, c.badResponse("props", batch.Ref{}, "GET /props: total_slots %d, default_generation_settings.n_ctx %d: want both > 0",
 			out.TotalSlots, out.Default.NCtx)
 	}
 	got := Props{TotalSlots: out.TotalSlots, SlotContext: out.Default.NCtx, ModelAlias: out.ModelAlias, BuildInfo: out.BuildInfo}
@@ -294,7 +295,7 @@ func (c *Client) CountTokens(ctx context.Context, text string) (int, error) {
 			return 0, err
 		}
 		if out.Tokens == nil {
-			return 0, c.badResponse("tokenize", "", "POST /tokenize: answer has no tokens")
+			return 0, c.badResponse("tokenize", batch.Ref{}, "POST /tokenize: answer has no tokens")
 		}
 		return len(*out.Tokens), nil
 	case FlavorVLLM:
@@ -306,7 +307,7 @@ func (c *Client) CountTokens(ctx context.Context, text string) (int, error) {
 			return 0, err
 		}
 		if out.Count == nil {
-			return 0, c.badResponse("tokenize", "", "POST /tokenize: answer has no count")
+			return 0, c.badResponse("tokenize", batch.Ref{}, "POST /tokenize: answer has no count")
 		}
 		return *out.Count, nil
 	}

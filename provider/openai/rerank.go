@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/batch"
 )
 
 // RerankOptions configures a Reranker.
@@ -81,28 +82,28 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 			RelevanceScore *float64 `json:"relevance_score"`
 		} `json:"results"`
 	}
-	batch := fmt.Sprintf("(%d texts)", len(texts))
+	ref := batch.Ref{N: 1, First: 0, Last: len(texts) - 1}
 	if err := r.doJSON(ctx, op, http.MethodPost, r.base.JoinPath("/rerank").String(), body, &resp); err != nil {
 		if oe, ok := err.(*Error); ok {
-			oe.Batch = batch
+			oe.Batch, oe.First, oe.Last = ref.N, ref.First, ref.Last
 		}
 		return nil, err
 	}
 	if len(resp.Results) != len(texts) {
-		return nil, r.badResponse(op, batch, "%d results for %d texts", len(resp.Results), len(texts))
+		return nil, r.badResponse(op, ref, "%d results for %d texts", len(resp.Results), len(texts))
 	}
 	scores := make([]float64, len(texts))
 	seen := make([]bool, len(texts))
 	for i, res := range resp.Results {
 		if res.Index == nil || res.RelevanceScore == nil {
-			return nil, r.badResponse(op, batch, "results[%d]: index or relevance_score missing", i)
+			return nil, r.badResponse(op, ref, "results[%d]: index or relevance_score missing", i)
 		}
 		idx := *res.Index
 		if idx < 0 || idx >= len(texts) || seen[idx] {
-			return nil, r.badResponse(op, batch, "results[%d]: index %d is out of range or repeated", i, idx)
+			return nil, r.badResponse(op, ref, "results[%d]: index %d is out of range or repeated", i, idx)
 		}
 		if s := *res.RelevanceScore; math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil, r.badResponse(op, batch, "results[%d]: relevance_score is not finite", i)
+			return nil, r.badResponse(op, ref, "results[%d]: relevance_score is not finite", i)
 		}
 		scores[idx], seen[idx] = *res.RelevanceScore, true
 	}
