@@ -94,10 +94,15 @@ type Engine struct {
 	// query learns which analyzers to pair its words with without
 	// walking every document.
 	analyzers map[string]int
+	// docsGen counts the changes to docs; allowed caches the document sets
+	// of recent filters, valid while docsGen is unchanged.
+	docsGen uint64
+	allowed filterCache
 }
 
 // setDoc records rec; the caller holds e.mu (or owns e alone).
 func (e *Engine) setDoc(rec DocumentRecord) {
+	e.docsGen++
 	e.dropDoc(rec.ID)
 	e.docs[rec.ID] = rec
 	e.analyzers[analysis.ForLanguage(rec.Lang).Name()]++
@@ -105,6 +110,7 @@ func (e *Engine) setDoc(rec DocumentRecord) {
 
 // dropDoc forgets document id; the caller holds e.mu (or owns e alone).
 func (e *Engine) dropDoc(id string) {
+	e.docsGen++
 	prev, ok := e.docs[id]
 	if !ok {
 		return

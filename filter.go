@@ -1,10 +1,12 @@
 package situate
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -337,7 +339,9 @@ func (e *Engine) DocumentsMatching(f Filter) ([]DocumentRecord, error) {
 
 // allowedDocs returns the documents f admits among those the Engine holds,
 // the set every arm restricts its scoring to; nil means every document (a
-// zero Filter). An invalid filter is an error wrapping ErrInvalid.
+// zero Filter). An invalid filter is an error wrapping ErrInvalid. Without
+// Docs the set costs a pass over every document, so the sets of recent
+// filters are kept until the documents change.
 func (e *Engine) allowedDocs(f Filter) (map[string]bool, error) {
 	if f.IsZero() {
 		return nil, nil
@@ -348,22 +352,79 @@ func (e *Engine) allowedDocs(f Filter) (map[string]bool, error) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	allowed := map[string]bool{}
-	check := func(rec DocumentRecord) {
-		if df.allows(rec.Access, rec.Metadata) {
-			allowed[rec.ID] = true
-		}
-	}
 	if f.Docs != nil {
+		allowed := make(map[string]bool, len(f.Docs))
 		for _, id := range f.Docs {
-			if rec, ok := e.docs[id]; ok {
-				check(rec)
+			if rec, ok := e.docs[id]; ok && df.allows(rec.Access, rec.Metadata) {
+				allowed[id] = true
 			}
 		}
-	} else {
-		for _, rec := range e.docs {
-			check(rec)
+		return allowed, nil
+	}
+	key := f.cacheKey()
+	if set, ok := e.allowed.get(key, e.docsGen); ok {
+		return set, nil
+	}
+	allowed := make(map[string]bool, len(e.docs))
+	for id, rec := range e.docs {
+		if df.allows(rec.Access, rec.Metadata) {
+			allowed[id] = true
 		}
 	}
+	e.allowed.put(key, e.docsGen, allowed)
 	return allowed, nil
+}
+
+// cacheKey identifies a filter without Docs.
+func (f Filter) cacheKey() string {
+	b, _ := json.Marshal(struct {
+		P []string
+		M map[string]string
+		W []Condition
+	}{f.Principals, f.Metadata, f.Where})
+	return string(b)
+}
+
+// filterCache holds the document sets of the last few filters searched,
+// for one generation of the Engine's documents. The sets are shared by
+// every search that gets them and never modified.
+type filterCache struct {
+	mu      sync.Mutex
+	gen     uint64
+	sets    map[string]map[string]bool
+	entries int // over all sets
+}
+
+// maxCachedEntries bounds the document ids filterCache holds over all its
+// sets (about 40 MB at most).
+const maxCachedEntries = 1 << 20
+
+func (c *filterCache) get(key string, gen uint64) (map[string]bool, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return nil, false
+	}
+	set, ok := c.sets[key]
+	return set, ok
+}
+
+func (c *filterCache) put(key string, gen uint64, set map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || c.sets == nil {
+		c.gen, c.sets, c.entries = gen, map[string]map[string]bool{}, 0
+	}
+	if len(set) > maxCachedEntries/4 {
+		return
+	}
+	for k, old := range c.sets { // evict any until the new set fits
+		if c.entries+len(set) <= maxCachedEntries {
+			break
+		}
+		delete(c.sets, k)
+		c.entries -= len(old)
+	}
+	c.sets[key] = set
+	c.entries += len(set)
 }

@@ -384,3 +384,39 @@ func TestFilterDates(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterFollowsCommits: a filter's document set (cached between
+// searches) follows every Put and Delete.
+func TestFilterFollowsCommits(t *testing.T) {
+	ctx := context.Background()
+	eng := openMemEngine(t, situate.DefaultOptions())
+	staff := situate.Filter{Principals: []string{"staff"}}
+	put := func(id string, access ...string) {
+		t.Helper()
+		if _, err := eng.Put(ctx, situate.Document{ID: id, Text: "weir sluice " + id, Access: access}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want ...string) {
+		t.Helper()
+		for range 2 { // the second search reads the cached set
+			got := searchIDs(t, eng, situate.Query{Text: "weir", K: 10, Filter: staff})
+			if !slices.Equal(got, want) {
+				t.Fatalf("staff sees %v, want %v", got, want)
+			}
+		}
+	}
+	put("a", "staff")
+	put("b", "board")
+	check("a")
+	put("c")
+	check("a", "c")
+	put("b", "staff", "board")
+	check("a", "b", "c")
+	put("a", "board")
+	check("b", "c")
+	if err := eng.Delete(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	check("b")
+}
