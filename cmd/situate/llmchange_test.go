@@ -211,3 +211,22 @@ func TestUsageCountsEveryAttempt(t *testing.T) {
 		t.Errorf("usage text:\n%s", text)
 	}
 }
+
+// With the server down at the start, index fails at once, naming the
+// server, before any document is touched.
+func TestLLMServerDownAtStart(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	writeShortDoc(t, corpus)
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/v1"
+	srv.Close()
+	start := time.Now()
+	code, _, errOut := run(t, dir, "index", "--store", filepath.Join(dir, "store"), "--llm", "llamacpp", "--llm-base-url", url, corpus)
+	if code != exitFailure || !strings.Contains(errOut, "which model it serves") || !strings.Contains(errOut, url) {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("took %v", el)
+	}
+}
