@@ -35,6 +35,17 @@ var corpus = []situate.Document{
 
 func newEngine(t testing.TB) *situate.Engine {
 	t.Helper()
+	eng := newEmptyEngine(t)
+	for _, d := range corpus {
+		if _, err := eng.Put(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return eng
+}
+
+func newEmptyEngine(t testing.TB) *situate.Engine {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	store, err := sqlite.Open(ctx, filepath.Join(dir, "situate.db"))
@@ -50,11 +61,6 @@ func newEngine(t testing.TB) *situate.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	for _, d := range corpus {
-		if _, err := eng.Put(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return eng
 }
 
