@@ -34,15 +34,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	langs := map[string]int{}
 	formats := map[string]int{}
 	chunks := 0
-	stale := 0
-	current := eng.ProcessingFingerprint()
+	stale := len(eng.Stale())
 	for _, d := range docs {
 		langs[d.Lang]++
 		formats[d.Format]++
 		chunks += d.Chunks
-		if !strings.HasSuffix(d.Hash, "/"+current) && !strings.Contains(d.Hash, "/prechunked-") {
-			stale++
-		}
 	}
 	st, err := store.Stats(ctx)
 	if err != nil {
