@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -56,6 +57,33 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w (%w)", err, ErrFull, syscall.ENOSPC)
 	}
 	return err
+}
+
+// readOnlyReason explains err, an error opening path for writing, when the
+// file or its directory cannot be written (a read-only file system, or no
+// permission): SQLite says only "unable to open database file".
+func readOnlyReason(path string, err error) error {
+	if !cannotOpenShm(err) {
+		return err
+	}
+	ro := func(e error) bool {
+		return errors.Is(e, syscall.EROFS) || errors.Is(e, syscall.EACCES) || errors.Is(e, syscall.EPERM)
+	}
+	f, ferr := os.OpenFile(path, os.O_RDWR, 0)
+	if ferr == nil {
+		f.Close()
+		probe, perr := os.CreateTemp(filepath.Dir(path), ".situate-probe-*")
+		if perr == nil {
+			probe.Close()
+			os.Remove(probe.Name())
+			return err
+		}
+		ferr = perr
+	}
+	if !ro(ferr) {
+		return err
+	}
+	return fmt.Errorf("%w: the store is read-only (%v): %w", err, ferr, ErrReadOnly)
 }
 
 // OpenReadOnly opens the store at path for reading only: it creates,

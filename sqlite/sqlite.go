@@ -82,13 +82,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.w.SetConnMaxIdleTime(0)
 	if err := s.w.PingContext(ctx); err != nil {
 		s.w.Close()
-		return nil, s.errorf("open", err)
+		return nil, s.errorf("open", readOnlyReason(path, err))
 	}
 	// journal_mode is persistent in the file; set it before any reader opens.
 	var mode string
 	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
 		s.w.Close()
-		return nil, s.errorf("open: set WAL mode", err)
+		return nil, s.errorf("open: set WAL mode", readOnlyReason(path, err))
 	}
 	if err := migrate(ctx, s.w, path); err != nil {
 		s.w.Close()

@@ -205,7 +205,7 @@ func damageHint(err error) string {
 	case errors.Is(err, sqlite.ErrFull) || errors.Is(err, syscall.ENOSPC):
 		return "The disk is full: free some space and run the command again; the store keeps its last commit.\n"
 	case errors.Is(err, sqlite.ErrReadOnly) || errors.Is(err, syscall.EROFS):
-		return "The store is read-only: this command writes to it.\n"
+		return "The store is read-only and this command writes to it; search, status, show and check work on it.\n"
 	case errors.Is(err, bm25.ErrLocked) || errors.Is(err, vector.ErrLocked):
 		return "Another situate process is writing to this store; wait for it to finish.\n"
 	}

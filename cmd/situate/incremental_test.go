@@ -24,7 +24,9 @@ func TestMain(m *testing.M) {
 		e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, workDir: wd}
 		os.Exit(Main(context.Background(), e, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBin()
+	os.Exit(code)
 }
 
 func TestReindexIsIncremental(t *testing.T) {

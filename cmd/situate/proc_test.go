@@ -7,18 +7,42 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// situateBin builds cmd/situate into dir and returns the binary's path.
-func situateBin(t *testing.T, dir string) string {
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// situateBin builds cmd/situate once per test binary (go build into a
+// temporary directory that TestMain removes) and returns its path.
+func situateBin(t *testing.T, _ string) string {
 	t.Helper()
-	bin := filepath.Join(dir, "situate")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "situate-bin-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "situate")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	return bin
+	return binPath
+}
+
+// removeBin removes the binary situateBin built (called by TestMain).
+func removeBin() {
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
 }
 
 // proc runs the situate binary with a fixed environment.
