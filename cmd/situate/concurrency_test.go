@@ -165,3 +165,41 @@ func TestSearchProcessesBesideIndexing(t *testing.T) {
 		t.Errorf("only %d searches ran", searches.Load())
 	}
 }
+
+// TestIndexAfterDatabaseDeleted: deleting situate.db and indexing into the
+// same store directory gives a store whose searches work and find only
+// what the new database holds (before, the old indexes' documents stayed
+// and every search that matched one failed with "not found").
+func TestIndexAfterDatabaseDeleted(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, filepath.Join(repoRoot(t), "ingest", "testdata", "corpus", "en"), corpus)
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, "--quiet", corpus)
+	before := search(t, dir, store, 10, "lighthouse railway tide gauge")
+	if len(before.Results) == 0 {
+		t.Fatal("no result before")
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(store, "situate.db"+suffix))
+	}
+	// Index only one file this time.
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(corpus, entries[0].Name())
+	mustRun(t, dir, "index", "--store", store, "--quiet", one)
+	for _, q := range []string{"lighthouse railway tide gauge", before.Results[0].Text[:min(40, len(before.Results[0].Text))]} {
+		res := search(t, dir, store, 10, q)
+		for _, h := range res.Results {
+			if h.Doc != entries[0].Name() {
+				t.Errorf("search %q found %s, which the new database does not hold", q, h.Doc)
+			}
+		}
+	}
+	out, _ := mustRun(t, dir, "status", "--store", store)
+	if !strings.Contains(out, "documents   1\n") {
+		t.Errorf("status:\n%s", out)
+	}
+}
