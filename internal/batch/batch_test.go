@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -161,5 +162,32 @@ func TestCheckQuery(t *testing.T) {
 	}
 	if _, p := CheckQuery("abcd", 4, est); p == nil || !p.TooLong || p.Message != "query: about 4 tokens (estimated) >= MaxInputTokens 4" {
 		t.Errorf("too long: %+v", p)
+	}
+}
+
+func TestDecodeVectors(t *testing.T) {
+	raw := func(s ...string) []json.RawMessage {
+		out := make([]json.RawMessage, len(s))
+		for i, x := range s {
+			out[i] = json.RawMessage(x)
+		}
+		return out
+	}
+	dim := 0
+	vs, p := DecodeVectors([][]json.RawMessage{raw("1", "-2.5"), raw("0", "3e2")}, &dim)
+	if p != "" || dim != 2 || vs[1][1] != 300 || vs[0][1] != -2.5 {
+		t.Fatalf("%v %q dim %d", vs, p, dim)
+	}
+	for want, in := range map[string][][]json.RawMessage{
+		"text 1: empty vector":                                 {raw("1", "2"), raw()},
+		"text 0: vector has 3 dimensions, want 2":              {raw("1", "2", "3")},
+		`text 0: component 1 is "NaN", not a finite number`:    {raw("1", `"NaN"`)},
+		"text 0: component 0 is 1e39, not a finite number":     {raw("1e39", "1")},
+		"text 0: component 1 is Infinity, not a finite number": {raw("1", "Infinity")},
+	} {
+		d := 2
+		if _, p := DecodeVectors(in, &d); p != want {
+			t.Errorf("got %q, want %q", p, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -59,4 +60,35 @@ func CheckEmbeddings(vecs [][]float32, n, configured int, seen *atomic.Int64) st
 		return fmt.Sprintf("vectors have dimension %d, earlier batches had %d", dim, d)
 	}
 	return ""
+}
+
+// DecodeVectors decodes vectors sent as JSON number arrays (kept raw so
+// that NaN, Infinity or a number beyond float32 is refused, not turned
+// into a silent zero or infinity), checking that none is empty and that
+// all have one dimension: *dim if it is > 0, else the first vector's,
+// which then sets *dim. It returns the vectors or a description of the
+// first problem ("text 2: component 7 is NaN, not a finite number").
+func DecodeVectors(raws [][]json.RawMessage, dim *int) ([][]float32, string) {
+	out := make([][]float32, len(raws))
+	for i, raw := range raws {
+		if len(raw) == 0 {
+			return nil, fmt.Sprintf("text %d: empty vector", i)
+		}
+		if *dim == 0 {
+			*dim = len(raw)
+		}
+		if len(raw) != *dim {
+			return nil, fmt.Sprintf("text %d: vector has %d dimensions, want %d", i, len(raw), *dim)
+		}
+		v := make([]float32, len(raw))
+		for j, r := range raw {
+			var f float64
+			if err := json.Unmarshal(r, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
+				return nil, fmt.Sprintf("text %d: component %d is %s, not a finite number", i, j, r)
+			}
+			v[j] = float32(f)
+		}
+		out[i] = v
+	}
+	return out, ""
 }

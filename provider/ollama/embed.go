@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"time"
 
@@ -145,26 +144,9 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string
 	if len(resp.Embeddings) != len(texts) {
 		return nil, e.c.badResponse(op, ref, "%d vectors for %d texts", len(resp.Embeddings), len(texts))
 	}
-	out := make([][]float32, len(texts))
-	for i, raw := range resp.Embeddings {
-		if len(raw) == 0 {
-			return nil, e.c.badResponse(op, ref, "text %d: empty vector", i)
-		}
-		if *dim == 0 {
-			*dim = len(raw)
-		}
-		if len(raw) != *dim {
-			return nil, e.c.badResponse(op, ref, "text %d: vector has %d dimensions, want %d", i, len(raw), *dim)
-		}
-		v := make([]float32, len(raw))
-		for j, r := range raw {
-			var f float64
-			if err := json.Unmarshal(r, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
-				return nil, e.c.badResponse(op, ref, "text %d: component %d is %s, not a finite number", i, j, r)
-			}
-			v[j] = float32(f)
-		}
-		out[i] = v
+	out, problem := batch.DecodeVectors(resp.Embeddings, dim)
+	if problem != "" {
+		return nil, e.c.badResponse(op, ref, "%s", problem)
 	}
 	return out, nil
 }

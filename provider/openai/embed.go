@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -186,33 +185,23 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string
 	if len(resp.Data) != len(texts) {
 		return nil, e.badResponse(op, ref, "%d vectors for %d texts", len(resp.Data), len(texts))
 	}
-	out := make([][]float32, len(texts))
+	raws := make([][]json.RawMessage, len(texts))
 	for i, d := range resp.Data {
 		idx := i
 		if d.Index != nil {
 			idx = *d.Index
 		}
-		if idx < 0 || idx >= len(texts) || out[idx] != nil {
+		if idx < 0 || idx >= len(texts) || raws[idx] != nil {
 			return nil, e.badResponse(op, ref, "data[%d]: index %d is out of range or repeated", i, idx)
 		}
-		if len(d.Embedding) == 0 {
-			return nil, e.badResponse(op, ref, "text %d: empty vector", idx)
+		raws[idx] = d.Embedding
+		if raws[idx] == nil {
+			raws[idx] = []json.RawMessage{}
 		}
-		if *dim == 0 {
-			*dim = len(d.Embedding)
-		}
-		if len(d.Embedding) != *dim {
-			return nil, e.badResponse(op, ref, "text %d: vector has %d dimensions, want %d", idx, len(d.Embedding), *dim)
-		}
-		v := make([]float32, len(d.Embedding))
-		for j, raw := range d.Embedding {
-			var f float64
-			if err := json.Unmarshal(raw, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > math.MaxFloat32 {
-				return nil, e.badResponse(op, ref, "text %d: component %d is %s, not a finite number", idx, j, raw)
-			}
-			v[j] = float32(f)
-		}
-		out[idx] = v
+	}
+	out, problem := batch.DecodeVectors(raws, dim)
+	if problem != "" {
+		return nil, e.badResponse(op, ref, "%s", problem)
 	}
 	return out, nil
 }
