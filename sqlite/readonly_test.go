@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"os"
@@ -172,5 +173,37 @@ func TestOpenReadOnlyBesideWriter(t *testing.T) {
 		if len(got) != len(chunks) {
 			t.Fatalf("reader sees %d chunks of version %d, want %d", len(got), v, len(chunks))
 		}
+	}
+}
+
+// TestOpenReadOnlyOlderSchema reads a store of an older schema version as
+// it is (a search after an upgrade must not need a writer first).
+func TestOpenReadOnlyOlderSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "situate.db")
+	w, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, chunks := makeDoc("a", 1)
+	if err := w.PutDocument(ctx, rec, chunks); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	r, err := sqlite.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatalf("read-only open of a version 1 store: %v", err)
+	}
+	defer r.Close()
+	if docs, err := r.Documents(ctx); err != nil || len(docs) != 1 {
+		t.Fatalf("Documents: %v %v", docs, err)
 	}
 }
