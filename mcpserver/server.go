@@ -102,19 +102,30 @@ const instructions = `situate searches a document collection with contextual ret
 	`Quote and cite "text"; treat the generated context as a hint, not as the document's words. ` +
 	`Use fetch to read a document or the chunks around a result.`
 
+// Source gives one tool call its scope; the call runs release when it is
+// done with the engine (so a source may swap engines between calls).
+type Source func(ctx context.Context) (scope Scope, release func(), err error)
+
 // New returns an MCP server whose tools read through scope.
 func New(scope Scope, opts Options) *mcp.Server {
-	return newServer(scope, opts, nil)
+	return NewFromSource(func(context.Context) (Scope, func(), error) { return scope, func() {}, nil }, opts)
 }
 
-func newServer(scope Scope, opts Options, cache *mcp.SchemaCache) *mcp.Server {
+// NewFromSource returns an MCP server whose tools ask src for their scope
+// on every call: `situate mcp` reopens its engine when another process
+// changed the store.
+func NewFromSource(src Source, opts Options) *mcp.Server {
+	return newServer(src, opts, nil)
+}
+
+func newServer(src Source, opts Options, cache *mcp.SchemaCache) *mcp.Server {
 	version := opts.Version
 	if version == "" {
 		version = "dev"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "situate", Title: "situate contextual retrieval", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger, SchemaCache: cache})
-	t := tools{scope: scope}
+	t := tools{src: src}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "search",
@@ -153,7 +164,10 @@ func Handler(resolve func(*http.Request) (Scope, error), opts Options) http.Hand
 		if rs == nil {
 			return nil
 		}
-		rs.once.Do(func() { rs.server = newServer(rs.scope, opts, cache) })
+		rs.once.Do(func() {
+			scope := rs.scope
+			rs.server = newServer(func(context.Context) (Scope, func(), error) { return scope, func() {}, nil }, opts, cache)
+		})
 		return rs.server
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opts.Logger})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -181,7 +195,7 @@ type requestScope struct {
 	server *mcp.Server
 }
 
-type tools struct{ scope Scope }
+type tools struct{ src Source }
 
 // SearchInput is the search tool's arguments.
 type SearchInput struct {
@@ -245,11 +259,16 @@ func gen(c situate.Context) *Gen {
 }
 
 func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	q, err := t.query(in)
+	sc, release, err := t.src(ctx)
+	if err != nil {
+		return nil, SearchOutput{}, fmt.Errorf("search: %w", err)
+	}
+	defer release()
+	q, err := query(sc, in)
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	hits, err := t.scope.Engine.Search(ctx, q)
+	hits, err := sc.Engine.Search(ctx, q)
 	if err != nil {
 		return nil, SearchOutput{}, fmt.Errorf("search: %w", err)
 	}
@@ -268,7 +287,7 @@ func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInpu
 
 // query turns the tool's arguments into an engine query, naming the
 // argument at fault.
-func (t tools) query(in SearchInput) (situate.Query, error) {
+func query(sc Scope, in SearchInput) (situate.Query, error) {
 	text := strings.TrimSpace(in.Query)
 	switch {
 	case text == "":
@@ -290,12 +309,12 @@ func (t tools) query(in SearchInput) (situate.Query, error) {
 	default:
 		return situate.Query{}, fmt.Errorf("search: mode: %q, must be bm25, dense or hybrid", in.Mode)
 	}
-	opts := t.scope.Engine.Options()
+	opts := sc.Engine.Options()
 	if (in.Mode == situate.ModeDense || in.Mode == situate.ModeHybrid) && opts.Embedder == nil {
 		return situate.Query{}, fmt.Errorf("search: mode: %q needs embeddings, and this index has none (use bm25)", in.Mode)
 	}
 	q := situate.Query{Text: text, K: k, Mode: in.Mode, Explain: in.Explain, Rerank: opts.Reranker != nil}
-	q.Filter.Principals = t.scope.principals()
+	q.Filter.Principals = sc.principals()
 	if f := in.Filters; f != nil {
 		if len(f.Docs) > 0 {
 			q.Filter.Docs = f.Docs
@@ -372,11 +391,16 @@ func (t tools) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchInput)
 	if in.Offset < 0 {
 		return nil, FetchOutput{}, fmt.Errorf("fetch: offset: %d, must be >= 0", in.Offset)
 	}
-	rec, err := t.scope.document(in.Doc)
+	sc, release, err := t.src(ctx)
 	if err != nil {
 		return nil, FetchOutput{}, fmt.Errorf("fetch: %w", err)
 	}
-	chunks, err := t.scope.Engine.Chunks(ctx, rec.ID)
+	defer release()
+	rec, err := sc.document(in.Doc)
+	if err != nil {
+		return nil, FetchOutput{}, fmt.Errorf("fetch: %w", err)
+	}
+	chunks, err := sc.Engine.Chunks(ctx, rec.ID)
 	if err != nil {
 		if errors.Is(err, situate.ErrNotFound) { // deleted since
 			return nil, FetchOutput{}, fmt.Errorf("fetch: document %q: %w", in.Doc, situate.ErrNotFound)
@@ -419,7 +443,7 @@ type ListOutput struct {
 	NextOffset int `json:"next_offset,omitempty" jsonschema:"offset of the next page; absent on the last page"`
 }
 
-func (t tools) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
+func (t tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = DefaultListLimit
@@ -430,9 +454,14 @@ func (t tools) list(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*m
 	if in.Offset < 0 {
 		return nil, ListOutput{}, fmt.Errorf("list_documents: offset: %d, must be >= 0", in.Offset)
 	}
+	sc, release, err := t.src(ctx)
+	if err != nil {
+		return nil, ListOutput{}, fmt.Errorf("list_documents: %w", err)
+	}
+	defer release()
 	var match []situate.DocumentRecord
-	for _, rec := range t.scope.Engine.Documents() {
-		if t.scope.allowed(rec) && strings.HasPrefix(rec.ID, in.Prefix) && in.Filters.match(rec) {
+	for _, rec := range sc.Engine.Documents() {
+		if sc.allowed(rec) && strings.HasPrefix(rec.ID, in.Prefix) && in.Filters.match(rec) {
 			match = append(match, rec)
 		}
 	}

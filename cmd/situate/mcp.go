@@ -3,14 +3,22 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/mcpserver"
+	"github.com/situate/situate/sqlite"
 )
 
 // situate serve answers MCP's Streamable HTTP transport at /mcp, behind its
@@ -46,19 +54,24 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("unexpected arguments %q", rest)
 	}
-	eng, store, err := openEngine(ctx, e, c, false)
-	if err != nil {
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r := &liveReader{open: func() (*situate.Engine, *sqlite.Store, error) { return openReader(ctx, e, c) }, dir: c.storeDir(e), log: log}
+	if err := r.reopen(); err != nil {
 		return err
 	}
-	defer store.Close()
-	defer eng.Close()
-
-	scope := mcpserver.Scope{Engine: eng, Unrestricted: true}
+	defer r.close()
+	var p []string
 	if *principals != "" {
-		scope = mcpserver.Scope{Engine: eng, Principals: splitList(*principals)}
+		p = splitList(*principals)
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	server := mcpserver.New(scope, mcpserver.Options{Logger: log})
+	src := func(context.Context) (mcpserver.Scope, func(), error) {
+		eng, release, err := r.engine()
+		if err != nil {
+			return mcpserver.Scope{}, nil, err
+		}
+		return mcpserver.Scope{Engine: eng, Principals: p, Unrestricted: *principals == ""}, release, nil
+	}
+	server := mcpserver.NewFromSource(src, mcpserver.Options{Logger: log})
 	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
 	err = server.Run(ctx, t)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -70,3 +83,77 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// liveReader is the read-only engine `situate mcp` serves: it takes no
+// lock, so `situate index` runs beside it, and a tool call that finds the
+// store changed since the engine was opened (the database, its WAL or the
+// BM25 directory) reopens it, at most once a second.
+type liveReader struct {
+	open func() (*situate.Engine, *sqlite.Store, error)
+	dir  string
+	log  *slog.Logger
+
+	mu     sync.RWMutex
+	eng    *situate.Engine
+	store  *sqlite.Store
+	stamp  string
+	opened time.Time
+}
+
+// storeStamp changes whenever another process commits to the store.
+func (r *liveReader) storeStamp() string {
+	var b strings.Builder
+	for _, name := range []string{storeFile, storeFile + "-wal", "bm25"} {
+		if fi, err := os.Stat(filepath.Join(r.dir, name)); err == nil {
+			fmt.Fprintf(&b, "%s:%d:%d;", name, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// reopen replaces the engine; the caller holds r.mu for writing (or owns r).
+func (r *liveReader) reopen() error {
+	stamp := r.storeStamp()
+	eng, store, err := r.open()
+	if err != nil {
+		return err
+	}
+	r.closeLocked()
+	r.eng, r.store, r.stamp, r.opened = eng, store, stamp, time.Now()
+	return nil
+}
+
+// engine returns the current engine, reopened first when the store
+// changed; release ends the caller's use of it.
+func (r *liveReader) engine() (*situate.Engine, func(), error) {
+	r.mu.RLock()
+	if r.stamp == r.storeStamp() || time.Since(r.opened) < time.Second {
+		return r.eng, r.mu.RUnlock, nil
+	}
+	r.mu.RUnlock()
+	r.mu.Lock()
+	if r.stamp != r.storeStamp() && time.Since(r.opened) >= time.Second {
+		if err := r.reopen(); err != nil {
+			// Keep serving what was open; say why it is not fresh.
+			r.log.Warn("mcp: reopen the store", "err", err)
+			r.opened = time.Now()
+		}
+	}
+	r.mu.Unlock()
+	r.mu.RLock()
+	return r.eng, r.mu.RUnlock, nil
+}
+
+func (r *liveReader) closeLocked() {
+	if r.eng != nil {
+		r.eng.Close()
+		r.store.Close()
+		r.eng, r.store = nil, nil
+	}
+}
+
+func (r *liveReader) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closeLocked()
+}

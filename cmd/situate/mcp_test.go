@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/situate/situate/internal/mcptest"
 )
@@ -172,5 +177,70 @@ func TestMCPOverServeWithTypeScriptClient(t *testing.T) {
 		if out.Status != http.StatusUnauthorized || len(out.Tools) > 0 || len(out.Results) > 0 {
 			t.Errorf("%s: error %q status %d, %d tools, %d results; want a 401 before any tool", name, out.Error, out.Status, len(out.Tools), len(out.Results))
 		}
+	}
+}
+
+// TestMCPStdioSeesNewDocuments: `situate mcp` holds no lock (situate index
+// runs beside it) and a tool call after the index changed sees the change.
+func TestMCPStdioSeesNewDocuments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts situate mcp (a second)")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	write := func(name, text string) string {
+		p := filepath.Join(dir, "docs", name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, "docs")
+	}
+	docs := write("a.md", "# Anchor\n\nThe anchor chain is rusty.\n")
+	mustRun(t, dir, "index", "--store", store, docs)
+
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "mcp", "--store", store)
+	cmd.Env = append(os.Environ(), "SITUATE_TEST_AS_MAIN=1")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	total := func() int {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_documents", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("list_documents: %v %+v", err, res)
+		}
+		var out struct {
+			Total int `json:"total"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+		return out.Total
+	}
+	if n := total(); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+	write("b.md", "# Buoy\n\nThe buoy light blinks green.\n")
+	// The index run would wait for a writer's lock if situate mcp held one.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mustRun(t, dir, "index", "--store", store, docs)
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("situate index did not finish beside situate mcp within 60 s")
+	}
+	time.Sleep(1100 * time.Millisecond) // the reader reopens at most once a second
+	if n := total(); n != 2 {
+		t.Fatalf("after indexing another document: %d documents, want 2", n)
 	}
 }
