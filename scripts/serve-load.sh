@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Load test of situate serve on loopback (issue: the service's load
+# acceptance): 50 concurrent clients search a 100k-chunk BM25 index for 60 s
+# while a writer upserts documents and checks each is found once its job is
+# done. Runs the project's harness (bench/serveload) and, separately, wrk
+# (Debian package wrk) with the same writer beside it. Prints both results.
+#
+#   scripts/serve-load.sh [WORKDIR]     (default: a temp dir; about 6 minutes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-$(mktemp -d)}
+mkdir -p "$work"
+addr=127.0.0.1:18099
+go build -o "$work/situate" ./cmd/situate
+go build -o "$work/serveload" ./bench/serveload
+# Keys live in STORE/situate.db; the key's tenant "load" has its own store
+# in STORE/tenants/load, indexed here with the command line.
+tenant="$work/store/tenants/load"
+if [ ! -f "$tenant/situate.db" ]; then
+  "$work/serveload" gen -docs 20000 -chunks 5 > "$work/corpus.jsonl"
+  "$work/situate" index --store "$tenant" --chunk-size 150 --chunk-overlap 0 "$work/corpus.jsonl"
+fi
+"$work/situate" status --store "$tenant" | head -3
+"$work/serveload" queries -n 2000 > "$work/queries.txt"
+key=$("$work/situate" keys create --store "$work/store" --tenant load --admin 2>/dev/null)
+"$work/situate" serve --store "$work/store" --addr "$addr" --chunk-size 150 --chunk-overlap 0 --log-level warn 2> "$work/serve.log" &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -sf "http://$addr/readyz" >/dev/null && break; sleep 0.2; done
+echo "== harness: 50 clients, 60 s, writer beside"
+"$work/serveload" run -url "http://$addr" -key "$key" -clients 50 -duration 60s
+echo "== wrk: 50 connections, 60 s, writer beside"
+"$work/serveload" write -url "http://$addr" -key "$key" -duration 62s > "$work/writer.txt" &
+wpid=$!
+SITUATE_KEY=$key SITUATE_QUERIES="$work/queries.txt" wrk -t2 -c50 -d60s --latency -s bench/serveload/search.lua "http://$addr"
+wait $wpid && cat "$work/writer.txt" || { cat "$work/writer.txt"; exit 1; }
