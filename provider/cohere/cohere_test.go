@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/provider/cohere"
 	"github.com/situate/situate/provider/cohere/coheretest"
+	"github.com/situate/situate/situatetest"
 )
 
 var _ interface {
@@ -59,18 +59,6 @@ func texts(n int) []string {
 		out[i] = fmt.Sprintf("document %d about theme %d", i, i%5)
 	}
 	return out
-}
-
-type recorder struct {
-	mu sync.Mutex
-	us []situate.Usage
-}
-
-func (r *recorder) RecordUsage(_ context.Context, u situate.Usage) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.us = append(r.us, u)
-	return nil
 }
 
 func TestNewValidates(t *testing.T) {
@@ -195,23 +183,23 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	s := newServer(t)
-	rec := &recorder{}
+	rec := &situatetest.Recorder{}
 	e := newEmbedder(t, s, cohere.Options{Usage: rec})
 	if _, err := e.Embed(context.Background(), texts(100), situate.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	sum := 0
-	for _, u := range rec.us {
+	for _, u := range rec.Usage() {
 		sum += u.InputTokens
 	}
-	if len(rec.us) != 2 || sum != s.Stats().Tokens || rec.us[0].Operation != "embed" || rec.us[0].Provider != "cohere" {
-		t.Errorf("usage %+v, server tokens %d", rec.us, s.Stats().Tokens)
+	if len(rec.Usage()) != 2 || sum != s.Stats().Tokens || rec.Usage()[0].Operation != "embed" || rec.Usage()[0].Provider != "cohere" {
+		t.Errorf("usage %+v, server tokens %d", rec.Usage(), s.Stats().Tokens)
 	}
 }
 
 func TestRerank(t *testing.T) {
 	s := newServer(t)
-	rec := &recorder{}
+	rec := &situatetest.Recorder{}
 	r, err := cohere.NewReranker(opts(s, cohere.Options{BatchSize: 4, Usage: rec}))
 	if err != nil {
 		t.Fatal(err)
@@ -232,8 +220,8 @@ func TestRerank(t *testing.T) {
 	if s.Stats().Reranks != 2 || body["top_n"] != 4.0 || body["model"] != "rerank-v3.5" {
 		t.Errorf("%d requests, body %s", s.Stats().Reranks, s.Requests()[0].Body)
 	}
-	if len(rec.us) != 2 || rec.us[0].Operation != "rerank" || rec.us[0].InputTokens == 0 {
-		t.Errorf("usage %+v", rec.us)
+	if len(rec.Usage()) != 2 || rec.Usage()[0].Operation != "rerank" || rec.Usage()[0].InputTokens == 0 {
+		t.Errorf("usage %+v", rec.Usage())
 	}
 	s.Inject(coheretest.Fault{Kind: coheretest.FaultBadIndex, Path: "/v2/rerank"})
 	if _, err := r.Rerank(context.Background(), q, docs); err == nil || !strings.Contains(err.Error(), "cohere rerank-v3.5: rerank batch 1 (texts 0-3): bad_response: results[1].index") {

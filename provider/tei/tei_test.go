@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/provider/tei"
 	"github.com/situate/situate/provider/tei/teitest"
+	"github.com/situate/situate/situatetest"
 )
 
 var _ interface {
@@ -54,18 +54,6 @@ func texts(n int) []string {
 		out[i] = fmt.Sprintf("passage %d on subject %d", i, i%4)
 	}
 	return out
-}
-
-type recorder struct {
-	mu sync.Mutex
-	us []situate.Usage
-}
-
-func (r *recorder) RecordUsage(_ context.Context, u situate.Usage) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.us = append(r.us, u)
-	return nil
 }
 
 func TestNewReadsInfo(t *testing.T) {
@@ -253,20 +241,20 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 
 func TestUsageFromComputeTokens(t *testing.T) {
 	s := newServer(t, teitest.Config{})
-	rec := &recorder{}
+	rec := &situatetest.Recorder{}
 	e := newEmbedder(t, s, tei.Options{BatchSize: 3, Usage: rec})
 	if _, err := e.Embed(context.Background(), texts(5), situate.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	sum := 0
-	for _, u := range rec.us {
+	for _, u := range rec.Usage() {
 		sum += u.InputTokens
 		if u.Provider != "tei" || u.Operation != "embed" || u.Model != teitest.DefaultModelID {
 			t.Errorf("usage %+v", u)
 		}
 	}
-	if len(rec.us) != 2 || sum != s.Stats().Tokens || sum == 0 {
-		t.Errorf("%d records, %d tokens, server %d", len(rec.us), sum, s.Stats().Tokens)
+	if len(rec.Usage()) != 2 || sum != s.Stats().Tokens || sum == 0 {
+		t.Errorf("%d records, %d tokens, server %d", len(rec.Usage()), sum, s.Stats().Tokens)
 	}
 }
 

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/provider/voyage"
 	"github.com/situate/situate/provider/voyage/voyagetest"
+	"github.com/situate/situate/situatetest"
 )
 
 // The retry contract callers rely on.
@@ -63,18 +63,6 @@ func texts(n int) []string {
 		out[i] = fmt.Sprintf("text number %d about topic %d", i, i%3)
 	}
 	return out
-}
-
-type recorder struct {
-	mu sync.Mutex
-	us []situate.Usage
-}
-
-func (r *recorder) RecordUsage(_ context.Context, u situate.Usage) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.us = append(r.us, u)
-	return nil
 }
 
 func TestNewValidates(t *testing.T) {
@@ -313,16 +301,16 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 
 func TestUsageRecorded(t *testing.T) {
 	s := newServer(t, voyagetest.Config{})
-	rec := &recorder{}
+	rec := &situatetest.Recorder{}
 	e := newEmbedder(t, s, voyage.Options{BatchSize: 2, Usage: rec})
 	if _, err := e.Embed(context.Background(), texts(3), situate.InputDocument); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.us) != 2 {
-		t.Fatalf("%d usage records, want 2", len(rec.us))
+	if len(rec.Usage()) != 2 {
+		t.Fatalf("%d usage records, want 2", len(rec.Usage()))
 	}
 	total := 0
-	for _, u := range rec.us {
+	for _, u := range rec.Usage() {
 		if u.Provider != "voyage" || u.Model != "voyage-3.5" || u.Operation != "embed" || u.InputTokens == 0 || u.Error != "" {
 			t.Errorf("usage %+v", u)
 		}
@@ -333,7 +321,7 @@ func TestUsageRecorded(t *testing.T) {
 	}
 	s.Inject(voyagetest.Fault{Kind: voyagetest.FaultServerError})
 	e.Embed(context.Background(), texts(1), situate.InputDocument)
-	if last := rec.us[len(rec.us)-1]; last.Error == "" {
+	if last := rec.Usage()[len(rec.Usage())-1]; last.Error == "" {
 		t.Errorf("failed call recorded without error: %+v", last)
 	}
 }
