@@ -15,11 +15,11 @@ import (
 // answering the flavour's error shape.
 func TestConformance(t *testing.T) {
 	server := func(t *testing.T, flavor string) *openaitest.Server {
-		s := openaitest.NewServer(openaitest.Config{Flavor: flavor, APIKey: situatetest.Key, Model: "gpt-5-mini"})
+		s := openaitest.NewServer(openaitest.Config{Flavor: fakeFlavor(flavor), APIKey: situatetest.Key, Model: "gpt-5-mini"})
 		t.Cleanup(s.Close)
 		return s
 	}
-	for _, flavor := range []string{openai.FlavorOpenAI, openai.FlavorVLLM, openai.FlavorLlamaCpp} {
+	for _, flavor := range []string{openai.FlavorOpenAI, openai.FlavorVLLM, openai.FlavorLlamaCpp, openai.FlavorGeneric} {
 		t.Run("LLM/"+flavor, func(t *testing.T) {
 			servers := map[situate.LLM]*openaitest.Server{}
 			client := func(t *testing.T, url string) situate.LLM {
@@ -46,7 +46,7 @@ func TestConformance(t *testing.T) {
 					return out
 				},
 				Fault:     client,
-				ErrorBody: openaitest.ErrorWriter(flavor),
+				ErrorBody: openaitest.ErrorWriter(fakeFlavor(flavor)),
 			})
 		})
 	}
@@ -82,4 +82,13 @@ func TestConformance(t *testing.T) {
 			ErrorBody: openaitest.ErrorWriter(openai.FlavorLlamaCpp),
 		})
 	})
+}
+
+// fakeFlavor is the fake server standing in for a flavour: the generic
+// client talks to a server that speaks OpenAI's API and says no more.
+func fakeFlavor(flavor string) string {
+	if flavor == openai.FlavorGeneric {
+		return openai.FlavorOpenAI
+	}
+	return flavor
 }
