@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,24 +57,18 @@ func (s Scope) principals() []string {
 	return s.Principals
 }
 
-// allowed reports whether the scope may read rec.
-func (s Scope) allowed(rec situate.DocumentRecord) bool {
-	if s.Unrestricted || len(rec.Access) == 0 {
-		return true
-	}
-	for _, a := range rec.Access {
-		if slices.Contains(s.Principals, a) {
-			return true
-		}
-	}
-	return false
-}
-
-// document returns the record of id when the scope may read it; a document
-// it may not read gets the same error as one that does not exist.
+// document returns the record of id when the scope may read it, as the
+// engine's filter decides; a document it may not read gets the same error
+// as one that does not exist.
 func (s Scope) document(id string) (situate.DocumentRecord, error) {
 	rec, err := s.Engine.Document(id)
-	if err != nil || !s.allowed(rec) {
+	if err == nil {
+		var ok bool
+		if ok, err = (situate.Filter{Principals: s.principals()}).Allows(rec); err == nil && !ok {
+			err = situate.ErrNotFound
+		}
+	}
+	if err != nil {
 		return situate.DocumentRecord{}, fmt.Errorf("document %q: %w", id, situate.ErrNotFound)
 	}
 	return rec, nil
@@ -206,10 +199,42 @@ type SearchInput struct {
 	Explain bool     `json:"explain,omitempty" jsonschema:"add each result's rank and score in each stage"`
 }
 
-// Filters restrict a search or a listing.
+// Filters restrict a search or a listing; a document passes when it passes
+// every part given. They are the engine's Filter, applied inside every arm
+// while scoring.
 type Filters struct {
 	Docs     []string          `json:"docs,omitempty" jsonschema:"only these document ids"`
 	Metadata map[string]string `json:"metadata,omitempty" jsonschema:"only documents whose metadata has each key equal to its value"`
+	Where    []Condition       `json:"where,omitempty" jsonschema:"further conditions on metadata values; every one must hold"`
+}
+
+// Condition is one test of a metadata value.
+type Condition struct {
+	Key string `json:"key" jsonschema:"the metadata key"`
+	Op  string `json:"op" jsonschema:"eq (values: one), in (values: a set), lt, lte, gt, gte (values: one bound, a number or a date YYYY-MM-DD or RFC 3339), range (min and/or max), exists"`
+	// Values, Min and Max are strings: numbers and dates are written as text.
+	Values []string `json:"values,omitempty" jsonschema:"eq's value, in's set, or the comparison's bound (numbers and dates as text)"`
+	Min    string   `json:"min,omitempty" jsonschema:"range: the inclusive lower bound"`
+	Max    string   `json:"max,omitempty" jsonschema:"range: the inclusive upper bound"`
+	Not    bool     `json:"not,omitempty" jsonschema:"negate the test (a document without the key passes a negated eq, in or comparison)"`
+}
+
+// filter is the engine Filter of the scope's access and f.
+func (f *Filters) filter(sc Scope) situate.Filter {
+	out := situate.Filter{Principals: sc.principals()}
+	if f == nil {
+		return out
+	}
+	if len(f.Docs) > 0 {
+		out.Docs = f.Docs
+	}
+	if len(f.Metadata) > 0 {
+		out.Metadata = f.Metadata
+	}
+	for _, c := range f.Where {
+		out.Where = append(out.Where, situate.Condition{Key: c.Key, Op: situate.Op(c.Op), Values: c.Values, Min: c.Min, Max: c.Max, Not: c.Not})
+	}
+	return out
 }
 
 // SearchOutput is the search tool's structured result.
@@ -313,15 +338,10 @@ func query(sc Scope, in SearchInput) (situate.Query, error) {
 	if (in.Mode == situate.ModeDense || in.Mode == situate.ModeHybrid) && opts.Embedder == nil {
 		return situate.Query{}, fmt.Errorf("search: mode: %q needs embeddings, and this index has none (use bm25)", in.Mode)
 	}
-	q := situate.Query{Text: text, K: k, Mode: in.Mode, Explain: in.Explain, Rerank: opts.Reranker != nil}
-	q.Filter.Principals = sc.principals()
-	if f := in.Filters; f != nil {
-		if len(f.Docs) > 0 {
-			q.Filter.Docs = f.Docs
-		}
-		if len(f.Metadata) > 0 {
-			q.Filter.Metadata = f.Metadata
-		}
+	q := situate.Query{Text: text, K: k, Mode: in.Mode, Explain: in.Explain, Rerank: opts.Reranker != nil,
+		Filter: in.Filters.filter(sc)}
+	if _, err := q.Filter.Allows(situate.DocumentRecord{}); err != nil {
+		return situate.Query{}, fmt.Errorf("search: filters: %w", err)
 	}
 	return q, nil
 }
@@ -459,9 +479,13 @@ func (t tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) (
 		return nil, ListOutput{}, fmt.Errorf("list_documents: %w", err)
 	}
 	defer release()
+	all, err := sc.Engine.DocumentsMatching(in.Filters.filter(sc))
+	if err != nil {
+		return nil, ListOutput{}, fmt.Errorf("list_documents: filters: %w", err)
+	}
 	var match []situate.DocumentRecord
-	for _, rec := range sc.Engine.Documents() {
-		if sc.allowed(rec) && strings.HasPrefix(rec.ID, in.Prefix) && in.Filters.match(rec) {
+	for _, rec := range all {
+		if strings.HasPrefix(rec.ID, in.Prefix) {
 			match = append(match, rec)
 		}
 	}
@@ -474,20 +498,4 @@ func (t tools) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) (
 		out.NextOffset = hi
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: renderList(out)}}}, out, nil
-}
-
-// match reports whether rec passes f (a nil f passes everything).
-func (f *Filters) match(rec situate.DocumentRecord) bool {
-	if f == nil {
-		return true
-	}
-	if len(f.Docs) > 0 && !slices.Contains(f.Docs, rec.ID) {
-		return false
-	}
-	for k, v := range f.Metadata {
-		if got, ok := rec.Metadata[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -315,6 +316,57 @@ func TestBadArguments(t *testing.T) {
 		}
 		if !res.IsError || !strings.Contains(text(res), c.want) {
 			t.Errorf("%s %v: error %v %q, want one naming %q", c.tool, c.args, res.IsError, text(res), c.want)
+		}
+	}
+}
+
+// The filter language is the engine's: conditions, negation, ranges.
+func TestFilterConditions(t *testing.T) {
+	eng := newEngine(t)
+	ctx := context.Background()
+	for i, year := range []string{"2019", "2022", "2025"} {
+		d := situate.Document{ID: fmt.Sprintf("reports/r%d.md", i), Title: "Report " + year, Format: situate.FormatMarkdown, Lang: situate.LangEnglish,
+			Metadata: map[string]string{"year": year, "team": []string{"finance", "legal", "ops"}[i]},
+			Text:     "# Report\n\nThe harbour report for " + year + ".\n"}
+		if _, err := eng.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connect(t, mcpserver.Scope{Engine: eng, Unrestricted: true})
+	for _, c := range []struct {
+		where []map[string]any
+		want  []string
+	}{
+		{[]map[string]any{{"key": "year", "op": "gte", "values": []string{"2022"}}}, []string{"reports/r1.md", "reports/r2.md"}},
+		{[]map[string]any{{"key": "year", "op": "range", "min": "2018", "max": "2023"}}, []string{"reports/r0.md", "reports/r1.md"}},
+		{[]map[string]any{{"key": "team", "op": "in", "values": []string{"legal", "ops"}}, {"key": "year", "op": "exists"}}, []string{"reports/r1.md", "reports/r2.md"}},
+		{[]map[string]any{{"key": "team", "op": "eq", "values": []string{"finance"}, "not": true}, {"key": "year", "op": "exists"}}, []string{"reports/r1.md", "reports/r2.md"}},
+	} {
+		filters := map[string]any{"where": c.where}
+		out, res := call[mcpserver.SearchOutput](t, cs, "search", map[string]any{"query": "harbour report", "k": 20, "filters": filters})
+		if res.IsError {
+			t.Fatalf("%v: %s", c.where, text(res))
+		}
+		if got := docsOf(out.Results); !slices.Equal(got, c.want) {
+			t.Errorf("search where %v: %v, want %v", c.where, got, c.want)
+		}
+		list, _ := call[mcpserver.ListOutput](t, cs, "list_documents", map[string]any{"filters": filters})
+		var listed []string
+		for _, d := range list.Documents {
+			listed = append(listed, d.ID)
+		}
+		if !slices.Equal(listed, c.want) {
+			t.Errorf("list where %v: %v, want %v", c.where, listed, c.want)
+		}
+	}
+	for _, bad := range []map[string]any{
+		{"key": "year", "op": "gte", "values": []string{"soon"}},
+		{"key": "", "op": "eq", "values": []string{"x"}},
+		{"key": "year", "op": "near", "values": []string{"1"}},
+	} {
+		_, res := call[mcpserver.SearchOutput](t, cs, "search", map[string]any{"query": "harbour", "filters": map[string]any{"where": []any{bad}}})
+		if !res.IsError || !strings.Contains(text(res), "filters") {
+			t.Errorf("bad condition %v: error %v %q", bad, res.IsError, text(res))
 		}
 	}
 }
