@@ -20,6 +20,8 @@ var leaves = map[string][]string{
 	"analysis": nil, "chunk": nil, "eval": nil, "fusion": nil, "vector": nil, "rank": nil,
 	"bm25":           {"analysis"},
 	"internal/batch": nil, "internal/fakeembed": nil, "internal/gguf": nil,
+	// web (the embedded page) and internal/mcptest (the node client) stand alone too.
+	"web": nil, "internal/mcptest": nil,
 }
 
 // TestImportRules checks the layout of ../shared/STYLE.md on the non-test
