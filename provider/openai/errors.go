@@ -34,8 +34,10 @@ const (
 // and broken streams; RetryAfter is retry-after-ms, retry-after or, on a
 // 429, OpenAI's x-ratelimit-reset-requests/-tokens; RateLimited reports
 // 429, rate_limit_exceeded and a 503 "overloaded". A 401 or 403 matches
-// situate.ErrUnauthorized and a 404 or model_not_found
-// situate.ErrModelNotFound (errors.Is); neither is retryable. Message is
+// situate.ErrUnauthorized and model_not_found or any 404
+// situate.ErrModelNotFound (errors.Is): an unknown model, or a base URL or
+// flavour whose server lacks the endpoint (llama.cpp's /props), which no
+// retry fixes either; neither is retryable. Message is
 // the server's text with the key and anything like a credential removed.
 type Error = apiclient.Error
 
