@@ -51,7 +51,8 @@ func Detect(text string) string {
 		start := wordStart
 		wordStart = -1
 		if inCode || codeWord(text, start, end) {
-			latin -= utf8.RuneCountInString(w) // letters of code are no one's prose
+			// Letters of code are no one's prose.
+			latin -= utf8.RuneCountInString(w) - strings.Count(w, "'")
 			return
 		}
 		if len(w) > 12 || len(w) == 1 {

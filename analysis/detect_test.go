@@ -33,6 +33,8 @@ func TestDetect(t *testing.T) {
 		{"en", "Use `os.Open` to read the file; it returns an *os.File and an error."},
 		{"en", "Run go test -run TestParse ./... to check the parser in the package."},
 		{"", "if e != nil { return a, o }"},
+		{"", "`don't` `won't`"},
+		{"", "os.Open(x) f(y) --all"},
 		// Troff comments (a licence in English above a translated page).
 		{"es", ".\\\" Copyright the authors. Permission is granted to make and distribute copies of this manual.\n.\\\" The author has taken care that it is correct, but there will be no warranty of any kind.\n.SH NOMBRE\nls \\- muestra el contenido de los directorios y también los ficheros que hay en ellos"},
 		// Unsure: no letters, or no evidence among en/de/es.
