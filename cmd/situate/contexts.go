@@ -170,7 +170,15 @@ func indentLines(s string) string {
 func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store, byID map[string]situate.DocumentRecord, ids []string) error {
 	if len(ids) == 0 {
 		fmt.Fprintln(e.stderr, "nothing to regenerate: no flagged context shown")
-		return nil
+		// A run killed after committing its last document may have left
+		// an index commit half done: a writer's open repairs it.
+		eng, st, err := openEngine(ctx, e, c, false)
+		if err != nil {
+			return err
+		}
+		cerr := eng.Close()
+		st.Close()
+		return cerr
 	}
 	maxSize, err := c.int("max-file-size")
 	if err != nil {
