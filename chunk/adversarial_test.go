@@ -45,6 +45,11 @@ var adversarialShapes = []adversarialShape{
 		sb.WriteString("end")
 		return sb.String()
 	}},
+	// Spaces and tabs alternating: the vocabulary has tokens mixing them,
+	// so the run goes to the tokenizer's own merge (O(n log n)).
+	{"whitespace-mixed", FormatText, func(n int) string {
+		return repeatTo(n, strings.Repeat(" \t", 50000)+"word\n")
+	}},
 	// Markdown lists nested ever deeper, 600 levels (21.7 s before).
 	{"nested-list-md", FormatMarkdown, func(n int) string {
 		var sb strings.Builder
