@@ -260,7 +260,7 @@ func TestWebPageInChromium(t *testing.T) {
 	evalJS[string](t, ctx, `(document.querySelector("#q").value = "")`)
 	run("phone search",
 		chromedp.SendKeys(chromedp.CSS("#q"), "Brightwater revenue third quarter\n"),
-		chromedp.WaitVisible(chromedp.CSS("#results .result")),
+		chromedp.Poll[chromedp.Void](`/for “Brightwater revenue third quarter” in/.test(document.querySelector("#search-summary").textContent)`, chromedp.WithPollingTimeout(10*time.Second)),
 		shot("search-phone"),
 		chromedp.Click(chromedp.CSS("#tab-explain")),
 		chromedp.WaitVisible(chromedp.CSS("#explain table")),

@@ -122,6 +122,7 @@ async function run(openDocument) {
   controller = new AbortController();
   const summary = $("#search-summary");
   summary.textContent = "Searching…";
+  $("#results").setAttribute("aria-busy", "true");
   const started = performance.now();
   try {
     const res = await api.search(req, controller.signal);
@@ -138,6 +139,8 @@ async function run(openDocument) {
     clear($("#results")).append(errorBox(e));
     clear($("#explain"));
     $("#search-tabs").hidden = true;
+  } finally {
+    if (!controller.signal.aborted) $("#results").removeAttribute("aria-busy");
   }
 }
 
