@@ -20,7 +20,7 @@ if [ ! -f "$tenant/situate.db" ]; then
   "$work/serveload" gen -docs 20000 -chunks 5 > "$work/corpus.jsonl"
   "$work/situate" index --store "$tenant" --chunk-size 150 --chunk-overlap 0 "$work/corpus.jsonl"
 fi
-"$work/situate" status --store "$tenant" | head -3
+"$work/situate" status --store "$tenant" > "$work/status.txt"; head -3 "$work/status.txt"
 "$work/serveload" queries -n 2000 > "$work/queries.txt"
 key=$("$work/situate" keys create --store "$work/store" --tenant load --admin 2>/dev/null)
 "$work/situate" serve --store "$work/store" --addr "$addr" --chunk-size 150 --chunk-overlap 0 --log-level warn 2> "$work/serve.log" &

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,9 +21,13 @@ import (
 // test can SIGKILL a real indexing process.
 func TestMain(m *testing.M) {
 	if os.Getenv("SITUATE_TEST_AS_MAIN") == "1" {
+		// As main does: SIGINT and SIGTERM cancel the command's context.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		wd, _ := os.Getwd()
 		e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, workDir: wd}
-		os.Exit(Main(context.Background(), e, os.Args[1:]))
+		code := Main(ctx, e, os.Args[1:])
+		stop()
+		os.Exit(code)
 	}
 	code := m.Run()
 	removeBin()

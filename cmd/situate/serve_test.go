@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -278,4 +279,65 @@ func TestServeRestart(t *testing.T) {
 	}
 	t.Logf("%d upserts acknowledged before the kill (%d not acknowledged), %d after; %d LLM calls at the kill, %d in all, %d repeated",
 		ackedBefore, failed, len(acked)-ackedBefore, callsAtKill, fake.Stats().Chat, repeats)
+}
+
+// TestServeGracefulShutdown stops the server with SIGTERM while a job calls
+// a slow LLM: it exits cleanly, the job goes back to the queue, and the
+// restarted server finishes it without repeating the calls that finished.
+func TestServeGracefulShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts situate serve twice and an LLM fake; not in -short")
+	}
+	fake := openaitest.NewServer(openaitest.Config{Flavor: "vllm", Model: "test-model", FirstChunkDelay: 150 * time.Millisecond})
+	defer fake.Close()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	addr := freeAddr(t)
+	args := []string{"--store", store, "--llm", "vllm:test-model", "--llm-base-url", fake.URL + "/v1",
+		"--llm-concurrency", "1", "--chunk-size", "40", "--chunk-overlap", "0"}
+	srv := startServeProc(t, addr, args...)
+	var text strings.Builder
+	text.WriteString("# Long report\n")
+	for p := range 12 {
+		fmt.Fprintf(&text, "\nParagraph %d describes the harbour, the tide gauge and the granite quay in enough detail to be a chunk.\n", p)
+	}
+	code, body, err := srv.do("PUT", "/v1/documents/long.md", "", httpapi.DocumentRequest{Text: text.String(), Format: "markdown"})
+	if err != nil || code != 202 {
+		t.Fatalf("upsert: %d %s %v", code, body, err)
+	}
+	var ur httpapi.UpsertResponse
+	json.Unmarshal(body, &ur)
+	for fake.Stats().Chat < 3 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	if err := srv.cmd.Wait(); err != nil {
+		t.Fatalf("serve after SIGTERM: %v\n%s", err, srv.logs)
+	}
+	if !strings.Contains(srv.logs.String(), "situate serve: stopped") {
+		t.Errorf("no clean stop in the log:\n%s", srv.logs)
+	}
+	callsAtStop := fake.Stats().Chat
+	srv = startServeProc(t, addr, args...)
+	deadline := time.Now().Add(time.Minute)
+	var j httpapi.JobView
+	for {
+		code, body, err := srv.do("GET", fmt.Sprintf("/v1/jobs/%d", ur.Job.ID), "", nil)
+		j = httpapi.JobView{}
+		if err == nil && code == 200 && json.Unmarshal(body, &j) == nil && (j.State == "done" || j.State == "failed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not done after restart: %s", body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if j.State != "done" || j.Attempts != 1 || j.Change != "added" {
+		t.Errorf("job after a graceful restart: %+v (the interrupted attempt must not count)", j)
+	}
+	// Every chunk called once, but the one in flight at the stop.
+	if total := fake.Stats().Chat; total > j.Chunks+1 || callsAtStop >= j.Chunks {
+		t.Errorf("%d calls for %d chunks (%d before the stop)", total, j.Chunks, callsAtStop)
+	}
+	t.Logf("%d chunks; %d calls before SIGTERM, %d in all", j.Chunks, callsAtStop, fake.Stats().Chat)
 }
