@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/situate/situate"
@@ -11,7 +12,8 @@ import (
 )
 
 func TestRoutes(t *testing.T) {
-	e := newEnv(t, envOptions{auth: true})
+	var logs syncBuffer
+	e := newEnv(t, envOptions{auth: true, logs: &logs})
 	admin := e.key("acme", nil, true, false)
 	reader := e.key("acme", []string{"alice"}, false, false)
 
@@ -156,6 +158,36 @@ func TestRoutes(t *testing.T) {
 		t.Errorf("source kept after delete")
 	}
 	t.Logf("validated %d requests and %d responses against openapi.json", e.validatedReq, e.validatedResp)
+
+	// The request log has ids, routes and statuses, never a key, a query
+	// or document text.
+	log := logs.String()
+	if !strings.Contains(log, `"route":"POST /v1/search"`) || !strings.Contains(log, `"request_id"`) {
+		t.Errorf("request log lacks routes or request ids:\n%s", log)
+	}
+	for _, secret := range []string{admin, reader, strings.Split(admin, "_")[2], "quartermaster", "Brennick", "harbour", "tide"} {
+		if strings.Contains(log, secret) {
+			t.Errorf("the log contains %q", secret)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func num(f float64) *httpapi.Bound { return &httpapi.Bound{Number: &f} }

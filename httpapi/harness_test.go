@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -72,6 +73,8 @@ type env struct {
 type envOptions struct {
 	auth   bool
 	limits httpapi.Limits
+	// logs receives the server's log, when set.
+	logs io.Writer
 	// contextualizer replaces the offline one.
 	contextualizer situate.Contextualizer
 	tenants        []string
@@ -137,6 +140,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error { eng.Close(); return store.Close() }}, nil
 	}
 	opts := httpapi.Options{OpenTenant: open, Parse: parseSource, Limits: o.limits, Tenants: o.tenants}
+	if o.logs != nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(o.logs, nil))
+	}
 	if o.auth {
 		opts.Keys = e.keys
 	}

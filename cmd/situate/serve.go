@@ -161,7 +161,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		api.Close()
 		return fmt.Errorf("listen %s: %w", *addr, err)
 	}
-	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	// ReadTimeout bounds a slow upload; no WriteTimeout, so MCP event
+	// streams are not cut (API requests have their own timeout).
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	mode := fmt.Sprintf("%d tenants, API keys required", len(tenants))
 	if !authenticated {
