@@ -86,7 +86,11 @@ func (s *Server) runJob(ctx context.Context, t *tenantState, j situate.Job) (fai
 		defer func() { <-mu }()
 		j.Calls, j.Tokens = int(calls.Load()), int(tokens.Load())
 		if n := int(chunksDone.Load()); n > j.ChunksDone {
-			j.ChunksDone = min(n, max(j.Chunks, n))
+			// Retried calls may report a chunk twice.
+			j.ChunksDone = n
+			if j.Chunks > 0 {
+				j.ChunksDone = min(n, j.Chunks)
+			}
 		}
 		uctx := ctx
 		if final {
