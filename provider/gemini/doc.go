@@ -33,4 +33,10 @@
 // This package imports only the root package situate, internal/apiclient
 // and internal/batch (HTTP plumbing, batching and response checks shared
 // with the other embedding adapters).
+//
+// Refusals are typed: a 401 or 403 matches situate.ErrUnauthorized and an
+// unknown model (404) situate.ErrModelNotFound, neither retryable, so a
+// run stops at the first; no error text or usage record carries the key
+// or anything like a credential. The client passes the conformance suites
+// of package situatetest (conformance_test.go).
 package gemini

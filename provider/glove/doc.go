@@ -38,4 +38,7 @@
 // so it ranks below any text that shares meaning with the query.
 //
 // This package imports only the root package situate.
+//
+// It passes the Embedder conformance suite of package situatetest
+// (conformance_test.go).
 package glove

@@ -69,4 +69,10 @@
 //
 // This package imports only the root package situate; it must not import
 // other adapters (llm, sqlite, provider/...).
+//
+// Refusals are typed: a 401 or 403 matches situate.ErrUnauthorized and an
+// unknown model (404) situate.ErrModelNotFound, neither retryable, so a
+// run stops at the first; no error text or usage record carries the key
+// or anything like a credential. The client passes the conformance suites
+// of package situatetest (conformance_test.go).
 package openai
