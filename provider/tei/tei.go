@@ -97,7 +97,11 @@ func (i Info) Kind() string {
 	return ""
 }
 
-// Client is the HTTP part shared by Embedder and Reranker.
+// Client is the HTTP part shared by Embedder and Reranker. It is not the
+// hosted adapters' apiclient.Hosted, for real differences: TEI's key is
+// optional (a local server has none), its model and limits come from GET
+// /info when not configured, and its batch size adapts to the server's
+// 413s; the errors, requests and usage records are apiclient's.
 type Client struct {
 	apiKey   string
 	base     *url.URL
