@@ -8,7 +8,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/mcptest"
@@ -19,6 +22,10 @@ import (
 // key maps to principals, anything else is a 401 before the MCP handler
 // runs. httpapi's own tests run the same client against the real server.
 func keyAuth(eng *situate.Engine, keys map[string][]string) http.Handler {
+	return keyAuthFunc(eng, func(k string) ([]string, bool) { p, ok := keys[k]; return p, ok })
+}
+
+func keyAuthFunc(eng *situate.Engine, lookup func(key string) ([]string, bool)) http.Handler {
 	type principalsKey struct{}
 	var h http.Handler = mcpserver.Handler(func(r *http.Request) (mcpserver.Scope, error) {
 		p, ok := r.Context().Value(principalsKey{}).([]string)
@@ -29,7 +36,7 @@ func keyAuth(eng *situate.Engine, keys map[string][]string) http.Handler {
 	}, mcpserver.Options{})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		p, known := keys[key]
+		p, known := lookup(key)
 		if !ok || !known {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="situate"`)
 			http.Error(w, `{"error":"missing or invalid API key"}`, http.StatusUnauthorized)
@@ -112,4 +119,74 @@ func TestTypeScriptClientOverHTTP(t *testing.T) {
 
 func contextWith(r *http.Request, key, value any) context.Context {
 	return context.WithValue(r.Context(), key, value)
+}
+
+type bearer struct {
+	key  *string
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+*b.key)
+	return b.next.RoundTrip(r)
+}
+
+// The handler resolves the caller on every HTTP request (it keeps no MCP
+// session): a key revoked in the middle of a client's session is refused
+// at its next call, and a key's principals apply to each call.
+func TestHandlerResolvesEveryRequest(t *testing.T) {
+	eng := newEngine(t)
+	var mu sync.Mutex
+	keys := map[string][]string{"key-finance": {"finance"}}
+	auth := keyAuthFunc(eng, func(k string) ([]string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		p, ok := keys[k]
+		return p, ok
+	})
+	srv := httptest.NewServer(auth)
+	defer srv.Close()
+	key := "key-finance"
+	ctx := context.Background()
+	tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: bearer{&key, http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	out, res := call[mcpserver.SearchOutput](t, cs, "search", map[string]any{"query": "harbour", "k": 10})
+	if res.IsError || !slices.Equal(docsOf(out.Results), []string{"finance/q3.md", "public/welcome.md", "shared/budget.md"}) {
+		t.Fatalf("finance key: %s %v", text(res), docsOf(out.Results))
+	}
+	// The same key now reads as legal.
+	mu.Lock()
+	keys["key-finance"] = []string{"legal"}
+	mu.Unlock()
+	out, _ = call[mcpserver.SearchOutput](t, cs, "search", map[string]any{"query": "harbour", "k": 10})
+	if got := docsOf(out.Results); !slices.Equal(got, []string{"legal/lease.md", "public/welcome.md", "shared/budget.md"}) {
+		t.Fatalf("after the key's principals changed: %v", got)
+	}
+	mu.Lock()
+	delete(keys, "key-finance")
+	mu.Unlock()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "harbour"}}); err == nil {
+		t.Fatalf("a revoked key's call succeeded: %+v", res)
+	}
+}
+
+// A resolver that fails answers 500 and runs no tool.
+func TestHandlerResolverError(t *testing.T) {
+	h := mcpserver.Handler(func(*http.Request) (mcpserver.Scope, error) {
+		return mcpserver.Scope{}, errors.New("tenant store unreadable")
+	}, mcpserver.Options{})
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusInternalServerError || strings.Contains(rec.Body.String(), "unreadable") {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
 }
