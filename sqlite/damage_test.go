@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -91,6 +92,68 @@ func TestDamagedPageDetected(t *testing.T) {
 				t.Fatalf("Open: %v; want ErrCorrupt", err)
 			}
 			t.Log(err)
+		})
+	}
+}
+
+// TestFlippedRowByteDetected flips one byte inside a chunk's text and one
+// inside a document's title, where SQLite's own checks see nothing: the
+// row checksums make readers fail with ErrCorrupt naming the row, and a
+// writer's Open refuses the store.
+func TestFlippedRowByteDetected(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "situate.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		rec, chunks := makeDoc(fmt.Sprintf("doc%03d", i), i+1)
+		if err := s.PutDocument(ctx, rec, chunks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	orig, _ := os.ReadFile(path)
+	for _, tc := range []struct{ needle, doc string }{
+		{"ctx doc017 v18", "doc017"}, // a chunk's context text
+		{"Title doc031", "doc031"},   // a document's title
+	} {
+		t.Run(tc.needle, func(t *testing.T) {
+			// Every copy: one is the live row, others may be left-over
+			// bytes in a page's free space (harmless, and unchecked).
+			b := append([]byte(nil), orig...)
+			n := 0
+			for at := bytes.Index(b, []byte(tc.needle)); at >= 0; at = bytes.Index(b, []byte(tc.needle)) {
+				b[at+2] ^= 0x01 // "ctx" -> "cux", "Title" -> "Tiule": valid UTF-8, same length
+				n++
+			}
+			if n == 0 {
+				t.Fatalf("%q not found in the file", tc.needle)
+			}
+			os.WriteFile(path, b, 0o644)
+			defer os.WriteFile(path, orig, 0o644)
+			if w, err := sqlite.Open(ctx, path); !errors.Is(err, sqlite.ErrCorrupt) {
+				if err == nil {
+					w.Close()
+				}
+				t.Fatalf("Open with a flipped byte in a row: %v; want ErrCorrupt", err)
+			} else {
+				t.Log(err)
+			}
+			r, err := sqlite.OpenReadOnly(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			_, derr := r.Documents(ctx)
+			_, cerr := r.Chunks(ctx, tc.doc)
+			if !errors.Is(derr, sqlite.ErrCorrupt) && !errors.Is(cerr, sqlite.ErrCorrupt) {
+				t.Fatalf("reading the damaged row: %v / %v; want ErrCorrupt", derr, cerr)
+			}
+			if problems, err := r.IntegrityCheck(ctx, false); err != nil || len(problems) == 0 {
+				t.Fatalf("integrity check: %v %v", problems, err)
+			}
 		})
 	}
 }

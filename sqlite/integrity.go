@@ -194,8 +194,9 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // IntegrityCheck runs SQLite's PRAGMA integrity_check (quick: PRAGMA
 // quick_check, which skips the comparison of indexes with their tables and
-// runs in about the time of reading the file) and returns the problems it
-// lists: none when the database is sound. An error that keeps the check
+// runs in about the time of reading the file) and, unless quick, checks the
+// checksum of every document and chunk row; it returns the problems found:
+// none when the database is sound. An error that keeps the check
 // from running at all (the file is not a database, say) wraps ErrCorrupt
 // when SQLite says the file is damaged.
 func (s *Store) IntegrityCheck(ctx context.Context, quick bool) ([]string, error) {
@@ -221,6 +222,16 @@ func (s *Store) IntegrityCheck(ctx context.Context, quick bool) ([]string, error
 	if err := rows.Err(); err != nil {
 		return nil, s.errorf(pragma, err)
 	}
+	rows.Close()
+	if !quick && len(problems) == 0 {
+		// SQLite's check covers pages and indexes; the row checksums cover
+		// the bytes of every document and chunk.
+		rp, err := s.verifyRows(ctx, s.r)
+		if err != nil {
+			return nil, s.errorf("verify rows", err)
+		}
+		problems = append(problems, rp...)
+	}
 	return problems, nil
 }
 
@@ -245,6 +256,14 @@ func (s *Store) openCheck(ctx context.Context) error {
 	}
 	if err := rows.Err(); err != nil {
 		return s.errorf("open: integrity_check", err)
+	}
+	rows.Close()
+	if len(problems) == 0 {
+		rp, err := s.verifyRows(ctx, s.w)
+		if err != nil {
+			return s.errorf("open: verify rows", err)
+		}
+		problems = rp
 	}
 	return s.problems("open: integrity_check", problems)
 }

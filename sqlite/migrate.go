@@ -15,6 +15,7 @@ type migration func(ctx context.Context, tx *sql.Tx) error
 var migrations = []migration{
 	migrateV1,
 	migrateV2Service,
+	migrateV3RowSums,
 }
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).

@@ -136,16 +136,16 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{&s.stmts.deleteChunks, `DELETE FROM chunks WHERE doc_id = ?`},
 		{&s.stmts.upsertDocument, `INSERT INTO documents
-			(id, title, format, lang, path, hash, metadata, access, version, chunks, indexed_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(id, title, format, lang, path, hash, metadata, access, version, chunks, indexed_at, sum)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(id) DO UPDATE SET
 			title = excluded.title, format = excluded.format, lang = excluded.lang,
 			path = excluded.path, hash = excluded.hash, metadata = excluded.metadata,
 			access = excluded.access, version = excluded.version, chunks = excluded.chunks,
-			indexed_at = excluded.indexed_at`},
+			indexed_at = excluded.indexed_at, sum = excluded.sum`},
 		{&s.stmts.insertChunk, `INSERT INTO chunks
-			(doc_id, idx, start, "end", text, heading, tokens, context_text, context_source, context_flags)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			(doc_id, idx, start, "end", text, heading, tokens, context_text, context_source, context_flags, sum)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.deleteDocument, `DELETE FROM documents WHERE id = ?`},
 		{&s.stmts.cacheContext, `INSERT INTO context_cache (key, text, source, flags, created_at)
 			VALUES (?, ?, ?, ?, ?)

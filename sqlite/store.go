@@ -16,7 +16,7 @@ const documentColumns = `id, title, format, lang, path, hash, metadata, access, 
 // Document returns the record of one document, or an error wrapping
 // situate.ErrNotFound.
 func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord, error) {
-	row := s.r.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id)
+	row := s.r.QueryRowContext(ctx, `SELECT `+documentColumns+`, sum FROM documents WHERE id = ?`, id)
 	rec, err := scanDocument(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, s.errorf(fmt.Sprintf("document %q", id), situate.ErrNotFound)
@@ -29,7 +29,7 @@ func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord
 
 // Documents lists every document, ordered by id.
 func (s *Store) Documents(ctx context.Context) ([]situate.DocumentRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents ORDER BY id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+documentColumns+`, sum FROM documents ORDER BY id`)
 	if err != nil {
 		return nil, s.errorf("documents", err)
 	}
@@ -55,10 +55,15 @@ func scanDocument(sc scanner) (situate.DocumentRecord, error) {
 		rec              situate.DocumentRecord
 		metadata, access string
 		indexedAt        int64
+		sum              sql.NullInt64
 	)
 	err := sc.Scan(&rec.ID, &rec.Title, &rec.Format, &rec.Lang, &rec.Path, &rec.Hash,
-		&metadata, &access, &rec.Version, &rec.Chunks, &indexedAt)
+		&metadata, &access, &rec.Version, &rec.Chunks, &indexedAt, &sum)
 	if err != nil {
+		return rec, err
+	}
+	if err := checkSum(sum, fmt.Sprintf("document %q", rec.ID), rec.ID, rec.Title, rec.Format, rec.Lang, rec.Path, rec.Hash,
+		metadata, access, rec.Version, rec.Chunks, indexedAt); err != nil {
 		return rec, err
 	}
 	if err := unmarshalMap(metadata, &rec.Metadata); err != nil {
@@ -109,7 +114,9 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 	}
 	_, err = tx.StmtContext(ctx, s.stmts.upsertDocument).ExecContext(ctx,
 		rec.ID, rec.Title, rec.Format, rec.Lang, rec.Path, rec.Hash, metadata, access,
-		rec.Version, len(chunks), indexedAt.UnixNano())
+		rec.Version, len(chunks), indexedAt.UnixNano(),
+		rowSum(rec.ID, rec.Title, rec.Format, rec.Lang, rec.Path, rec.Hash, metadata, access,
+			rec.Version, len(chunks), indexedAt.UnixNano()))
 	if err != nil {
 		return s.errorf(op+": write record", err)
 	}
@@ -120,7 +127,8 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 			return s.errorf(fmt.Sprintf("%s: chunk %d: context flags", op, i), err)
 		}
 		_, err = ins.ExecContext(ctx, rec.ID, i, c.Start, c.End, c.Text, c.Heading, c.Tokens,
-			c.Context.Text, c.Context.Source, flags)
+			c.Context.Text, c.Context.Source, flags,
+			rowSum(rec.ID, i, c.Start, c.End, c.Text, c.Heading, c.Tokens, c.Context.Text, c.Context.Source, flags))
 		if err != nil {
 			return s.errorf(fmt.Sprintf("%s: chunk %d", op, i), err)
 		}
@@ -180,7 +188,7 @@ func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChu
 		return nil, s.errorf(op, err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags FROM chunks WHERE doc_id = ? ORDER BY idx`, docID)
+		context_text, context_source, context_flags, sum FROM chunks WHERE doc_id = ? ORDER BY idx`, docID)
 	if err != nil {
 		return nil, s.errorf(op, err)
 	}
@@ -189,9 +197,14 @@ func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChu
 	for rows.Next() {
 		c := situate.StoredChunk{Chunk: situate.Chunk{DocID: docID}}
 		var flags string
+		var sum sql.NullInt64
 		err := rows.Scan(&c.Index, &c.Start, &c.End, &c.Text, &c.Heading, &c.Tokens,
-			&c.Context.Text, &c.Context.Source, &flags)
+			&c.Context.Text, &c.Context.Source, &flags, &sum)
 		if err != nil {
+			return nil, s.errorf(op, err)
+		}
+		if err := checkSum(sum, fmt.Sprintf("chunk %d", c.Index), docID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
+			c.Context.Text, c.Context.Source, flags); err != nil {
 			return nil, s.errorf(op, err)
 		}
 		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
