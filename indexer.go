@@ -104,6 +104,7 @@ func (f *Feed) Unchanged(id, stamp string) bool {
 	r.prog.Docs++
 	r.prog.DocsTotal++
 	r.mu.Unlock()
+	r.emit(IndexEvent{Kind: EventDocument, DocID: id, Change: Unchanged})
 	return true
 }
 
@@ -112,6 +113,14 @@ func (f *Feed) Unchanged(id, stamp string) bool {
 // the run stopped (cancelled, or a provider error that stops every call).
 func (f *Feed) Add(doc Document, stamp string) error {
 	return f.r.add(doc, stamp)
+}
+
+// AddChunks queues a document that is already chunked, with its contexts
+// (one per chunk) or, when contexts is nil, contexts the contextualizer
+// writes (see Engine.PutChunks). Evaluation sets that ship their own chunks
+// use it.
+func (f *Feed) AddChunks(doc Document, chunks []Chunk, contexts []Context) error {
+	return f.r.addQueued(queued{doc: doc, chunks: chunks, contexts: contexts, prechunked: true})
 }
 
 // Skip reports an input the source could not read, with the reason; the
@@ -381,19 +390,27 @@ type queued struct {
 	doc   Document
 	stamp string
 	force bool
+	// prechunked documents come with their chunks (and contexts).
+	prechunked bool
+	chunks     []Chunk
+	contexts   []Context
 }
 
 func (r *indexRun) add(doc Document, stamp string) error {
+	return r.addQueued(queued{doc: doc, stamp: stamp})
+}
+
+func (r *indexRun) addQueued(q queued) error {
 	if err := r.ctx.Err(); err != nil {
 		return context.Cause(r.ctx)
 	}
 	r.mu.Lock()
-	r.seen[doc.ID] = true
+	r.seen[q.doc.ID] = true
 	r.res.Documents++
 	r.prog.DocsTotal++
 	r.mu.Unlock()
 	r.qmu.Lock()
-	r.queue = append(r.queue, queued{doc: doc, stamp: stamp})
+	r.queue = append(r.queue, q)
 	r.qmu.Unlock()
 	r.cond.Signal()
 	return nil
@@ -504,6 +521,16 @@ func (r *indexRun) process() {
 func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 	e := r.e
 	doc := q.doc
+	if q.prechunked {
+		p, err := e.PrepareChunks(r.ctx, doc, q.chunks, q.contexts)
+		if p != nil {
+			r.mu.Lock()
+			r.preparing[doc.ID] += len(q.chunks)
+			r.prog.Chunks += len(q.chunks)
+			r.mu.Unlock()
+		}
+		return p, false, err
+	}
 	if doc.ID == "" {
 		return nil, false, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
 	}
@@ -750,6 +777,9 @@ func (r *indexRun) batch(src Source) error {
 	r.qmu.Unlock()
 	var todo []DocumentChunks
 	for i, q := range queue {
+		if q.prechunked {
+			continue
+		}
 		hash := q.doc.Hash() + hashSeparator + e.processing
 		if e.unchanged(q.doc.ID, hash) {
 			fb, err := e.hasFallback(r.ctx, q.doc.ID)

@@ -1,0 +1,101 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/situate/situate"
+)
+
+// SourceOptions configure Source.
+type SourceOptions struct {
+	Options
+	// Stdin is read for the path "-", as one document with id StdinID
+	// (default "stdin").
+	Stdin   io.Reader
+	StdinID string
+	// SkipDir is a directory never indexed (the store's own).
+	SkipDir string
+}
+
+// Source returns the documents under paths as a situate.Source for
+// Engine.Index: files and directories (walked as Walk does; a file the
+// engine holds as it is, by size and modification time, is not read again),
+// JSONL files (".jsonl"), and stdin for "-". Files that cannot be read are
+// reported to Feed.Skip with the FileError saying why.
+func Source(paths []string, opts SourceOptions) situate.Source {
+	return func(ctx context.Context, f *situate.Feed) error {
+		var mu sync.Mutex
+		stamps := map[string]string{}
+		wo := opts.Options
+		wo.Unchanged = func(id string, info fs.FileInfo) bool {
+			stamp := situate.FileStamp(info)
+			mu.Lock()
+			stamps[id] = stamp
+			mu.Unlock()
+			return f.Unchanged(id, stamp)
+		}
+		add := func(doc situate.Document, err error) error {
+			var fe *FileError
+			switch {
+			case errors.Is(err, ErrUnchanged):
+				return nil
+			case errors.As(err, &fe):
+				f.Skip(err)
+				return nil
+			case err != nil:
+				return err
+			}
+			mu.Lock()
+			stamp := stamps[doc.ID]
+			mu.Unlock()
+			return f.Add(doc, stamp)
+		}
+		skipDir := ""
+		if opts.SkipDir != "" {
+			skipDir, _ = filepath.Abs(opts.SkipDir)
+		}
+		for _, p := range paths {
+			switch {
+			case p == "-":
+				id := opts.StdinID
+				if id == "" {
+					id = "stdin"
+				}
+				stdin := opts.Stdin
+				if stdin == nil {
+					stdin = os.Stdin
+				}
+				doc, err := ParseReader(ctx, stdin, id, id, wo)
+				if err := add(doc, err); err != nil {
+					return err
+				}
+			case strings.HasSuffix(strings.ToLower(p), ".jsonl"):
+				r, err := os.Open(p)
+				if err != nil {
+					f.Skip(&FileError{Op: "open", Path: p, Err: err})
+					continue
+				}
+				err = JSONL(ctx, r, p, add)
+				r.Close()
+				if err != nil {
+					return err
+				}
+			default:
+				if abs, _ := filepath.Abs(p); skipDir != "" && abs == skipDir {
+					continue
+				}
+				if err := Walk(ctx, []string{p}, wo, add); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}
