@@ -293,6 +293,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 		o.Concurrency = 1 // calls in sequence: each is followed by its chunk's emit
 		o.MaxCostUSD = 0
 		o.Fallback = nil
+		o.BreakerFailures = 0 // every collecting call "fails" on purpose
 		o.Usage = countsOnly{usage}
 		col, err := New(cm, o)
 		if err != nil {
@@ -402,6 +403,8 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 		o := base
 		o.MaxCostUSD = 0
 		o.MaxRetries = 0
+		o.BreakerFailures = 0   // failed batch results fall back one by one
+		o.DegenerateRetries = 0 // a batch result cannot be asked again now
 		o.Usage = batchUsage{rec: usage, price: price, hasPrice: hasPrice, ttl: client.CacheTTL()}
 		rp, err := New(rm, o)
 		if err != nil {
@@ -423,6 +426,8 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 	o := base
 	o.MaxCostUSD = 0
 	o.MaxRetries = 0
+	o.BreakerFailures = 0   // failed batch results fall back one by one
+	o.DegenerateRetries = 0 // a batch result cannot be asked again now
 	o.Usage = nil
 	return New(rm, o)
 }

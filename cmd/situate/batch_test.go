@@ -35,7 +35,7 @@ func TestBatchIndexRoundTrip(t *testing.T) {
 	// The results download is cut off once (truncated JSONL): fetched again.
 	f.srv.Inject(anthropictest.Fault{Kind: anthropictest.FaultTruncated, Path: "/results"})
 	store := filepath.Join(dir, "store")
-	_, errOut := f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", corpus)
+	_, errOut := f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", "--allow-fallback", corpus)
 	st := f.srv.Stats()
 	if st.Faults != 1 {
 		t.Errorf("%d faults used, want the truncated results download", st.Faults)
@@ -140,7 +140,7 @@ func TestBatchIndexResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, ok, err := s.Meta(context.Background(), batchMetaKey)
+	meta, ok, err := s.Meta(context.Background(), "llm-batch:anthropic")
 	s.Close()
 	if err != nil || !ok || !strings.Contains(meta, `"id":"`) {
 		t.Fatalf("batch id not stored before polling: %q %v %v", meta, ok, err)
@@ -173,7 +173,7 @@ func TestBatchUnknownStoredBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.SetMeta(context.Background(), batchMetaKey, `{"id":"msgbatch_gone","model":"`+testModel+`","items":{}}`)
+	err = s.SetMeta(context.Background(), "llm-batch:anthropic", `{"id":"msgbatch_gone","model":"`+testModel+`","items":{}}`)
 	s.Close()
 	if err != nil {
 		t.Fatal(err)

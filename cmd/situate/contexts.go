@@ -20,11 +20,6 @@ import (
 // without --full.
 const DefaultReviewChunkChars = 400
 
-// regenerateMark is appended to a document record's hash to make the engine
-// re-process it; a run killed before the new version is committed leaves
-// the document stale, and "situate index" re-processes it.
-const regenerateMark = "~regenerate"
-
 type reviewJSON struct {
 	Doc      string   `json:"doc"`
 	Version  int      `json:"version"`
@@ -161,6 +156,13 @@ func runContexts(ctx context.Context, e *env, args []string) error {
 	return regenerateDocs(ctx, e, c, store, byID, ids)
 }
 
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
 func indentLines(s string) string {
 	return strings.ReplaceAll(s, "\n", "\n         ")
 }
@@ -183,34 +185,6 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	maxSize, err := c.int("max-file-size")
 	if err != nil {
 		return err
-	}
-	pdfx := pdf.New(pdf.Options{})
-	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
-	ingestOpts := ingest.Options{MaxFileSize: int64(maxSize), PDF: pdfx}
-	// Read every document back from its file; it must be what was indexed.
-	var todo []situate.Document
-	for _, id := range ids {
-		rec := byID[id]
-		if rec.Path == "" {
-			fmt.Fprintf(e.stderr, "skip %s: indexed without a source file (stdin or JSONL); re-index it with the LLM instead\n", id)
-			continue
-		}
-		doc, err := ingest.ParseFile(ctx, rec.Path, rec.ID, ingestOpts)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "skip %s: %v\n", id, err)
-			continue
-		}
-		if !strings.HasPrefix(rec.Hash, doc.Hash()+"/") {
-			doc.Title, doc.Metadata, doc.Access = rec.Title, rec.Metadata, rec.Access
-		}
-		if !strings.HasPrefix(rec.Hash, doc.Hash()+"/") {
-			fmt.Fprintf(e.stderr, "skip %s: %s changed since it was indexed; run 'situate index' first\n", id, rec.Path)
-			continue
-		}
-		todo = append(todo, doc)
-	}
-	if len(todo) == 0 {
-		return errAlreadyReported
 	}
 	models, err := newLLM(c, e)
 	if err != nil {
@@ -237,20 +211,46 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 		return usagef("--regenerate: the contextualizer must be the LLM (--llm %s)", c.str("llm"))
 	}
 	eo.Contextualizer = ctxz
-	// Mark the documents stale so the engine re-processes them; the old
-	// version stays searchable until the new one is committed.
-	recs := make([]situate.DocumentRecord, len(todo))
-	for i, doc := range todo {
-		recs[i] = byID[doc.ID]
-	}
-	if err := markStale(ctx, store, recs); err != nil {
-		return err
-	}
 	eng, err := situate.Open(ctx, c.storeDir(e), store, eo)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
+	ingestOpts := ingest.Options{MaxFileSize: int64(maxSize), PDF: pdfx}
+	// Read every document back from its file; it must be what was indexed.
+	var todo []situate.Document
+	var stale []string
+	for _, id := range ids {
+		rec := byID[id]
+		if rec.Path == "" {
+			fmt.Fprintf(e.stderr, "skip %s: indexed without a source file (stdin or JSONL); re-index it with the LLM instead\n", id)
+			continue
+		}
+		doc, err := ingest.ParseFile(ctx, rec.Path, rec.ID, ingestOpts)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "skip %s: %v\n", id, err)
+			continue
+		}
+		if !eng.Indexed(doc) {
+			doc.Title, doc.Metadata, doc.Access = rec.Title, rec.Metadata, rec.Access
+		}
+		if !eng.Indexed(doc) {
+			fmt.Fprintf(e.stderr, "skip %s: %s changed since it was indexed; run 'situate index' first\n", id, rec.Path)
+			continue
+		}
+		todo = append(todo, doc)
+		stale = append(stale, doc.ID)
+	}
+	if len(todo) == 0 {
+		return errAlreadyReported
+	}
+	// The old version stays searchable until the new one is committed.
+	if err := eng.MarkStale(ctx, stale...); err != nil {
+		return err
+	}
 	failed := 0
 	for _, doc := range todo {
 		if _, err := eng.Put(ctx, doc); err != nil {
@@ -287,92 +287,4 @@ func (s skipFlagged) CachedContext(ctx context.Context, key string) (situate.Con
 		return situate.Context{}, false, err
 	}
 	return x, true, nil
-}
-
-// hasFallback reports whether a stored document has a chunk whose context
-// is the fallback for a request that failed or came back empty.
-func hasFallback(ctx context.Context, store *sqlite.Store, id string) (bool, error) {
-	chunks, err := store.Chunks(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	for _, ch := range chunks {
-		// A chunk too large for any prompt would fail again.
-		if slices.Contains(ch.Context.Flags, llm.FlagFallback) && !slices.Contains(ch.Context.Flags, llm.FlagTooLarge) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// fallbackDocs returns the records of the documents among docs that are
-// unchanged since eng indexed them but hold a fallback context (a call that
-// kept failing): they are to be retried.
-func fallbackDocs(ctx context.Context, eng *situate.Engine, store *sqlite.Store, docs []situate.Document) ([]situate.DocumentRecord, error) {
-	st, err := store.Stats(ctx)
-	if err != nil || st.FlaggedContexts == 0 {
-		return nil, err
-	}
-	current := eng.ProcessingFingerprint()
-	var out []situate.DocumentRecord
-	for _, d := range docs {
-		rec, err := eng.Document(d.ID)
-		if err != nil || rec.Hash != d.Hash()+"/"+current {
-			continue // new or changed: re-processed anyway
-		}
-		fb, err := hasFallback(ctx, store, d.ID)
-		if err != nil {
-			return nil, err
-		}
-		if fb {
-			out = append(out, rec)
-		}
-	}
-	return out, nil
-}
-
-// markStale changes the stored hash of documents so that an engine opened
-// afterwards re-processes them; their chunks stay searchable meanwhile.
-func markStale(ctx context.Context, store *sqlite.Store, recs []situate.DocumentRecord) error {
-	for _, rec := range recs {
-		chunks, err := store.Chunks(ctx, rec.ID)
-		if err != nil {
-			return err
-		}
-		if !strings.HasSuffix(rec.Hash, regenerateMark) {
-			rec.Hash += regenerateMark
-		}
-		if err := store.PutDocument(ctx, rec, chunks); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// retryFallbacks makes "situate index" retry, with the LLM, the chunks of
-// unchanged documents that got the fallback context in an earlier run: it
-// marks those documents stale and returns an engine reopened over the
-// store (closing eng) that re-processes them; their other chunks come from
-// the context cache. With nothing to retry it returns eng itself.
-func retryFallbacks(ctx context.Context, e *env, c *config, eng *situate.Engine, store *sqlite.Store, docs []situate.Document) (*situate.Engine, int, error) {
-	recs, err := fallbackDocs(ctx, eng, store, docs)
-	if err != nil || len(recs) == 0 {
-		return eng, 0, err
-	}
-	if err := markStale(ctx, store, recs); err != nil {
-		return nil, 0, err
-	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	eo, err := engineOptions(c, e, store, log)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := eng.Close(); err != nil {
-		return nil, 0, err
-	}
-	neng, err := situate.Open(ctx, c.storeDir(e), store, eo)
-	if err != nil {
-		return nil, 0, err
-	}
-	return neng, len(recs), nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -62,7 +60,7 @@ func TestFaultsInUsageAndContexts(t *testing.T) {
 		anthropictest.Fault{Kind: anthropictest.FaultSpendLimit},
 	)
 	store := filepath.Join(dir, "store")
-	f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-concurrency", "2", corpus)
+	f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-concurrency", "2", "--allow-fallback", corpus)
 	chunks := storeStats(t, store).Chunks
 	st := f.srv.Stats()
 	g := usageGroup(usageOf(t, f, dir, store), "context")
@@ -158,8 +156,8 @@ func TestContextsBadInput(t *testing.T) {
 }
 
 // TestRetryFallbacks: a chunk whose call kept failing gets the fallback;
-// retryFallbacks (what "situate index" calls before putting documents)
-// makes the next run ask the model again for it alone.
+// the next run asks the model again for it alone (Engine.Index with
+// RetryFallbacks).
 func TestRetryFallbacks(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
@@ -168,38 +166,17 @@ func TestRetryFallbacks(t *testing.T) {
 	f.srv.Inject(anthropictest.Fault{Kind: anthropictest.FaultSpendLimit})
 	store := filepath.Join(dir, "store")
 	args := []string{"--store", store, "--llm", testModel}
-	f.mustRun(t, dir, append(append([]string{"index"}, args...), corpus)...)
+	// A run with a fallback exits 1 and says so, unless --allow-fallback.
+	code, _, errOut := f.run(t, dir, append(append([]string{"index"}, args...), corpus)...)
+	if code != exitFailure || !strings.Contains(errOut, "1 chunks fell back") || !strings.Contains(errOut, "--allow-fallback") {
+		t.Fatalf("index with a fallback chunk: exit %d, want %d with a message naming --allow-fallback:\n%s", code, exitFailure, errOut)
+	}
 	if n := storeStats(t, store).FlaggedContexts; n != 1 {
 		t.Fatalf("%d flagged contexts after a spend-limit fault, want 1", n)
 	}
 
-	ctx := context.Background()
-	var stderr bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stderr, stderr: &stderr, getenv: func(k string) string { return f.vars[k] }, workDir: dir}
-	c := newConfig()
-	fs := newFlagSet("index", "", "")
-	c.flags(fs, "store", "config")
-	c.flags(fs, llmSettings...)
-	if _, err := c.parse(e, fs, args); err != nil {
-		t.Fatal(err)
-	}
-	eng, st, err := openEngine(ctx, e, c, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, _, err := collectDocs(ctx, e, c, []string{corpus}, "stdin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	neng, n, err := retryFallbacks(ctx, e, c, eng, st, docs)
-	if err != nil || n != 1 || neng == eng {
-		t.Fatalf("retryFallbacks: %d documents, new engine %v, err %v", n, neng != eng, err)
-	}
-	neng.Close()
-	st.Close()
-
 	before := f.srv.Stats().Messages
-	_, errOut := f.mustRun(t, dir, append(append([]string{"index"}, args...), corpus)...)
+	_, errOut = f.mustRun(t, dir, append(append([]string{"index"}, args...), corpus)...)
 	if calls := f.srv.Stats().Messages - before; calls != 1 || !strings.Contains(errOut, "1 updated, 2 unchanged") {
 		t.Errorf("rerun: %d calls, want 1 (the fallback chunk)\n%s", calls, errOut)
 	}

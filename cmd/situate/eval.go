@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/situate/situate"
@@ -19,45 +18,6 @@ import (
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
 )
-
-// Evaluation configurations --compare can run. Each is a way of producing
-// the contexts that go into the index; everything else is the same.
-const (
-	configRaw      = "raw"      // no context: the "before" of every comparison
-	configOffline  = "offline"  // situate's extractive offline contextualizer
-	configProvided = "provided" // contexts shipped with the dataset (--contexts)
-	configTitle    = "title"    // the document title as the context
-	configLLM      = "llm"      // contexts written by the model named by --llm
-)
-
-// A configuration name is a context source optionally followed by search
-// stages: "provided+dense", "provided+hybrid+rerank". Without a stage the
-// BM25 arm alone is measured.
-const (
-	stageDense  = "dense"
-	stageHybrid = "hybrid"
-	stageRerank = "rerank"
-)
-
-// parseConfig splits a configuration name into its context source, search
-// mode and whether results are reranked.
-func parseConfig(name string) (contexts, mode string, rerank bool, err error) {
-	parts := strings.Split(name, "+")
-	contexts, mode = parts[0], situate.ModeBM25
-	for _, p := range parts[1:] {
-		switch p {
-		case stageDense:
-			mode = situate.ModeDense
-		case stageHybrid:
-			mode = situate.ModeHybrid
-		case stageRerank:
-			rerank = true
-		default:
-			return "", "", false, usagef("configuration %q: unknown stage %q (want dense, hybrid or rerank)", name, p)
-		}
-	}
-	return contexts, mode, rerank, nil
-}
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
@@ -133,16 +93,26 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			*depth = 1000
 		}
 	}
+	pdfx := pdf.New(pdf.Options{})
+	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
 	var results []eval.Result
 	for _, name := range configs {
-		res, perQ, err := evalOne(ctx, e, c, ds, name, *docFormat, *depth)
+		cfg, err := situate.ParseEvalConfig(name)
 		if err != nil {
+			return usageError{err}
+		}
+		run, err := situate.Evaluate(ctx, ds, cfg, evalOptions(e, c, pdfx, *docFormat, *depth))
+		if err != nil {
+			if errors.Is(err, situate.ErrInvalid) {
+				return usageError{fmt.Errorf("%s: %w", name, err)}
+			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		results = append(results, res)
+		run.Result.Settings["recipe"] = c.str("recipe")
+		results = append(results, run.Result)
 		if *perQuery {
 			fmt.Fprintf(e.stdout, "== %s\n", name)
-			if err := eval.WritePerQuery(e.stdout, perQ, *missedOnly); err != nil {
+			if err := eval.WritePerQuery(e.stdout, run.PerQuery, *missedOnly); err != nil {
 				return err
 			}
 		}
@@ -222,76 +192,33 @@ func loadDataset(format, chunks, queries, contexts, docs, topics, qrels, file, l
 	}
 }
 
-func hasProvidedContexts(ds *eval.Dataset) bool {
-	for _, d := range ds.Docs {
-		for _, ch := range d.Chunks {
-			if ch.Context != "" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // evalConfigs resolves which configurations to run. Without --compare the
 // configured contextualizer runs, or the provided contexts when there are.
 func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]string, error) {
-	provided := hasProvidedContexts(ds)
-	titled := false
-	for _, d := range ds.Docs {
-		if d.Title != "" && len(d.Chunks) > 0 {
-			titled = true
-			break
-		}
-	}
-	applicable := []string{configRaw, configOffline}
-	if c.str("llm") != "" {
-		applicable = append(applicable, configLLM)
-	}
-	if titled {
-		applicable = append(applicable, configTitle)
-	}
-	if provided {
-		applicable = append(applicable, configProvided)
-	}
-	if c.str("embed") != "" {
-		// The cookbook's comparison: basic embeddings, contextual embeddings,
-		// + contextual BM25 (hybrid), + rerank.
-		best := configOffline
-		if c.str("llm") != "" {
-			best = configLLM
-		}
-		if provided {
-			best = configProvided
-		}
-		applicable = append(applicable, configRaw+"+"+stageDense, best+"+"+stageDense, best+"+"+stageHybrid)
-		if c.str("rerank") != "" {
-			applicable = append(applicable, best+"+"+stageHybrid+"+"+stageRerank)
-		}
-	}
+	applicable := situate.EvalConfigs(ds, situate.EvalAvailable{LLM: c.str("llm") != "", Embedder: c.str("embed") != "", Reranker: c.str("rerank") != ""})
 	if all {
 		return applicable, nil
 	}
 	if compare == "" {
-		if provided && c.settings["contextualizer"].origin == "default" {
-			return []string{configProvided}, nil
+		if situate.HasProvidedContexts(ds) && c.settings["contextualizer"].origin == "default" {
+			return []string{situate.EvalProvided}, nil
 		}
 		name := c.str("contextualizer")
 		if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
-			name = configLLM
+			name = situate.EvalLLM
 		}
 		if name == "none" {
-			name = configRaw
+			name = situate.EvalRaw
 		}
 		return []string{name}, nil
 	}
 	var out []string
 	for _, name := range splitList(compare) {
-		base, _, _, err := parseConfig(name)
+		cfg, err := situate.ParseEvalConfig(name)
 		if err != nil {
-			return nil, err
+			return nil, usageError{err}
 		}
-		if !slices.Contains(applicable, base) || (name != base && c.str("embed") == "") {
+		if !slices.Contains(applicable, cfg.Contexts) || (name != cfg.Contexts && c.str("embed") == "") {
 			return nil, usagef("--configs %s: not available for this dataset (available: %s)", name, strings.Join(applicable, ", "))
 		}
 		out = append(out, name)
@@ -299,199 +226,28 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 	return out, nil
 }
 
-// evalOne builds a temporary store and in-memory index for one
-// configuration, indexes the dataset and runs every query.
-func evalOne(ctx context.Context, e *env, c *config, ds *eval.Dataset, name, docFormat string, depth int) (eval.Result, []eval.QueryResult, error) {
-	contexts, mode, rerank, err := parseConfig(name)
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
+// evalOptions wires situate.Evaluate: a SQLite store per configuration, the
+// engine options of "situate index" and "situate search", and ingest for
+// documents given as files.
+func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth int) situate.EvalOptions {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tmp, err := os.MkdirTemp("", "situate-eval-")
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
-	defer os.RemoveAll(tmp)
-	store, err := sqlite.Open(ctx, filepath.Join(tmp, storeFile))
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
-	defer store.Close()
-	opts, err := engineOptions(c, e, store, log)
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
-	if mode == situate.ModeBM25 {
-		opts.Embedder = nil // nothing to embed for the BM25 arm alone
-	}
-	if rerank && opts.Reranker == nil {
-		return eval.Result{}, nil, usagef("configuration %q needs --rerank", name)
-	}
-	switch contexts {
-	case configRaw, configProvided, configTitle:
-		opts.Contextualizer = nil
-	case configOffline:
-		opts.Contextualizer = offline.New(offline.DefaultOptions())
-	case configLLM:
-		// engineOptions built the LLM contextualizer from --llm.
-	default:
-		return eval.Result{}, nil, usagef("unknown configuration %q", name)
-	}
-	eng, err := situate.Open(ctx, "", store, opts)
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
-	defer eng.Close()
-
-	indexStart := time.Now()
-	if err := indexDataset(ctx, e, eng, ds, contexts, docFormat); err != nil {
-		return eval.Result{}, nil, err
-	}
-	indexTime := time.Since(indexStart)
-
-	searchStart := time.Now()
-	run, err := searchAll(ctx, eng, ds, depth, mode, rerank)
-	if err != nil {
-		return eval.Result{}, nil, err
-	}
-	res, perQ := eval.Evaluate(ds, run)
-	res.Name = name
-	res.Settings = map[string]any{
-		"contexts":        contexts,
-		"mode":            mode,
-		"rerank":          rerank,
-		"analyzer":        orDefault(opts.Analyzer, "per language"),
-		"bm25-k1":         opts.BM25K1,
-		"bm25-b":          opts.BM25B,
-		"context-weight":  opts.ContextWeight,
-		"compound-weight": opts.CompoundWeight,
-		"recipe":          c.str("recipe"),
-		"depth":           depth,
-		"index-seconds":   indexTime.Seconds(),
-		"search-seconds":  time.Since(searchStart).Seconds(),
-	}
-	if len(ds.Docs) > 0 && len(ds.Docs[0].Chunks) == 0 {
-		res.Settings["chunk-size"] = opts.ChunkSize
-		res.Settings["chunk-overlap"] = opts.ChunkOverlap
-	}
-	return res, perQ, nil
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
-func indexDataset(ctx context.Context, e *env, eng *situate.Engine, ds *eval.Dataset, config, docFormat string) error {
-	parallel := eng.Options().ParallelDocuments
-	work := make(chan int)
-	errs := make(chan error, parallel)
-	var wg sync.WaitGroup
-	pdfx := pdf.New(pdf.Options{})
-	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
-	ingestOpts := ingest.Options{PDF: pdfx}
-	var failMu sync.Mutex
-	for range parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				d := ds.Docs[i]
-				doc := situate.Document{ID: d.ID, Title: d.Title, Text: d.Text, Lang: d.Lang, Format: docFormat}
-				var err error
-				switch {
-				case len(d.Chunks) > 0:
-					chunks := make([]situate.Chunk, len(d.Chunks))
-					for j, ch := range d.Chunks {
-						chunks[j] = situate.Chunk{DocID: d.ID, Index: ch.Index, Start: max(ch.Start, 0), End: max(ch.End, 0), Text: ch.Text}
-					}
-					var contexts []situate.Context
-					switch config {
-					case configRaw:
-						contexts = make([]situate.Context, len(chunks))
-					case configProvided:
-						contexts = make([]situate.Context, len(chunks))
-						for j, ch := range d.Chunks {
-							contexts[j] = situate.Context{Text: ch.Context, Source: "provided"}
-						}
-					case configTitle:
-						contexts = make([]situate.Context, len(chunks))
-						for j := range d.Chunks {
-							contexts[j] = situate.Context{Text: d.Title, Source: "title"}
-						}
-					}
-					if doc.Format == "" {
-						doc.Format = situate.FormatText
-					}
-					_, err = eng.PutChunks(ctx, doc, chunks, contexts)
-				case d.Path != "":
-					doc, err = ingest.ParseFile(ctx, d.Path, d.ID, ingestOpts)
-					if err == nil {
-						if d.Lang != "" {
-							doc.Lang = d.Lang
-						}
-						_, err = eng.Put(ctx, doc)
-					}
-				default:
-					if doc.Format == "" {
-						doc.Format = situate.FormatText
-					}
-					_, err = eng.Put(ctx, doc)
-				}
-				if err != nil {
-					failMu.Lock()
-					fmt.Fprintf(e.stderr, "skip document %s: %v\n", d.ID, err)
-					failMu.Unlock()
-				}
+	return situate.EvalOptions{
+		Depth: depth, DocFormat: docFormat,
+		NewStore: func(ctx context.Context, dir string) (situate.Store, error) {
+			return sqlite.Open(ctx, filepath.Join(dir, storeFile))
+		},
+		EngineOptions: func(cfg situate.EvalConfig, store situate.Store) (situate.Options, error) {
+			opts, err := engineOptions(c, e, store.(*sqlite.Store), log)
+			if err == nil && cfg.Contexts == situate.EvalOffline {
+				opts.Contextualizer = offline.New(offline.DefaultOptions())
 			}
-		}()
+			return opts, err
+		},
+		Read: func(ctx context.Context, path, id string) (situate.Document, error) {
+			return ingest.ParseFile(ctx, path, id, ingest.Options{PDF: pdfx})
+		},
+		Skip: func(id string, err error) { fmt.Fprintf(e.stderr, "skip document %s: %v\n", id, err) },
 	}
-	for i := range ds.Docs {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-		}
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	return ctx.Err()
-}
-
-func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth int, mode string, rerank bool) (eval.Run, error) {
-	run := make(eval.Run, len(ds.Queries))
-	var mu sync.Mutex
-	var firstErr error
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.NumCPU() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				q := ds.Queries[i]
-				hits, err := eng.Search(ctx, situate.Query{Text: q.Text, K: depth, Mode: mode, Rerank: rerank})
-				ranked := make([]eval.Ranked, len(hits))
-				for j, h := range hits {
-					ranked[j] = eval.Ranked{DocID: h.DocID, Chunk: h.Chunk, Text: h.Text}
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("query %s: %w", q.ID, err)
-				}
-				run[q.ID] = ranked
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range ds.Queries {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return run, firstErr
 }
 
 // allDocuments replaces an answers dataset's documents with every file under

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestLLMTimeoutHang(t *testing.T) {
 			}
 			store := filepath.Join(dir, "store")
 			start := time.Now()
-			f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-timeout", "300ms", "--llm-max-retries", "1", corpus)
+			f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-timeout", "300ms", "--llm-max-retries", "1", "--allow-fallback", corpus)
 			took := time.Since(start)
 			st := f.srv.Stats()
 			if st.Messages != 2 || st.Faults != c.hangs {
@@ -90,7 +91,7 @@ func TestLLMTimeoutHang(t *testing.T) {
 			if len(xs) != 1 {
 				t.Fatalf("%d contexts, want 1", len(xs))
 			}
-			flagged := hasFlag(xs[0].Flags, "fallback")
+			flagged := slices.Contains(xs[0].Flags, "fallback")
 			if flagged != c.fallback || (c.fallback && xs[0].Context == "") || (!c.fallback && xs[0].Source != testModel) {
 				t.Errorf("context %+v: want fallback=%v", xs[0], c.fallback)
 			}

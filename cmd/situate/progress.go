@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -13,39 +14,87 @@ import (
 	"github.com/situate/situate"
 )
 
-// progress draws a bar with counts and ETA on a terminal and nothing
-// elsewhere, so logs and pipes stay clean.
-type progress struct{ bar *progressbar.ProgressBar }
-
-func newProgress(w io.Writer, total int, what string, quiet bool) *progress {
-	f, ok := w.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || total == 0 {
-		return &progress{}
-	}
-	return &progress{bar: progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionClearOnFinish(),
-	)}
+// indexProgress shows an index run: a bar with documents, calls, fallbacks,
+// errors, cache share, spend and ETA on a terminal (nothing elsewhere, so
+// logs and pipes stay clean), and, everywhere, each skipped file, each
+// failed document and each new kind of provider error once.
+type indexProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+	max int
 }
 
-func (p *progress) add(n int) {
+func newIndexProgress(w io.Writer, quiet bool) *indexProgress {
+	p := &indexProgress{w: w}
+	if f, ok := w.(*os.File); !quiet && ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("situating"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	return p
+}
+
+// event is the situate.IndexOptions.Progress callback.
+func (p *indexProgress) event(ev situate.IndexEvent) {
+	switch ev.Kind {
+	case situate.EventSkip:
+		p.line("skip %v", ev.Err)
+	case situate.EventDocument:
+		if ev.Err != nil {
+			p.line("fail %s: %v", ev.DocID, ev.Err)
+		}
+	case situate.EventProviderError:
+		p.line("provider error (%s), first at %s: %v", ev.ErrorKind, ev.DocID, ev.Err)
+	}
+	if p.bar == nil {
+		return
+	}
+	pr := ev.Progress
+	if pr.SourceDone && pr.DocsTotal != p.max && pr.DocsTotal > 0 {
+		p.max = pr.DocsTotal
+		p.bar.ChangeMax(pr.DocsTotal)
+	}
+	p.bar.Set(pr.Docs)
+	p.bar.Describe(describe(pr))
+}
+
+// describe is the text before the bar.
+func describe(pr situate.IndexProgress) string {
+	if pr.CallsTotal == 0 {
+		return "situating"
+	}
+	in := pr.InputTokens + pr.CacheReadTokens + pr.CacheWriteTokens
+	share := 0.0
+	if in > 0 {
+		share = 100 * float64(pr.CacheReadTokens) / float64(in)
+	}
+	errs := 0
+	for _, e := range pr.Errors {
+		errs += e.Count
+	}
+	s := fmt.Sprintf("situating · calls %d/%d · %d in flight · %.0f%% cached · $%.4f", pr.Calls, pr.CallsTotal, pr.InFlight, share, pr.CostUSD)
+	if pr.Fallbacks > 0 || errs > 0 {
+		s += fmt.Sprintf(" · %d fallbacks · %d errors", pr.Fallbacks, errs)
+	}
+	if pr.ETA > 0 {
+		s += " · ETA " + pr.ETA.Round(time.Second).String()
+	}
+	return s
+}
+
+func (p *indexProgress) line(format string, args ...any) {
 	if p.bar != nil {
-		p.bar.Add(n)
+		p.bar.Clear()
 	}
+	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
-// describe replaces the text before the bar.
-func (p *progress) describe(s string) {
-	if p.bar != nil {
-		p.bar.Describe(s)
-	}
-}
-
-func (p *progress) done() {
+func (p *indexProgress) done() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
