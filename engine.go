@@ -83,6 +83,8 @@ type Engine struct {
 	// on the index directory (nil for readers and in memory).
 	readOnly bool
 	lock     *os.File
+	// view lets a reader swap in a later commit (Refresh).
+	view readerView
 	// processing fingerprints what turns a document into chunks and
 	// contexts; a change re-processes every document on its next Put.
 	processing string
@@ -124,6 +126,8 @@ func (e *Engine) dropDoc(id string) {
 
 // Close closes the indexes; the store belongs to the caller.
 func (e *Engine) Close() error {
+	e.view.mu.Lock()
+	defer e.view.mu.Unlock()
 	var err error
 	for _, a := range e.arms {
 		if a.ix != nil {
@@ -441,7 +445,11 @@ func (e *Engine) Chunks(ctx context.Context, id string) ([]StoredChunk, error) {
 }
 
 // IndexStats describes the BM25 index.
-func (e *Engine) IndexStats() bm25.Stats { return e.arms[0].ix.Stats() }
+func (e *Engine) IndexStats() bm25.Stats {
+	e.view.mu.RLock()
+	defer e.view.mu.RUnlock()
+	return e.arms[0].ix.Stats()
+}
 
 // lexicalDocs are the language arm's docs of a stored document. The access
 // list and metadata still travel in the docs' Attrs so that segments stay

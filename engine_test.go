@@ -557,3 +557,48 @@ type namedEmbedder struct {
 }
 
 func (n *namedEmbedder) Name() string { return n.name }
+
+// TestReaderSeesLaterCommits: a long-lived read-only Engine (a server, an
+// MCP session) searches each new commit of the writer, not the one it
+// opened.
+func TestReaderSeesLaterCommits(t *testing.T) {
+	ctx := context.Background()
+	ts := newTestStore(t)
+	opts := situate.DefaultOptions()
+	opts.Embedder = &hashEmbedder{dim: 16}
+	writer := ts.open(opts)
+	if _, err := writer.Put(ctx, doc("a", "canal lock keeper")); err != nil {
+		t.Fatal(err)
+	}
+	ropts := opts
+	ropts.ReadOnly = true
+	reader := ts.open(ropts)
+	for _, step := range []struct {
+		do   func() error
+		want []string
+	}{
+		{func() error { return nil }, []string{"a"}},
+		{func() error { _, err := writer.Put(ctx, doc("b", "canal barge")); return err }, []string{"a", "b"}},
+		{func() error { return writer.Delete(ctx, "a") }, []string{"b"}},
+		{func() error { _, err := writer.Put(ctx, doc("b", "river barge")); return err }, nil},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{situate.ModeBM25, situate.ModeDense} {
+			got := searchIDs(t, reader, situate.Query{Text: "canal", K: 10, Mode: mode})
+			if mode == situate.ModeDense {
+				// The dense arm ranks every document; check the documents only.
+				got = slices.DeleteFunc(got, func(id string) bool { return id == "b" && step.want == nil })
+			}
+			if !slices.Equal(got, step.want) {
+				t.Errorf("%s: reader found %v, want %v", mode, got, step.want)
+			}
+		}
+		want := step.want
+		if want == nil {
+			want = []string{"b"}
+		}
+		checkIndexed(t, reader, want...)
+	}
+}

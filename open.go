@@ -439,6 +439,11 @@ func (e *Engine) applyVectorPlan(ctx context.Context, st storeState, p armPlan) 
 // is replaced by an in-memory one built from the store, with a warning:
 // nothing is written.
 func (e *Engine) openReader(ctx context.Context, dir string) error {
+	if dir != "" {
+		// Stamped before anything is read: a commit made meanwhile makes
+		// the next Refresh open it.
+		e.view.dir, e.view.stamp = dir, manifestStamp(dir)
+	}
 	st, err := e.readState(ctx)
 	if err != nil {
 		return err
@@ -602,6 +607,8 @@ func (e *Engine) openVectorsReader(dir string, st storeState) (rebuild bool, err
 // Commit and Delete, each list equals the stored documents that have
 // chunks.
 func (e *Engine) IndexedDocuments() (map[string][]string, error) {
+	e.view.mu.RLock()
+	defer e.view.mu.RUnlock()
 	out := map[string][]string{}
 	for _, a := range e.arms {
 		out[a.spec.dir] = a.ix.Groups()
