@@ -8,6 +8,13 @@
 // runs the arms, fuses their ranks, optionally reranks, and returns the
 // ORIGINAL chunk text with the generated context kept apart.
 //
+// The store is the source of truth. One writer at a time opens it (Open
+// takes the index directory's write lock) and makes every index hold
+// exactly the store's documents; any number of readers (Options.ReadOnly)
+// open it beside the writer without a lock, search the last commit and see
+// later ones as they come. A Filter (document ids, access principals,
+// metadata conditions) restricts every arm while it scores.
+//
 // The root package owns the nouns (Document, Chunk, Context, Hit, Query), the
 // small interfaces it consumes (Contextualizer, Embedder, Reranker, Store) and
 // the Engine that ties the leaf mechanisms together. It never imports an
