@@ -86,6 +86,7 @@ func TestWebPageInChromium(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "store")
 	wantShare := seedUsage(t, store)
+	seedFlagged(t, store)
 	s := startServe(t, dir, store)
 	upload := filepath.Join(dir, "brightwater.md")
 	if err := os.WriteFile(upload, []byte(brightwater), 0o644); err != nil {
@@ -141,13 +142,34 @@ func TestWebPageInChromium(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll('#jobs .job[data-state="done"]').length >= 2`, chromedp.WithPollingTimeout(60*time.Second)),
 	)
 	run("wait for both documents in the list",
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 2`, chromedp.WithPollingTimeout(30*time.Second)),
-		chromedp.Click(chromedp.CSS(`#doc-table tbody a`)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 3`, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Click(chromedp.CSS(`#doc-table tbody tr[data-doc="brightwater.md"] a`)),
 		chromedp.WaitVisible(chromedp.CSS("#context-status")),
 		shot("documents-laptop"),
 	)
-	if st := text("#context-status"); !strings.Contains(st, "by offline") || !strings.Contains(st, "flagged") {
+	if st := text("#context-status"); !strings.Contains(st, "by offline") || !strings.Contains(st, "0 flagged") {
 		t.Errorf("contextualization status: %q", st)
+	}
+	// Flagged contexts: counted, marked, and listed alone on request.
+	run("a document with a flagged context",
+		chromedp.Click(chromedp.CSS(`#doc-table tbody tr[data-doc="ledger.md"] a`)),
+		chromedp.Poll[chromedp.Void](`(document.querySelector("#context-status") || {}).textContent?.includes("anthropic")`, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if st := text("#context-status"); !strings.Contains(st, "2 by anthropic:claude-haiku-4-5") || !strings.Contains(st, "1 flagged") {
+		t.Errorf("contextualization status of the flagged document: %q", st)
+	}
+	run("show flagged contexts only",
+		chromedp.Click(chromedp.CSS("#only-flagged")),
+		shot("flagged-laptop"),
+	)
+	type flaggedView struct {
+		Chunks int
+		Badge  string
+	}
+	fv := evalJS[flaggedView](t, ctx, `({Chunks: document.querySelectorAll("#doc-detail .chunk-item").length,
+		Badge: document.querySelector("#doc-detail .chunk-item .context.flagged .badge.warn").textContent})`)
+	if fv.Chunks != 1 || fv.Badge != "flagged: unknown-number:42" {
+		t.Errorf("flagged only: %d chunks, badge %q", fv.Chunks, fv.Badge)
 	}
 
 	// Search: the context is set apart from the original text and labelled.
@@ -279,7 +301,7 @@ func TestWebPageInChromium(t *testing.T) {
 	}
 	run("phone documents",
 		chromedp.Navigate(s.URL+"/#/documents"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 2`, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 3`, chromedp.WithPollingTimeout(30*time.Second)),
 		shot("documents-phone"),
 	)
 	if wide := evalJS[string](t, ctx, wider390); wide != "" {
@@ -375,6 +397,36 @@ func seedUsage(t *testing.T, store string) string {
 		}
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(read)/float64(input+read+write))
+}
+
+// seedFlagged indexes a document of two chunks whose second context failed
+// a check, as the LLM contextualizer leaves them ("unknown-number:42").
+func seedFlagged(t *testing.T, store string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(store, storeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	eng, err := situate.Open(ctx, store, db, situate.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	doc := situate.Document{ID: "ledger.md", Title: "Ledger", Format: situate.FormatMarkdown, Lang: situate.LangEnglish,
+		Text: "# Ledger\n\nThe ledger lists every barge.\n\n## Totals\n\nThe totals are audited each spring.\n"}
+	chunks := []situate.Chunk{
+		{DocID: doc.ID, Index: 0, Start: 0, End: 40, Text: doc.Text[:40], Heading: "Ledger"},
+		{DocID: doc.ID, Index: 1, Start: 40, End: len(doc.Text), Text: doc.Text[40:], Heading: "Ledger > Totals"},
+	}
+	contexts := []situate.Context{
+		{Text: "The ledger of Brightwater's barges.", Source: "anthropic:claude-haiku-4-5"},
+		{Text: "Totals for 42 barges, audited in spring.", Source: "anthropic:claude-haiku-4-5", Flags: []string{"unknown-number:42"}},
+	}
+	if _, err := eng.PutChunks(ctx, doc, chunks, contexts); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // wider390 names the first visible element of the page that reaches past
