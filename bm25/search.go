@@ -129,9 +129,17 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 		}
 		terms, counts := qa.terms, qa.counts
 		if c, ok := qa.a.(analysis.Compounder); ok && ix.opts.CompoundWeight > 0 {
+			// Known means held by a live doc: the terms of deleted docs stay
+			// in their segment until a merge, and counting them would make
+			// an index search differently from one built without those docs.
 			terms, counts = expandCompounds(c, text, terms, counts, float32(ix.opts.CompoundWeight), func(t string) bool {
 				for i := range s.segs {
-					if parts[i] >= 0 && s.segs[i].seg.parts[parts[i]].find(t) >= 0 {
+					if parts[i] < 0 {
+						continue
+					}
+					ss := &s.segs[i]
+					sp := &ss.seg.parts[parts[i]]
+					if e := sp.find(t); e >= 0 && liveDF(ss, ss.seg.entry(sp, e)) > 0 {
 						return true
 					}
 				}
