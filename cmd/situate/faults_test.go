@@ -160,7 +160,7 @@ func TestKillAnywhere(t *testing.T) {
 			// Its own store: LLM contexts, one document's flagged.
 			build = filepath.Join(dir, "llmbuild")
 			flaky.Store(true)
-			p.mustRun(t, "index", "--store", build, "--llm", testModel, llmCorpus)
+			p.mustRun(t, "index", "--store", build, "--llm", testModel, "--allow-fallback", llmCorpus)
 			flaky.Store(false)
 			out := p.mustRun(t, "contexts", "--store", build, "--flagged", "--sample", "0", "--json")
 			if !strings.Contains(out, "Entity0003") {
