@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/situate/situate"
 )
@@ -14,18 +16,13 @@ var _ situate.ModelIdentifier = (*Client)(nil)
 // loaded GGUF's shape), vLLM "root" (the weights' path or hub id) and
 // "max_model_len".
 type wireModel struct {
-	ID          string `json:"id"`
-	Root        string `json:"root"`
-	MaxModelLen int    `json:"max_model_len"`
-	Meta        *struct {
-		VocabType int     `json:"vocab_type"`
-		NVocab    int64   `json:"n_vocab"`
-		NCtxTrain int64   `json:"n_ctx_train"`
-		NEmbd     int64   `json:"n_embd"`
-		NParams   int64   `json:"n_params"`
-		Size      int64   `json:"size"`
-		FType     float64 `json:"ftype"`
-	} `json:"meta"`
+	ID          string   `json:"id"`
+	Aliases     []string `json:"aliases"`
+	Root        string   `json:"root"`
+	MaxModelLen int      `json:"max_model_len"`
+	// Meta's fields changed types across llama.cpp releases (vocab_type
+	// a number then a bool, ftype a number then a string): kept as given.
+	Meta map[string]any `json:"meta"`
 }
 
 // ModelIdentity asks the server which model it serves, so contexts of
@@ -88,8 +85,9 @@ func (c *Client) llamaIdentity(ctx context.Context) (situate.ModelIdentity, erro
 		return situate.ModelIdentity{}, err
 	}
 	var m *wireModel
+	base := func(id string) string { return id[strings.LastIndexAny(id, `/\`)+1:] }
 	for i := range models {
-		if c.model == "" || models[i].ID == c.model {
+		if c.model == "" || models[i].ID == c.model || base(models[i].ID) == c.model || slices.Contains(models[i].Aliases, c.model) {
 			m = &models[i]
 			break
 		}
@@ -103,11 +101,15 @@ func (c *Client) llamaIdentity(ctx context.Context) (situate.ModelIdentity, erro
 	// /props may be disabled or missing on older servers: the digest then
 	// rests on /v1/models alone.
 	_ = c.doJSON(ctx, "props", http.MethodGet, c.serverURL("/props"), nil, &props)
+	// llama-server names a model loaded with -m PATH by the path: the
+	// file name is the model's name, the path goes into the digest.
 	id := situate.ModelIdentity{Name: m.ID}
+	id.Name = base(m.ID)
 	digest := "path=" + props.ModelPath
-	if mm := m.Meta; mm != nil {
-		digest += fmt.Sprintf(" params=%d size=%d vocab=%d/%d ctx_train=%d embd=%d ftype=%g",
-			mm.NParams, mm.Size, mm.VocabType, mm.NVocab, mm.NCtxTrain, mm.NEmbd, mm.FType)
+	for _, k := range []string{"n_params", "size", "n_vocab", "vocab_type", "n_ctx_train", "n_embd", "ftype"} {
+		if v, ok := m.Meta[k]; ok {
+			digest += fmt.Sprintf(" %s=%v", k, v)
+		}
 	}
 	id.Digest = digest
 	return id, nil

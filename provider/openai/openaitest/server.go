@@ -659,8 +659,9 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request, _ *Fault, 
 	case FlavorLlamaCpp:
 		h := fnv.New32a()
 		h.Write([]byte(s.cfg.ModelPath))
-		m["meta"] = map[string]any{"vocab_type": 1, "n_vocab": 32000, "n_ctx_train": 8192, "n_embd": 64,
-			"n_params": 1000000 + int(h.Sum32()%1000), "size": 4000000 + int(h.Sum32()%4000), "ftype": 1}
+		// As llama-server 3.21 answers: vocab_type a bool, ftype a name.
+		m["meta"] = map[string]any{"vocab_type": true, "n_vocab": 32000, "n_ctx_train": 8192, "n_embd": 64,
+			"n_params": 1000000 + int(h.Sum32()%1000), "size": 4000000 + int(h.Sum32()%4000), "ftype": "all F32"}
 	}
 	w.Header().Set("content-type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{m}})
