@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,12 +81,18 @@ func usageJSONOf(t *testing.T, dir, store string) usageJSON {
 	return u
 }
 
+// exampleCorpus copies the English documents of examples/corpus (3
+// documents, 15 chunks): enough calls for the tests, few enough for a
+// loaded 2-core machine.
 func exampleCorpus(t *testing.T, dir string) string {
 	corpus := filepath.Join(dir, "corpus")
-	copyTree(t, filepath.Join(repoRoot(t), "examples", "corpus"), corpus)
-	os.Remove(filepath.Join(corpus, "queries.jsonl"))
+	copyTree(t, filepath.Join(repoRoot(t), "examples", "corpus", "en"), corpus)
 	return corpus
 }
+
+// shortAnswers keeps the random model's answers short (it never stops on
+// its own), so a run takes seconds, not minutes.
+var shortAnswers = []string{"--llm-max-tokens", "24"}
 
 // TestLlamaKillAndResume: the server is killed mid-run; the run stops
 // within 60 s with a non-zero exit and says the provider is failing;
@@ -101,8 +106,8 @@ func TestLlamaKillAndResume(t *testing.T) {
 	corpus := exampleCorpus(t, dir)
 	store := filepath.Join(dir, "store")
 	s := startLlama(t, llamatest.Options{})
-	args := []string{"index", "--store", store, "--llm", "llamacpp", "--llm-base-url", s.BaseURL,
-		"--llm-extra", grammarExtra, "--llm-degenerate", "keep", corpus}
+	args := append([]string{"index", "--store", store, "--llm", "llamacpp", "--llm-base-url", s.BaseURL,
+		"--llm-extra", grammarExtra, "--llm-degenerate", "keep", corpus}, shortAnswers...)
 
 	type result struct {
 		code        int
@@ -116,7 +121,7 @@ func TestLlamaKillAndResume(t *testing.T) {
 	}()
 	// Kill once a few calls have been answered.
 	deadline := time.Now().Add(2 * time.Minute)
-	for llamaMetrics(t, s)["tokens_predicted_total"] < 600 {
+	for llamaMetrics(t, s)["tokens_predicted_total"] < 100 {
 		if time.Now().After(deadline) {
 			t.Fatal("the run made no progress in 2 minutes")
 		}
@@ -220,8 +225,8 @@ func TestLlamaNonsenseCaught(t *testing.T) {
 	s := startLlama(t, llamatest.Options{})
 	for _, extra := range []string{grammarExtra, `{}`} {
 		store := filepath.Join(dir, "store"+strconv.Itoa(len(extra)))
-		code, _, errOut := runMain(context.Background(), dir, "index", "--store", store, "--llm", "llamacpp", "--llm-base-url", s.BaseURL,
-			"--llm-extra", extra, corpus)
+		code, _, errOut := runMain(context.Background(), dir, append([]string{"index", "--store", store, "--llm", "llamacpp", "--llm-base-url", s.BaseURL,
+			"--llm-extra", extra, corpus}, shortAnswers...)...)
 		st := storeContexts(t, store)
 		t.Logf("--llm-extra %s: exit %d; contexts %v\n%s", extra, code, st, tail(errOut, 800))
 		for k, n := range st {
@@ -248,8 +253,8 @@ func TestLlamaUsageEqualsMetrics(t *testing.T) {
 	store := filepath.Join(dir, "store")
 	s := startLlama(t, llamatest.Options{})
 	before := llamaMetrics(t, s)
-	code, _, errOut := runMain(context.Background(), dir, "index", "--store", store, "--llm", "llamacpp", "--llm-base-url", s.BaseURL,
-		"--llm-max-retries", "2", "--llm-degenerate", "keep", corpus)
+	code, _, errOut := runMain(context.Background(), dir, append([]string{"index", "--store", store, "--llm", "llamacpp", "--llm-base-url", s.BaseURL,
+		"--llm-max-retries", "2", "--llm-degenerate", "keep", corpus}, shortAnswers...)...)
 	after := llamaMetrics(t, s)
 	u := usageJSONOf(t, dir, store)
 	cu := u.Contexts
@@ -277,7 +282,7 @@ func TestLlamaCostVersusRun(t *testing.T) {
 	corpus := exampleCorpus(t, dir)
 	store := filepath.Join(dir, "store")
 	s := startLlama(t, llamatest.Options{})
-	flags := []string{"--llm", "llamacpp", "--llm-base-url", s.BaseURL, "--llm-extra", grammarExtra, "--llm-degenerate", "keep"}
+	flags := append([]string{"--llm", "llamacpp", "--llm-base-url", s.BaseURL, "--llm-extra", grammarExtra, "--llm-degenerate", "keep"}, shortAnswers...)
 	out, _ := mustRun(t, dir, append(append([]string{"cost", "--json"}, flags...), corpus)...)
 	var est costJSON
 	if err := json.Unmarshal([]byte(out), &est); err != nil {
@@ -316,7 +321,7 @@ func TestLlamaModelChangeSameURL(t *testing.T) {
 	store := filepath.Join(dir, "store")
 	a := startLlama(t, llamatest.Options{})
 	flags := []string{"index", "--store", store, "--llm", "llamacpp", "--llm-base-url", a.BaseURL, "--llm-extra", grammarExtra,
-		"--llm-degenerate", "keep", "--llm-max-tokens", "48", corpus}
+		"--llm-degenerate", "keep", "--llm-max-tokens", "16", corpus}
 	mustRun(t, dir, flags...)
 	if _, errOut := mustRun(t, dir, flags...); !strings.Contains(errOut, "3 unchanged") {
 		t.Errorf("same model: %s", errOut)
