@@ -6,8 +6,10 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -62,7 +64,47 @@ func (s *Server) routes() http.Handler {
 			s.writeError(w, r, notFound("route "+r.Method+" "+truncate(r.URL.Path, 200)))
 		})
 	}
-	return s.observe(mux)
+	return s.observe(s.sameOrigin(mux))
+}
+
+// sameOrigin refuses what a web page of another site could make a browser
+// send: cross-origin state-changing requests (a form posting an upload to
+// 127.0.0.1 needs no key on a server without keys), and, on a server
+// without keys, any Host but a loopback one (DNS rebinding: evil.example
+// resolving to 127.0.0.1 would otherwise be same-origin to the browser).
+// Clients that are not browsers send neither Origin nor Sec-Fetch-Site and
+// are not affected.
+func (s *Server) sameOrigin(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &apiError{status: http.StatusForbidden, code: "forbidden", msg: "cross-origin request refused"})
+	}))
+	guarded := cop.Handler(next)
+	if s.opts.Keys != nil {
+		return guarded
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			s.writeError(w, r, &apiError{status: http.StatusForbidden, code: "forbidden",
+				msg: "Host: a server without keys answers only loopback names (localhost, 127.0.0.1, [::1])"})
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header names this machine by a
+// loopback name or address.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // observe gives every request an id, logs it (route, status, duration,
