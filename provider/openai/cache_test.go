@@ -111,6 +111,7 @@ func measureCache(t *testing.T, slots string, args []string) {
 	rec := &recorder{c: llamaClientSlots(t, s1, slots)}
 	opts := llm.DefaultOptions()
 	opts.MaxTokens, opts.Concurrency, opts.MaxRetries = 8, 2, 2
+	opts.KeepDegenerate = true // random weights write nonsense; the test is about caching
 	cz, err := llm.New(rec, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -224,6 +225,7 @@ func TestLlamaServerWindowing(t *testing.T) {
 	docs := corpus(1, 3600, 4) // ~5,100 tokens on 4,096-token slots
 	opts := llm.DefaultOptions()
 	opts.MaxTokens, opts.Concurrency, opts.MaxRetries = 8, 2, 0
+	opts.KeepDegenerate = true // random weights write nonsense; the test is about windows
 	cz, err := llm.New(rec, opts)
 	if err != nil {
 		t.Fatal(err)
