@@ -142,7 +142,7 @@ func TransportFault(parent context.Context, err error, timeout time.Duration) *F
 	case parent.Err() != nil:
 		return &Fault{Type: TypeCanceled, Err: parent.Err()}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return &Fault{Type: TypeTimeout, Err: err, Retryable: true, Message: fmt.Sprintf("no answer within %s", timeout)}
+		return &Fault{Type: TypeTimeout, Err: err, Retryable: true, Message: fmt.Sprintf("no complete answer within %s", timeout)}
 	}
 	return &Fault{Type: TypeConnection, Err: err, Retryable: true}
 }

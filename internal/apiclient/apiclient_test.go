@@ -66,7 +66,7 @@ func TestDo(t *testing.T) {
 		{"/429", time.Second, TypeHTTP, 429, true, 2 * time.Second, ""},
 		{"/400", time.Second, TypeHTTP, 400, false, 0, ""},
 		{"/trunc", time.Second, TypeBadResponse, 0, true, 0, "malformed or truncated JSON (5 bytes): unexpected end of JSON input"},
-		{"/slow", 20 * time.Millisecond, TypeTimeout, 0, true, 0, "no answer within 20ms"},
+		{"/slow", 20 * time.Millisecond, TypeTimeout, 0, true, 0, "no complete answer within 20ms"},
 	} {
 		_, err := Do(ctx, srv.Client(), c.timeout, Request{Method: http.MethodPost, URL: srv.URL + c.path, In: struct{}{}}, &out)
 		var f *Fault

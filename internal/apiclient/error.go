@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -158,6 +159,13 @@ func (c Caller) Fault(op string, b batch.Ref, f *Fault) *Error {
 		}
 	}
 	return e
+}
+
+// Transport is an error from sending a request or reading its answer
+// (TransportFault): final if the caller's context (parent) ended,
+// retryable if only the request's timeout fired or the connection failed.
+func (c Caller) Transport(parent context.Context, op string, b batch.Ref, err error, timeout time.Duration) *Error {
+	return c.Fault(op, b, TransportFault(parent, err, timeout))
 }
 
 // SetMessage sets e's Message to the server's msg, clipped and with the

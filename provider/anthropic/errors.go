@@ -11,6 +11,7 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/internal/apiclient"
+	"github.com/situate/situate/internal/batch"
 )
 
 // Error types the client reports when Anthropic's own error.type is not
@@ -167,19 +168,10 @@ func (c *Client) responseError(op string, resp *http.Response) *Error {
 }
 
 // transportError classifies an error from sending a request or reading its
-// body. parent is the caller's context: if it ended, the error is final;
-// if only the client's own Timeout fired, the call may be retried.
+// body (apiclient.TransportFault): final if the caller's context (parent)
+// ended, retryable if only the client's own Timeout fired.
 func (c *Client) transportError(parent context.Context, op string, err error) *Error {
-	f := apiclient.TransportFault(parent, err, c.timeout)
-	e := &Error{Index: -1, Provider: ProviderName, Op: op, Model: c.model, Type: f.Type, Err: err}
-	e.SetRetryable(f.Retryable)
-	switch f.Type {
-	case TypeCanceled:
-		e.Err = f.Err
-	case TypeTimeout:
-		e.Message = fmt.Sprintf("no complete answer within %s", c.timeout)
-	}
-	return e
+	return apiclient.Caller{Provider: ProviderName, Model: c.model}.Transport(parent, op, batch.Ref{}, err, c.timeout)
 }
 
 // streamError is a broken or malformed stream: retryable.

@@ -204,19 +204,10 @@ func parseRetryAfter(h http.Header, status int, now time.Time) time.Duration {
 }
 
 // transportError classifies an error from sending a request or reading its
-// body. parent is the caller's context: if it ended, the error is final;
-// if only the client's own Timeout fired, the call may be retried.
+// body (apiclient.TransportFault): final if the caller's context (parent)
+// ended, retryable if only the client's own Timeout fired.
 func (c *core) transportError(parent context.Context, op string, err error) *Error {
-	f := apiclient.TransportFault(parent, err, c.timeout)
-	e := &Error{Index: -1, Provider: c.flavor, Op: op, Model: c.model, Type: f.Type, Err: err}
-	e.SetRetryable(f.Retryable)
-	switch f.Type {
-	case TypeCanceled:
-		e.Err = f.Err
-	case TypeTimeout:
-		e.Message = fmt.Sprintf("no complete answer within %s", c.timeout)
-	}
-	return e
+	return apiclient.Caller{Provider: c.flavor, Model: c.model}.Transport(parent, op, batch.Ref{}, err, c.timeout)
 }
 
 // streamError is a broken or malformed stream: retryable.
