@@ -253,7 +253,7 @@ func TestLLM(t *testing.T, h LLMHarness) {
 	ctx := t.Context()
 	prefix := "<document>\nBrightwater Logistics reported third quarter revenue of 4.2 million euros. Größe, Москва, 北京.\n</document>\n"
 	prompt := func(chunk string) situate.Prompt {
-		return situate.Prompt{DocID: "reports/q3.md", Prefix: prefix, MaxTokens: 64,
+		return situate.Prompt{DocID: "reports/q3.md", Prefix: prefix, MaxTokens: 16,
 			Suffix: "Here is the chunk we want to situate within the whole document\n<chunk>\n" + chunk + "\n</chunk>\nAnswer only with the context."}
 	}
 	t.Run("Complete", func(t *testing.T) {
@@ -314,7 +314,7 @@ func TestLLM(t *testing.T, h LLMHarness) {
 	})
 	t.Run("Concurrent", func(t *testing.T) {
 		m := h.New(t)
-		concurrently(t, 4, 3, func(i, j int) error {
+		concurrently(t, 4, 2, func(i, j int) error {
 			c, err := m.Complete(ctx, prompt(fmt.Sprintf("chunk %d.%d", i, j)))
 			if err == nil && strings.TrimSpace(c.Text) == "" {
 				err = errors.New("empty answer")

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/internal/llamatest"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/openai/openaitest"
 	"github.com/situate/situate/situatetest"
@@ -91,4 +92,24 @@ func fakeFlavor(flavor string) string {
 		return openai.FlavorOpenAI
 	}
 	return flavor
+}
+
+// The llama.cpp client passes the LLM suite against a real llama-server
+// serving a generated random-weight model (skipped without the binary,
+// a failure with SITUATE_REQUIRE_LLAMA=1); the grammar keeps its output
+// to words the client can read.
+func TestConformanceLlamaServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real llama-server: skipped with -short")
+	}
+	s := llamatest.Start(t, llamatest.Options{})
+	situatetest.TestLLM(t, situatetest.LLMHarness{
+		New: func(t *testing.T) situate.LLM {
+			c, err := openai.New(openai.Options{BaseURL: s.BaseURL, Flavor: openai.FlavorLlamaCpp, ExtraBody: grammar})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		},
+	})
 }
