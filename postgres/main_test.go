@@ -1,0 +1,45 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/situate/situate/internal/pgtest"
+)
+
+// server is the PostgreSQL the tests run against, started by TestMain from
+// Debian's postgresql binaries; nil when they are absent (tests skip, or
+// fail when SITUATE_REQUIRE_POSTGRES is set).
+var server *pgtest.Server
+
+func TestMain(m *testing.M) {
+	var startErr error
+	server, startErr = pgtest.Start(context.Background())
+	if startErr != nil {
+		fmt.Fprintln(os.Stderr, "postgres tests:", startErr)
+	}
+	code := m.Run()
+	if server != nil {
+		server.Stop()
+	}
+	os.Exit(code)
+}
+
+// newDatabase returns the URL of an empty database, or skips t when no
+// PostgreSQL could be started.
+func newDatabase(t *testing.T) string {
+	t.Helper()
+	if server == nil {
+		if os.Getenv(pgtest.RequireEnv) != "" {
+			t.Fatalf("PostgreSQL is required (%s is set) but could not be started; see the log above", pgtest.RequireEnv)
+		}
+		t.Skip("PostgreSQL not available (install Debian's postgresql package; .ci/run does): skipping")
+	}
+	url, err := server.NewDatabase(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
