@@ -15,7 +15,7 @@ import (
 func TestConformance(t *testing.T) {
 	situatetest.TestStore(t, situatetest.StoreHarness{
 		New: func(t *testing.T) (situate.Store, func() (situate.Store, error)) {
-			url := newDatabase(t)
+			url := postgres.NewTestDatabase(t)
 			s, err := postgres.Open(context.Background(), url)
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package postgres_test
+package postgres
 
 import (
 	"context"
@@ -27,9 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newDatabase returns the URL of an empty database, or skips t when no
+// NewTestDatabase returns the URL of an empty database, or skips t when no
 // PostgreSQL could be started.
-func newDatabase(t *testing.T) string {
+func NewTestDatabase(t *testing.T) string {
 	t.Helper()
 	if server == nil {
 		if os.Getenv(pgtest.RequireEnv) != "" {
