@@ -51,14 +51,14 @@ func acquireLock(dir string, wait time.Duration, try func(*os.File) (busy bool, 
 	// Who holds the lock, for the message of the next writer that waits.
 	// Best effort: a failure here does not weaken the lock.
 	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(LockInfo()), 0)
+		f.WriteAt([]byte(lockInfo()), 0)
 	}
 	return f, nil
 }
 
-// LockInfo is what a writer records in a LOCK file: its pid, command line and
+// lockInfo is what a writer records in a LOCK file: its pid, command line and
 // start time, one "key=value" per line.
-func LockInfo() string {
+func lockInfo() string {
 	cmd := strings.Join(os.Args, " ")
 	if len(cmd) > 300 {
 		cmd = cmd[:300] + "..."
