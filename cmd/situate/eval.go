@@ -20,6 +20,9 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
+	if generateRequested(args) { // --generate N: make the questions (generate.go)
+		return runGenerate(ctx, e, args)
+	}
 	c := newConfig()
 	fs := newFlagSet("eval", "",
 		"Measure retrieval on reference questions. Builds a temporary index per configuration, runs every query\n"+
@@ -28,7 +31,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format anthropic --chunks codebase_chunks.json --queries evaluation_set.jsonl [--contexts contexts.json]\n"+
 			"  --format trec --docs DIR|TAR.GZ|JSONL --topics F --qrels F\n"+
 			"  --format squad --file xquad.en.json [--lang en]\n"+
-			"  --format answers --docs DIR --queries queries.jsonl")
+			"  --format answers --docs DIR --queries queries.jsonl\n"+
+			"  --generate N --llm PROVIDER:MODEL [--seed S] [--out FILE] PATH|--store DIR  (write reference questions for your documents)")
 	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel"}, llmSettings...)...)
 	c.flags(fs, denseSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
