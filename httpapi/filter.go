@@ -333,3 +333,26 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// ParseFilter reads a filter in the JSON form the API takes (the filter of
+// a search, the filter query parameter of GET /v1/documents) and returns
+// the engine's Filter. An error names the field and wraps
+// situate.ErrInvalid. The command line's "situate ls --filter" uses it, so
+// both front ends read one form.
+func ParseFilter(data []byte) (situate.Filter, error) {
+	var f Filter
+	e := decodeJSON(data, &f, "filter")
+	if e == nil {
+		e = f.validate("filter")
+	}
+	if e != nil {
+		msg := e.msg
+		if e.field == "body" {
+			msg = strings.TrimPrefix(msg, "body")
+			e.field = "filter"
+		}
+		msg = strings.TrimPrefix(strings.TrimPrefix(msg, e.field), ": ")
+		return situate.Filter{}, fmt.Errorf("%s: %s: %w", e.field, msg, situate.ErrInvalid)
+	}
+	return engineFilter(&Caller{Admin: true}, &f), nil
+}

@@ -55,6 +55,10 @@ func NewSearchResponse(query string, hits []situate.Hit) SearchResponse {
 	return out
 }
 
+// NewDocument turns a document's record into the response shape (without
+// chunks), as GET /v1/documents lists it.
+func NewDocument(rec situate.DocumentRecord) Document { return documentView(rec) }
+
 // DocumentRequest is the JSON body of an upsert (PUT /v1/documents/{id}) or
 // a create (POST /v1/documents, with ID); in a multipart upload it is the
 // "document" part beside the "file" part, without Text.

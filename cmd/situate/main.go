@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -42,6 +43,7 @@ func init() {
 		{"index", "index files, directories, JSONL or stdin", runIndex},
 		{"search", "search the index", runSearch},
 		{"status", "show documents, chunks, languages, store size and what is stale", runStatus},
+		{"ls", "list indexed documents (with filters and paging)", runList},
 		{"show", "show a document's chunks with their contexts", runShow},
 		{"rm", "remove documents from the index", runRemove},
 		{"config", "print the effective configuration and where each value comes from", runConfig},
@@ -53,6 +55,7 @@ func init() {
 		{"serve", "serve the JSON API, metrics and health checks over HTTP", runServe},
 		{"keys", "create, list and revoke API keys of situate serve", runKeys},
 		{"check", "verify the database and every index file; --repair rebuilds damaged indexes", runCheck},
+		{"version", "print the version, source revision and Go version", runVersion},
 	}
 }
 
@@ -108,18 +111,28 @@ func Main(ctx context.Context, e *env, args []string) int {
 		case errors.Is(err, errHelpShown):
 			return exitOK
 		case errors.As(err, &ue):
-			fmt.Fprintf(e.stderr, "situate %s: %v\nRun 'situate %s --help' for usage.\n", c.name, err, c.name)
+			fmt.Fprintf(e.stderr, "situate %s: %s\nRun 'situate %s --help' for usage.\n", c.name, errorText(err), c.name)
 			return exitUsage
 		case errors.Is(err, errAlreadyReported):
 			return exitFailure
 		default:
-			fmt.Fprintf(e.stderr, "situate %s: %v\n%s", c.name, err, damageHint(err))
+			fmt.Fprintf(e.stderr, "situate %s: %s\n%s", c.name, errorText(err), damageHint(err))
 			return exitFailure
 		}
 	}
 	fmt.Fprintf(e.stderr, "situate: unknown command %q\n", args[0])
 	printUsage(e.stderr)
 	return exitUsage
+}
+
+// errorText is err as printed after the "situate CMD: " prefix: the root's
+// sentinels say "situate: not found" so that they read well alone, but
+// wrapped ("document x: situate: not found") the prefix would stutter, so
+// it is dropped from the text; errors.Is still sees the sentinel.
+func errorText(err error) string {
+	s := strings.ReplaceAll(err.Error(), ": situate: ", ": ")
+	s = strings.ReplaceAll(s, "\nsituate: ", "\n") // errors.Join puts one per line
+	return strings.TrimPrefix(s, "situate: ")
 }
 
 var (

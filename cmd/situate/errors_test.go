@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/situate/situate"
+)
+
+// TestErrorsHaveOnePrefix: an error printed by the command line starts with
+// "situate CMD: " and says "situate:" nowhere else, while the sentinel is
+// still found with errors.Is.
+func TestErrorsHaveOnePrefix(t *testing.T) {
+	wrapped := fmt.Errorf("document %q: %w", "x", situate.ErrNotFound)
+	if got := errorText(wrapped); got != `document "x": not found` {
+		t.Errorf("errorText(wrapped) = %q", got)
+	}
+	if got := errorText(situate.ErrLocked); got != "store is locked by another writer" {
+		t.Errorf("errorText(sentinel) = %q", got)
+	}
+	joined := errors.Join(fmt.Errorf("a: %w", situate.ErrInvalid), situate.ErrReadOnly)
+	if got := errorText(joined); got != "a: invalid input\nengine is open read-only" {
+		t.Errorf("errorText(joined) = %q", got)
+	}
+	if !errors.Is(wrapped, situate.ErrNotFound) {
+		t.Error("the sentinel is lost")
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSome text about apples.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, filepath.Join(dir, "a.md"))
+	for _, args := range [][]string{
+		{"show", "--store", store, "no-such-doc"},
+		{"ls", "--store", store, "--filter", `{"docs":3}`},
+	} {
+		code, _, errOut := run(t, dir, args...)
+		if code == exitOK {
+			t.Fatalf("situate %s succeeded", strings.Join(args, " "))
+		}
+		first := strings.SplitN(errOut, "\n", 2)[0]
+		if !strings.HasPrefix(first, "situate "+args[0]+": ") || strings.Count(errOut, "situate:") != 0 {
+			t.Errorf("situate %s: error stutters or lacks its prefix:\n%s", strings.Join(args, " "), errOut)
+		}
+	}
+}
