@@ -355,3 +355,30 @@ func TestLlamaModelChangeSameURL(t *testing.T) {
 // llamaModelB is another generated model (three layers instead of the
 // default's), as a user would swap a model file.
 func llamaModelB() gguf.ModelOptions { return gguf.ModelOptions{Layers: 3, Seed: 2} }
+
+// TestLlama500Fallbacks: without the grammar the server refuses some of
+// the random model's answers with HTTP 500; with no retries those chunks
+// fall back: the error kind is printed once with the server's message, the
+// fallbacks are counted, and the run exits non-zero (--allow-fallback
+// would keep exit 0).
+func TestLlama500Fallbacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs llama-server")
+	}
+	dir := t.TempDir()
+	corpus := exampleCorpus(t, dir)
+	s := startLlama(t, llamatest.Options{})
+	code, _, errOut := runMain(context.Background(), dir, append([]string{"index", "--store", filepath.Join(dir, "store"), "--llm", "llamacpp",
+		"--llm-base-url", s.BaseURL, "--llm-max-retries", "0", "--llm-degenerate", "keep", corpus}, shortAnswers...)...)
+	t.Logf("exit %d\n%s", code, tail(errOut, 1500))
+	n := strings.Count(errOut, "does not match the expected")
+	if n == 0 {
+		t.Skip("the model's answers happened to parse every time: no HTTP 500 to test")
+	}
+	if n != 1 {
+		t.Errorf("the HTTP 500 kind was printed %d times, want once", n)
+	}
+	if code == exitOK || !strings.Contains(errOut, "fell back") && !strings.Contains(errOut, "fallback") {
+		t.Errorf("exit %d: want non-zero with the fallbacks counted", code)
+	}
+}
