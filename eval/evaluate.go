@@ -67,12 +67,23 @@ type QueryResult struct {
 	Metrics map[string]float64 `json:"metrics"`
 }
 
+// The metrics Evaluate gives confidence intervals for, by a seeded
+// percentile bootstrap over the evaluated queries (Bootstrap).
+var IntervalKeys = []string{KeyHit1, KeyHit5, KeyHit20, KeyMRR10, KeyRecall20}
+
+// Bootstrap settings of Evaluate's intervals.
+const (
+	IntervalResamples = 2000
+	IntervalLevel     = 0.95
+)
+
 // Evaluate scores run against the queries of ds and returns the averaged
 // metrics (Result.Name and Settings are left for the caller) and one
 // QueryResult per evaluated query, in dataset order. Queries without
 // relevance information are not evaluated. Each metric is averaged over the
 // queries that define it: Pass@k over chunk- and answer-judged queries, the
 // others over all evaluated queries (MAP over judged topics, as trec_eval).
+// Result.Intervals holds 95% bootstrap intervals of IntervalKeys.
 // Evaluate only reads ds and run; concurrent calls are safe.
 func Evaluate(ds *Dataset, run Run) (Result, []QueryResult) {
 	sums := map[string]float64{}
@@ -100,6 +111,9 @@ func Evaluate(ds *Dataset, run Run) (Result, []QueryResult) {
 	res := Result{Metrics: map[string]float64{}, Queries: len(out)}
 	for k, s := range sums {
 		res.Metrics[k] = s / float64(counts[k])
+	}
+	if iv := Intervals(out, IntervalKeys, IntervalResamples, 1, IntervalLevel); len(iv) > 0 {
+		res.Intervals = iv
 	}
 	return res, out
 }

@@ -21,6 +21,9 @@ type Result struct {
 	Metrics  map[string]float64 `json:"metrics"`
 	// Queries is the number of queries evaluated.
 	Queries int `json:"queries,omitempty"`
+	// Intervals are bootstrap confidence intervals over the queries of
+	// some metrics (see Evaluate), nil when not computed.
+	Intervals map[string]Interval `json:"intervals,omitempty"`
 }
 
 // DefaultFailureK is the cutoff of the failure rate in tables and charts
@@ -257,6 +260,7 @@ func WriteReport(dir string, r Report) error {
 	md.WriteString("## All metrics\n\n")
 	writeMarkdownTable(&md, metricRows(r.Results, keys))
 	md.WriteString("\nPass@k in percent (Anthropic cookbook); other metrics as fractions (trec_eval).\n")
+	writeIntervals(&md, r.Results)
 	var js bytes.Buffer
 	if err := WriteJSON(&js, r.Results); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -355,4 +359,37 @@ func WritePerQueryJSONL(w io.Writer, qs []QueryResult) error {
 		}
 	}
 	return nil
+}
+
+// writeIntervals adds the confidence-interval table when any result has
+// intervals: one row per configuration, "mean [lo, hi]" per metric.
+func writeIntervals(md *bytes.Buffer, rs []Result) {
+	var keys []string
+	level := 0.0
+	for _, k := range MetricKeys {
+		for _, r := range rs {
+			if iv, ok := r.Intervals[k]; ok {
+				keys = append(keys, k)
+				level = iv.Level
+				break
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	fmt.Fprintf(md, "\n## Confidence intervals\n\n%.0f%% percentile bootstrap over questions (%d resamples): mean [low, high].\n\n", 100*level, IntervalResamples)
+	rows := [][]string{append([]string{"configuration"}, keys...)}
+	for _, r := range rs {
+		row := []string{r.Name}
+		for _, k := range keys {
+			if iv, ok := r.Intervals[k]; ok {
+				row = append(row, fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Mean, iv.Lo, iv.Hi))
+			} else {
+				row = append(row, "–")
+			}
+		}
+		rows = append(rows, row)
+	}
+	writeMarkdownTable(md, rows)
 }

@@ -94,8 +94,14 @@ func TestEvalGenerate(t *testing.T) {
 	if !bytes.Equal(first, second) {
 		t.Errorf("same seed, same model outputs, different files:\n%s\n---\n%s", first, second)
 	}
-	res, _ := run("eval", "--format", "answers", "--docs", corpus, "--queries", filepath.Join(work, "q1.jsonl"), "--compare")
+	res, _ := run("eval", "--format", "answers", "--docs", corpus, "--queries", filepath.Join(work, "q1.jsonl"), "--compare",
+		"--report", filepath.Join(work, "report"))
 	t.Log(res)
+	rep, err := os.ReadFile(filepath.Join(work, "report", "report.md"))
+	if err != nil || !bytes.Contains(rep, []byte("## Confidence intervals")) || !bytes.Contains(rep, []byte("| offline ")) {
+		t.Errorf("eval report lacks the bootstrap intervals: %v\n%s", err, rep)
+	}
+	t.Logf("report.md:\n%s", rep)
 	if !strings.Contains(res, fmt.Sprintf("%d queries", lines)) || !strings.Contains(res, "offline") {
 		t.Errorf("eval on the generated file:\n%s", res)
 	}
