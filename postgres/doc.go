@@ -1,7 +1,13 @@
 // Package postgres is a situate store on PostgreSQL (jackc/pgx): the same
 // documents, versions, chunks, contexts, engine metadata, context and vector
-// caches and usage ledger the SQLite store keeps, in one database that any
-// number of situate processes share.
+// caches and usage ledger the SQLite store keeps, and the HTTP service's
+// uploaded sources, job queue and API keys (situate.JobStore, KeyStore), in
+// one database that any number of situate processes share.
+//
+// The job queue is lease-based: ClaimJob takes the oldest queued job, or a
+// running one whose lease ran out (its worker died), with FOR UPDATE SKIP
+// LOCKED, so claimers in many processes never take the same job and never
+// wait for each other.
 //
 // The schema is versioned: migrations are ordered SQL statements, each
 // applied in one transaction together with the bump of the schema_version

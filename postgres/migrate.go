@@ -80,6 +80,52 @@ var migrations = [][]string{
 			value BYTEA NOT NULL
 		)`,
 	},
+	{ // 2: what the HTTP service keeps: uploaded sources (gzip), the job
+		// queue (leases; claimed with FOR UPDATE SKIP LOCKED) and API keys
+		// (hashes only).
+		`CREATE TABLE sources (
+			doc_id     BYTEA PRIMARY KEY,
+			name       BYTEA NOT NULL,
+			format     BYTEA NOT NULL,
+			title      BYTEA NOT NULL,
+			lang       BYTEA NOT NULL,
+			metadata   TEXT NOT NULL, -- JSON object
+			access     TEXT NOT NULL, -- JSON array
+			size       BIGINT NOT NULL, -- uncompressed bytes
+			data       BYTEA NOT NULL, -- gzip
+			updated_at BIGINT NOT NULL
+		)`,
+		`CREATE TABLE jobs (
+			id          BIGSERIAL PRIMARY KEY,
+			doc_id      BYTEA NOT NULL,
+			state       TEXT NOT NULL,
+			error       BYTEA NOT NULL,
+			attempts    INTEGER NOT NULL,
+			access      TEXT NOT NULL, -- JSON array
+			change      TEXT NOT NULL,
+			chunks      INTEGER NOT NULL,
+			chunks_done INTEGER NOT NULL,
+			calls       INTEGER NOT NULL,
+			tokens      BIGINT NOT NULL,
+			lease_until BIGINT NOT NULL,
+			created_at  BIGINT NOT NULL,
+			started_at  BIGINT NOT NULL,
+			finished_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX jobs_state ON jobs (state, id)`,
+		`CREATE INDEX jobs_doc ON jobs (doc_id)`,
+		`CREATE TABLE api_keys (
+			id         BYTEA PRIMARY KEY,
+			name       BYTEA NOT NULL,
+			tenant     BYTEA NOT NULL,
+			principals TEXT NOT NULL, -- JSON array
+			admin      BOOLEAN NOT NULL,
+			write      BOOLEAN NOT NULL,
+			hash       BYTEA NOT NULL, -- SHA-256 of the secret
+			created_at BIGINT NOT NULL,
+			revoked_at BIGINT NOT NULL -- 0 while valid
+		)`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.
