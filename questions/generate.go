@@ -135,6 +135,7 @@ func Generate(ctx context.Context, model situate.LLM, srcs []Source, opts Option
 	}
 	outs := make([]string, len(picks))
 	errs := make([]error, len(picks))
+	asked := make([]bool, len(picks)) // false for picks a stopped run never asked about
 	// Group picks by document, keeping the first-seen order of documents.
 	byDoc := map[int][]int{}
 	var docOrder []int
@@ -172,7 +173,6 @@ func Generate(ctx context.Context, model situate.LLM, srcs []Source, opts Option
 		stop := stopErr != nil
 		mu.Unlock()
 		if stop || runCtx.Err() != nil {
-			errs[i] = context.Canceled
 			return
 		}
 		t0 := time.Now()
@@ -210,7 +210,7 @@ func Generate(ctx context.Context, model situate.LLM, srcs []Source, opts Option
 			opts.Progress(done, len(picks))
 		}
 		mu.Unlock()
-		outs[i], errs[i] = c.Text, err
+		outs[i], errs[i], asked[i] = c.Text, err, true
 	}
 	for range min(opts.Concurrency, max(len(docOrder), 1)) {
 		wg.Add(1)
@@ -240,8 +240,8 @@ func Generate(ctx context.Context, model situate.LLM, srcs []Source, opts Option
 	df := NewDocFreq(srcs)
 	seen := map[string]bool{}
 	for i, p := range picks {
-		if errors.Is(errs[i], context.Canceled) && stopErr != nil {
-			continue // never asked
+		if !asked[i] {
+			continue // the run stopped before this pick
 		}
 		src := srcs[p.Source]
 		ch := src.Chunks[p.Chunk]
