@@ -122,3 +122,34 @@ func TestEvalGenerateUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalGenerateFromStore generates from an indexed store (no PATH): the
+// documents are re-read from the files the store names, and every call lands
+// in the store's usage ledger under operation "question".
+func TestEvalGenerateFromStore(t *testing.T) {
+	srv := anthropictest.NewServer(anthropictest.Config{APIKey: "test-key", Generate: fakeQuestion})
+	defer srv.Close()
+	work := t.TempDir()
+	envVars := map[string]string{"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL}
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+			getenv: func(k string) string { return envVars[k] }, workDir: work}
+		if code := Main(context.Background(), e, args); code != exitOK {
+			t.Fatalf("situate %s: exit %d\n%s\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		}
+		return stdout.String()
+	}
+	corpus, _ := filepath.Abs(filepath.Join("..", "..", "examples", "multilingual"))
+	run("index", corpus)
+	out := run("eval", "--generate", "12", "--llm", "anthropic:claude-haiku-4-5", "--out", "q.jsonl")
+	if !strings.Contains(out, "of 12 generated") {
+		t.Errorf("summary: %s", out)
+	}
+	usage := run("usage")
+	if !strings.Contains(usage, "question") {
+		t.Errorf("usage does not list the generation's calls:\n%s", usage)
+	}
+	t.Log(usage)
+}
