@@ -43,3 +43,12 @@ func NewTestDatabase(t *testing.T) string {
 	}
 	return url
 }
+
+// RestartTestServer restarts the test server (fast shutdown, cutting every
+// open connection) and waits until it accepts connections again.
+func RestartTestServer(t *testing.T) {
+	t.Helper()
+	if err := server.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

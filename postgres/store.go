@@ -16,6 +16,10 @@ import (
 	"github.com/situate/situate"
 )
 
+// pingAfterIdle is how long a pooled connection may sit idle before it is
+// pinged on its next use.
+const pingAfterIdle = 50 * time.Millisecond
+
 // Compile-time checks that Store implements what the engine consumes.
 var (
 	_ situate.Store         = (*Store)(nil)
@@ -45,6 +49,13 @@ func Open(ctx context.Context, connString string) (*Store, error) {
 		// pgx's parse errors redact the password.
 		return nil, fmt.Errorf("postgres open: %w: %w", err, situate.ErrInvalid)
 	}
+	// A pooled connection that sat idle may have been cut by a server
+	// restart or failover the pool has not noticed; pinging it first (pgx
+	// pings only after 1 s idle by default) makes Acquire replace it instead
+	// of failing the caller's statement. Any restart takes longer than
+	// pingAfterIdle, so only calls in flight during it can fail; connections
+	// reused back to back under load skip the round trip.
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool { return p.IdleDuration > pingAfterIdle }
 	s := &Store{where: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, url.PathEscape(cfg.ConnConfig.Database))}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, s.errorf("open", err)

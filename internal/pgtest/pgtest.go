@@ -34,6 +34,8 @@ type Server struct {
 	Port int
 	cmd  *exec.Cmd
 	n    atomic.Int64
+	// start runs the server process (again, for Restart).
+	start func() error
 }
 
 // BinDir returns the newest /usr/lib/postgresql/<major>/bin holding initdb,
@@ -89,32 +91,44 @@ func Start(ctx context.Context) (*Server, error) {
 		return nil, err
 	}
 	s.Port = port
-	log, err := os.Create(filepath.Join(dir, "postgres.log"))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgtest: %w", err)
+	s.start = func() error {
+		log, err := os.OpenFile(filepath.Join(dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("pgtest: %w", err)
+		}
+		defer log.Close()
+		// fsync off: a test server's durability is not under test.
+		s.cmd = command("postgres", "-D", data, "-k", dir, "-h", "127.0.0.1", "-p", strconv.Itoa(port),
+			"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+		s.cmd.Stdout, s.cmd.Stderr = log, log
+		if err := s.cmd.Start(); err != nil {
+			return fmt.Errorf("pgtest: start postgres: %w", err)
+		}
+		return nil
 	}
-	// fsync off: a test server's durability is not under test.
-	s.cmd = command("postgres", "-D", data, "-k", dir, "-h", "127.0.0.1", "-p", strconv.Itoa(port),
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
-	s.cmd.Stdout, s.cmd.Stderr = log, log
-	err = s.cmd.Start()
-	log.Close()
-	if err != nil {
+	if err := s.start(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgtest: start postgres: %w", err)
+		return nil, err
 	}
+	if err := s.wait(ctx); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// wait waits until the server accepts connections.
+func (s *Server) wait(ctx context.Context) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := pgx.Connect(ctx, s.URL("postgres"))
 		if err == nil {
 			c.Close(ctx)
-			return s, nil
+			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			logText, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
-			s.Stop()
-			return nil, fmt.Errorf("pgtest: postgres did not accept connections on port %d: %w\n%s", port, err, logText)
+			logText, _ := os.ReadFile(filepath.Join(s.Dir, "postgres.log"))
+			return fmt.Errorf("pgtest: postgres did not accept connections on port %d: %w\n%s", s.Port, err, logText)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -139,8 +153,23 @@ func (s *Server) NewDatabase(ctx context.Context) (string, error) {
 	return s.URL(name), nil
 }
 
+// Restart stops the server (fast shutdown: open connections are cut) and
+// starts it again on the same port with the same data.
+func (s *Server) Restart(ctx context.Context) error {
+	s.halt()
+	if err := s.start(); err != nil {
+		return err
+	}
+	return s.wait(ctx)
+}
+
 // Stop shuts the server down (fast shutdown) and removes its directory.
 func (s *Server) Stop() error {
+	s.halt()
+	return os.RemoveAll(s.Dir)
+}
+
+func (s *Server) halt() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		s.cmd.Process.Signal(syscall.SIGINT)
 		done := make(chan struct{})
@@ -151,8 +180,8 @@ func (s *Server) Stop() error {
 			s.cmd.Process.Kill()
 			<-done
 		}
+		s.cmd = nil
 	}
-	return os.RemoveAll(s.Dir)
 }
 
 func freePort() (int, error) {
