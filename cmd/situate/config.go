@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -106,9 +107,43 @@ func (c *config) flags(fs *flag.FlagSet, names ...string) {
 				return set(v)
 			})
 		} else {
-			fs.Func(n, usage, set)
+			fs.Var(settingValue{s, set}, n, usage)
 		}
 	}
+}
+
+// settingValue is a setting as a flag.Value; its kind is shown in help.
+type settingValue struct {
+	s   *setting
+	set func(string) error
+}
+
+func (v settingValue) String() string     { return "" }
+func (v settingValue) Set(x string) error { return v.set(x) }
+func (v settingValue) kind() string       { return v.s.kind() }
+
+// floatSettings are the settings read as numbers with a fraction.
+var floatSettings = map[string]bool{"bm25-k1": true, "bm25-b": true, "context-weight": true, "compound-weight": true,
+	"dense-weight": true, "lexical-weight": true, "max-cost": true}
+
+// kind names the type of a setting's value for help: int, number,
+// duration, list or string.
+func (s *setting) kind() string {
+	switch {
+	case s.isBool:
+		return ""
+	case s.isList:
+		return "list"
+	case floatSettings[s.name]:
+		return "number"
+	}
+	if _, err := strconv.Atoi(s.def); err == nil {
+		return "int"
+	}
+	if _, err := time.ParseDuration(s.def); err == nil && s.def != "" {
+		return "duration"
+	}
+	return "string"
 }
 
 // load applies the environment and the configuration file below the flags
@@ -245,7 +280,19 @@ func newFlagSet(name, args, summary string) *flag.FlagSet {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: situate %s [flags] %s\n\n%s\n\nFlags:\n", name, args, summary)
 		fs.VisitAll(func(f *flag.Flag) {
-			fmt.Fprintf(w, "  --%s\n    \t%s\n", f.Name, f.Usage)
+			kind, usage := flag.UnquoteUsage(f)
+			if v, ok := f.Value.(settingValue); ok {
+				kind = v.kind()
+			} else if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(usage, "default") {
+				usage += " (default " + f.DefValue + ")"
+			}
+			if kind == "value" { // a flag.Func
+				kind = "string"
+			}
+			if kind != "" {
+				kind = " " + kind
+			}
+			fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, kind, usage)
 		})
 	}
 	return fs

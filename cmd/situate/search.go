@@ -17,9 +17,10 @@ import (
 func runSearch(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("search", "QUERY", "Search the index. Every result shows the original chunk text with the generated context marked apart.")
-	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "contextualizer")
+	// Only what a query uses: no chunking, contextualizer or LLM settings
+	// (those shape the index, written by "situate index").
+	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
 	c.flags(fs, denseSettings...)
-	c.flags(fs, llmSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
 	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")
