@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/situate/situate/internal/llamatest"
 	"github.com/situate/situate/provider/anthropic/anthropictest"
+	"github.com/situate/situate/questions"
 )
 
 // fakeQuestion answers a question-generation prompt as a well-behaved model
@@ -152,4 +154,52 @@ func TestEvalGenerateFromStore(t *testing.T) {
 		t.Errorf("usage does not list the generation's calls:\n%s", usage)
 	}
 	t.Log(usage)
+}
+
+// TestLlamaGenerate runs "situate eval --generate" against the real
+// llama-server the tests build, serving a tiny random-weight model. Its
+// questions are nonsense; a grammar holds them to the two-line format (an
+// English question naming a number, and "the" as the answer, which every
+// English chunk holds), so the test checks the plumbing, the counts and the
+// file format, and that "eval --format answers --compare" runs on the file.
+func TestLlamaGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs llama-server")
+	}
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	copyTree(t, filepath.Join(repoRoot(t), "examples", "corpus", "en"), corpus)
+	s := startLlama(t, llamatest.Options{})
+	grammar := `{"grammar": "root ::= \"QUESTION: What about item \" [1-9] [0-9] [0-9] [0-9] \"?\\nANSWER: the\""}`
+	code, out, errOut := runMain(context.Background(), dir, "eval", "--generate", "8", "--llm", "llamacpp",
+		"--llm-base-url", s.BaseURL, "--llm-extra", grammar, "--llm-max-tokens", "48", "--out", "q.jsonl", corpus)
+	t.Logf("exit %d\n%s\n%s", code, out, tail(errOut, 800))
+	if code != exitOK {
+		t.Fatalf("generate: exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "q.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := questions.ReadDataset(bytes.NewReader(data), "q.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept, generated int
+	if _, err := fmt.Sscanf(out, "%d questions kept of %d generated", &kept, &generated); err != nil || kept != len(items) || generated != 8 {
+		t.Errorf("summary %q: kept %d (file has %d), generated %d (want 8)", out, kept, len(items), generated)
+	}
+	if len(items) == 0 {
+		t.Fatal("no question kept")
+	}
+	for _, it := range items {
+		if it.Answer != "the" || !strings.HasPrefix(it.Question, "What about item ") || it.Doc == "" || it.End <= it.Start {
+			t.Errorf("item %+v", it)
+		}
+	}
+	code, out, errOut = runMain(context.Background(), dir, "eval", "--format", "answers", "--docs", corpus,
+		"--queries", filepath.Join(dir, "q.jsonl"), "--compare")
+	if code != exitOK || !strings.Contains(out, fmt.Sprintf("%d queries", len(items))) {
+		t.Errorf("eval on the generated file: exit %d\n%s\n%s", code, out, errOut)
+	}
 }
