@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 // NewTestDatabase returns the URL of an empty database, or skips t when no
 // PostgreSQL could be started.
-func NewTestDatabase(t *testing.T) string {
+func NewTestDatabase(t testing.TB) string {
 	t.Helper()
 	if server == nil {
 		if os.Getenv(pgtest.RequireEnv) != "" {
@@ -37,7 +37,7 @@ func NewTestDatabase(t *testing.T) string {
 		}
 		t.Skip("PostgreSQL not available (install Debian's postgresql package; .ci/run does): skipping")
 	}
-	url, err := server.NewDatabase(t.Context())
+	url, err := server.NewDatabase(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,107 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/postgres"
+)
+
+// The benchmarks run against the test server, which runs with fsync off:
+// they measure the store's work and the round trips, not the disk.
+
+func benchStore(b *testing.B) *postgres.Store {
+	s, err := postgres.Open(context.Background(), postgres.NewTestDatabase(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+func benchChunks(id string, n int) []situate.StoredChunk {
+	text := strings.Repeat("lorem ipsum dolor sit amet ", 30*n)
+	size := len(text) / n
+	out := make([]situate.StoredChunk, n)
+	for i := range out {
+		out[i] = situate.StoredChunk{
+			Chunk: situate.Chunk{DocID: id, Index: i, Start: i * size, End: (i + 1) * size,
+				Text: text[i*size : (i+1)*size], Heading: "Intro > Part", Tokens: 200},
+			Context: situate.Context{Text: strings.Repeat("context words here ", 20), Source: "offline"},
+		}
+	}
+	return out
+}
+
+// BenchmarkPutDocument replaces one document of n chunks of ~800 bytes per
+// iteration (the SQLite store's benchmark of the same name).
+func BenchmarkPutDocument(b *testing.B) {
+	for _, n := range []int{1, 20, 100} {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			s := benchStore(b)
+			chunks := benchChunks("bench/doc.md", n)
+			rec := situate.DocumentRecord{ID: "bench/doc.md", Title: "Bench", Lang: "en"}
+			b.ReportAllocs()
+			for b.Loop() {
+				rec.Version++
+				if err := s.PutDocument(context.Background(), rec, chunks); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkChunks(b *testing.B) {
+	s := benchStore(b)
+	if err := s.PutDocument(context.Background(), situate.DocumentRecord{ID: "d", Version: 1}, benchChunks("d", 16)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Chunks(context.Background(), "d"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCachedContext(b *testing.B) {
+	s := benchStore(b)
+	if err := s.CacheContext(context.Background(), "k", situate.Context{Text: "a context", Source: "s"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := s.CachedContext(context.Background(), "k"); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkClaimAndFinishJob is the queue's coordination cost per job: one
+// claim and one final update.
+func BenchmarkClaimAndFinishJob(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	for i := range b.N + 100 {
+		if _, _, err := s.EnqueueJob(ctx, fmt.Sprintf("d%d", i), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	b.ReportAllocs()
+	for range b.N {
+		j, ok, err := s.ClaimJob(ctx, time.Minute)
+		if err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		j.State, j.FinishedAt = situate.JobDone, time.Now()
+		if err := s.UpdateJob(ctx, j, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
