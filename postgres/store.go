@@ -86,7 +86,7 @@ func (s *Store) errorf(op string, err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
-		case "22021", "22P05", "54000": // bad encoding (e.g. a NUL byte), untranslatable, too long
+		case "22021", "22P05", "54000": // bad encoding, untranslatable, too long (strings are BYTEA; kept for safety)
 			err = fmt.Errorf("%w: %w", err, situate.ErrInvalid)
 		case "53100": // disk_full
 			err = fmt.Errorf("%w: %w", err, ErrFull)
