@@ -12,6 +12,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
+	"github.com/situate/situate/llm"
 	"github.com/situate/situate/questions"
 	"github.com/situate/situate/sqlite"
 )
@@ -122,6 +123,15 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "generate: %d/%d calls\n", done, total)
 		}
 	}
+	gen, all, err := projectCosts(c, dcs, srcs, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "generate: projected %d calls, %d input tokens (%d read from the prompt cache), $%.4f%s\n",
+		gen.Calls, gen.PromptTokens, gen.CacheReadTokens, gen.CostUSD, priceNote(gen))
+	if opts.MaxCostUSD > 0 && gen.CostUSD > opts.MaxCostUSD {
+		return fmt.Errorf("generate: projected cost $%.4f exceeds --max-cost $%.4f (ask for fewer questions with --generate)", gen.CostUSD, opts.MaxCostUSD)
+	}
 	res, genErr := questions.Generate(ctx, models[0], srcs, opts)
 	if res == nil {
 		return genErr
@@ -152,6 +162,10 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("generate: report: %w", err)
 	}
 	werr := questions.WriteReport(f, res)
+	if werr == nil {
+		_, werr = fmt.Fprintf(f, "\nProjected before the run: $%.4f for the generation%s. Contextualizing the whole corpus (%d documents, %d chunks) with `%s` would take %d calls, %d prompt tokens of which %d read from the prompt cache, and cost $%.4f (without caching $%.4f), as `situate cost` estimates it.\n",
+			gen.CostUSD, priceNote(gen), all.Docs, all.Chunks, c.str("llm"), all.Calls, all.PromptTokens, all.CacheReadTokens, all.CostUSD, all.CostNoCacheUSD)
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -172,6 +186,44 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "dataset: %s\nreport: %s\nnext: situate eval --format answers --docs %s --queries %s --compare\n",
 		outPath, rp, docsDir, outPath)
 	return genErr
+}
+
+// projectCosts estimates, offline and as "situate cost" does, the
+// generation (the sampled chunks, prompted on their whole documents, with
+// answers of about 60 tokens) and contextualizing the whole corpus.
+func projectCosts(c *config, dcs []llm.DocChunks, srcs []questions.Source, opts questions.Options) (gen, all llm.CostEstimate, err error) {
+	o, err := llmOptions(c)
+	if err != nil {
+		return gen, all, err
+	}
+	picks, _ := questions.Sample(srcs, opts.N, opts.Seed, questions.DefaultMinChunkTerms)
+	byDoc := map[int][]situate.Chunk{}
+	var order []int
+	for _, p := range picks {
+		if _, ok := byDoc[p.Source]; !ok {
+			order = append(order, p.Source)
+		}
+		byDoc[p.Source] = append(byDoc[p.Source], srcs[p.Source].Chunks[p.Chunk])
+	}
+	var sampled []llm.DocChunks
+	for _, i := range order {
+		sampled = append(sampled, llm.DocChunks{Doc: dcs[i].Doc, Chunks: byDoc[i]})
+	}
+	gen = llm.Estimate(sampled, c.str("llm"), nil, llm.EstimateOptions{Options: o, OutputTokens: 60})
+	all = llm.Estimate(dcs, c.str("llm"), nil, llm.EstimateOptions{Options: o})
+	for _, e := range []error{gen.Err, all.Err} {
+		if e != nil {
+			return gen, all, e
+		}
+	}
+	return gen, all, nil
+}
+
+func priceNote(e llm.CostEstimate) string {
+	if !e.PriceKnown {
+		return " (no price known for the model)"
+	}
+	return ""
 }
 
 // storedDocuments re-reads the documents of a store from the files they

@@ -81,8 +81,22 @@ func TestEvalGenerate(t *testing.T) {
 	if lines < 20 {
 		t.Errorf("only %d questions kept of 30:\n%s", lines, first)
 	}
-	if rep, err := os.ReadFile(filepath.Join(work, "q1.md")); err != nil || !bytes.Contains(rep, []byte("| wrong-language |")) {
+	if rep, err := os.ReadFile(filepath.Join(work, "q1.md")); err != nil || !bytes.Contains(rep, []byte("| wrong-language |")) ||
+		!bytes.Contains(rep, []byte("Contextualizing the whole corpus")) {
 		t.Errorf("report: %v\n%s", err, rep)
+	} else {
+		t.Logf("q1.md:\n%s", rep)
+	}
+	// A budget below the projected cost refuses before any call.
+	before := srv.Stats().Messages
+	var so, se bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &so, stderr: &se, getenv: func(k string) string { return envVars[k] }, workDir: work}
+	if code := Main(context.Background(), e, []string{"eval", "--generate", "30", "--llm", "anthropic:claude-haiku-4-5",
+		"--max-cost", "0.0001", "--out", "q0.jsonl", corpus}); code != exitFailure || !strings.Contains(se.String(), "exceeds --max-cost") {
+		t.Errorf("--max-cost 0.0001: exit %d\n%s", code, se.String())
+	}
+	if _, err := os.Stat(filepath.Join(work, "q0.jsonl")); err == nil || srv.Stats().Messages != before {
+		t.Errorf("a refused run wrote a file or called the model (%d calls)", srv.Stats().Messages-before)
 	}
 	if st := srv.Stats(); st.Messages != 30 || st.CacheReads == 0 {
 		t.Errorf("%d messages, %d cache reads", st.Messages, st.CacheReads)
