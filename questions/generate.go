@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -278,8 +279,9 @@ func check(it *Item, out, chunk, lang string, maxOverlap float64, df *DocFreq, s
 	if got := analysis.Detect(q); got != "" && lang != "" && got != lang {
 		return ReasonWrongLanguage
 	}
-	it.Overlap = Overlap(q, chunk, lang)
-	if it.Overlap > maxOverlap {
+	ov := Overlap(q, chunk, lang)
+	it.Overlap = math.Round(ov*100) / 100 // for the person reading the file
+	if ov > maxOverlap {
 		return ReasonCopied
 	}
 	if !Anchored(q, lang, df) {

@@ -1,6 +1,10 @@
 package questions
 
-import "github.com/situate/situate"
+import (
+	"strings"
+
+	"github.com/situate/situate"
+)
 
 // Prefix is the cached part of every prompt for a document: the whole
 // document, byte-identical for all of its chunks. It is the same text as
@@ -11,11 +15,15 @@ func Prefix(docText string) string {
 }
 
 // Suffix is the per-chunk part: the chunk and the instruction in the
-// document's language (English for languages without a translation).
+// document's language (en, de, es, ru, zh); other languages get the English
+// instruction asking for the question in the document's language.
 func Suffix(lang, chunk string) string {
 	in, ok := instructions[lang]
 	if !ok {
+		// English instructions, but the question in the document's own
+		// language (the language check expects it).
 		in = instructions[situate.LangEnglish]
+		in.ask = strings.Replace(in.ask, "Write the question in English.", "Write the question in the language of the document.", 1)
 	}
 	return in.intro + "\n<chunk>\n" + chunk + "\n</chunk>\n" + in.ask + "\n" + formatLines
 }

@@ -217,3 +217,31 @@ func TestLlamaGenerate(t *testing.T) {
 		t.Errorf("eval on the generated file: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestReviewItems: y and an empty line keep, n drops, q keeps the rest
+// unreviewed, and so does the end of input.
+func TestReviewItems(t *testing.T) {
+	items := []questions.Item{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}, {ID: "e"}}
+	ids := func(its []questions.Item) string {
+		var s []string
+		for _, it := range its {
+			s = append(s, it.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	for _, c := range []struct{ in, want string }{
+		{"y\nn\n\nN\nyes\n", "a,c,e"},
+		{"n\nq\n", "b,c,d,e"},
+		{"n\n", "b,c,d,e"},
+		{"n\nn\nn\nn\nn\n", ""},
+	} {
+		var out bytes.Buffer
+		got, err := reviewItems(strings.NewReader(c.in), &out, items)
+		if err != nil || ids(got) != c.want {
+			t.Errorf("input %q: kept %s, want %s (%v)", c.in, ids(got), c.want, err)
+		}
+		if !strings.Contains(out.String(), "keep? [y/n/q]") {
+			t.Errorf("no prompt shown:\n%s", out.String())
+		}
+	}
+}
