@@ -63,6 +63,15 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if len(paths) > 1 {
 		return usagef("--generate takes one folder (its documents' ids are paths relative to it), got %d", len(paths))
 	}
+	if len(paths) == 1 {
+		// The dataset names documents relative to this folder, which is
+		// what "eval --format answers --docs" takes.
+		if info, err := os.Stat(paths[0]); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		} else if !info.IsDir() {
+			return usagef("--generate: %s is not a folder (the dataset's documents are paths relative to a folder)", paths[0])
+		}
+	}
 	models, err := newLLM(c, e)
 	if err != nil {
 		return err

@@ -131,6 +131,7 @@ func TestEvalGenerateUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"eval", "--generate", "0", "--llm", "anthropic:x", "."},
 		{"eval", "--generate", "5", "."},
+		{"eval", "--generate", "5", "--llm", "anthropic:x", "generate_test.go"},
 	} {
 		stderr.Reset()
 		if code := Main(context.Background(), e, args); code != exitUsage {
