@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/situate/situate/internal/testskip"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -196,7 +197,7 @@ func TestMain(m *testing.M) {
 		rssChild(dir)
 		return
 	}
-	code := m.Run()
+	code := testskip.Run(m)
 	if benchIndexDir != "" {
 		os.RemoveAll(benchIndexDir)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/situate/situate/internal/testskip"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	code := m.Run()
+	code := testskip.Run(m)
 	removeBin()
 	os.Exit(code)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/situate/situate/internal/testskip"
 	"net"
 	"net/http"
 	"os"
@@ -148,7 +149,7 @@ func Start(tb testing.TB, opts Options) *Server {
 		if os.Getenv(EnvRequire) != "" {
 			tb.Fatalf("%v (%s is set, so a missing llama-server is a failure)", err, EnvRequire)
 		}
-		tb.Skipf("skipping: %v", err)
+		testskip.Skipf(tb, "llama-server absent (.ci/run builds it): %v", err)
 	}
 	if opts.Context == 0 {
 		opts.Context = DefaultContext

@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"github.com/situate/situate/internal/testskip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func SDKDir(t testing.TB) string {
 		if os.Getenv(EnvRequire) != "" {
 			t.Fatalf(format+" (%s is set)", append(args, EnvRequire)...)
 		}
-		t.Skipf(format, args...)
+		testskip.Skipf(t, format, args...)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		missing("node not found: the MCP client test needs Node.js")

@@ -8,6 +8,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"errors"
+	"github.com/situate/situate/internal/testskip"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func Path(tb testing.TB, rel string) string {
 	tb.Helper()
 	p := filepath.Join(Root(tb), "..", "shared", "data", filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("evaluation data %s absent: %v", p, err)
+		testskip.Skipf(tb, "shared evaluation data absent (../shared/data beside the repository)\n%s: %v", p, err)
 	}
 	return p
 }
