@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"fmt"
+	"github.com/situate/situate/internal/testskip"
 	"io"
 	"os"
 	"runtime"
@@ -67,7 +68,7 @@ func TestDetectLabelled(t *testing.T) {
 		if os.Getenv("SITUATE_REQUIRE_MANPAGES") == "1" {
 			t.Fatalf("none of the %d labelled files is present", len(rows))
 		}
-		t.Skipf("none of the %d labelled files is present (see analysis/testdata/langdetect/build.py for the packages)", len(rows))
+		testskip.Skipf(t, "none of the %d labelled files is present (see analysis/testdata/langdetect/build.py for the packages)", len(rows))
 	}
 	// A label is measured when at least minLabelled of its files are on
 	// this machine (the code sample spans packages a machine may lack).

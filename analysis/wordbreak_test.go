@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"github.com/situate/situate/internal/testskip"
 	"os"
 	"reflect"
 	"strconv"
@@ -23,7 +24,7 @@ const UCDWordBreakTest = "/usr/share/unicode/auxiliary/WordBreakTest.txt"
 func TestWordBreakConformance(t *testing.T) {
 	f, err := os.Open(UCDWordBreakTest)
 	if err != nil {
-		t.Skipf("%s absent (apt-get install unicode-data): %v", UCDWordBreakTest, err)
+		testskip.Skipf(t, "%s absent (apt-get install unicode-data)\n%v", UCDWordBreakTest, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/situate/situate/internal/testskip"
 	"os"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 	if startErr != nil {
 		fmt.Fprintln(os.Stderr, "postgres tests:", startErr)
 	}
-	code := m.Run()
+	code := testskip.Run(m)
 	if server != nil {
 		server.Stop()
 	}
@@ -35,7 +36,7 @@ func NewTestDatabase(t testing.TB) string {
 		if os.Getenv(pgtest.RequireEnv) != "" {
 			t.Fatalf("PostgreSQL is required (%s is set) but could not be started; see the log above", pgtest.RequireEnv)
 		}
-		t.Skip("PostgreSQL not available (install Debian's postgresql package; .ci/run does): skipping")
+		testskip.Skipf(t, "PostgreSQL not available (install Debian's postgresql package; .ci/run does)")
 	}
 	url, err := server.NewDatabase(context.Background())
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/situate/situate/internal/testskip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,7 +45,7 @@ func chromiumPath(t *testing.T) string {
 	if os.Getenv(envRequireChromium) != "" {
 		t.Fatalf("%s (%s is set)", msg, envRequireChromium)
 	}
-	t.Skip(msg)
+	testskip.Skipf(t, "%s", msg)
 	return ""
 }
 

@@ -2,6 +2,7 @@ package glove
 
 import (
 	"context"
+	"github.com/situate/situate/internal/testskip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,7 +58,7 @@ func skipWithoutVectors(t testing.TB) {
 		if os.Getenv("SITUATE_REQUIRE_GLOVE") != "" {
 			t.Fatalf("SITUATE_REQUIRE_GLOVE is set but the vectors are absent: %v", err)
 		}
-		t.Skipf("GloVe vectors absent (run scripts/fetch-glove.sh): %v", err)
+		testskip.Skipf(t, "GloVe vectors absent (run scripts/fetch-glove.sh)\n%v", err)
 	}
 }
 
