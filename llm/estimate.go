@@ -159,10 +159,24 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		p := makePlan(planInput{doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, glossary: gl,
 			window: o.ContextWindow, maxTokens: o.MaxTokens, factor: 1 + o.EstimateMargin})
 		e.TooLarge += len(p.tooLarge)
+		// A local server keeps a slot's last prompt: the next chunk of the
+		// document also reads the instruction before the chunk from it.
+		lead := 0
+		if opts.Local != nil {
+			lead = scaled(rawTokens(tmpl.suffixA), 1+o.EstimateMargin)
+		}
 		if opts.CountTokens != nil {
 			if err := countExactly(&p, tmpl, d, opts.CountTokens); err != nil {
 				e.Err = fmt.Errorf("llm: estimate: count tokens of %s: %w", d.Doc.ID, err)
 				return e
+			}
+			if opts.Local != nil {
+				n, err := opts.CountTokens(tmpl.suffixA)
+				if err != nil {
+					e.Err = fmt.Errorf("llm: estimate: count tokens of the template: %w", err)
+					return e
+				}
+				lead = n
 			}
 		}
 		for _, g := range p.groups {
@@ -180,7 +194,9 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 				case opts.Local != nil && k == 0:
 					e.CacheWriteTokens += g.prefixTokens
 				case opts.Local != nil:
-					e.CacheReadTokens += g.prefixTokens
+					a := min(lead, s)
+					e.CacheReadTokens += g.prefixTokens + a
+					e.InputTokens -= a
 				case g.prefixTokens < minCache || !e.PriceKnown:
 					e.InputTokens += g.prefixTokens
 				case k == 0:

@@ -469,8 +469,11 @@ func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateO
 		return enc.Encode(out)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "estimate for %s at %s (local server: asked for its model, context and slots; token counts offline, +%.0f%% margin)\n",
-		est.Model, srv.url, eo.EstimateMargin*100)
+	counts := fmt.Sprintf("token counts offline, +%.0f%% margin", eo.EstimateMargin*100)
+	if srv.count != nil {
+		counts = "token counts by the server's tokenizer"
+	}
+	fmt.Fprintf(w, "estimate for %s at %s (local server: asked for its model, context and slots; %s)\n", est.Model, srv.url, counts)
 	fmt.Fprintf(w, "documents        %d (%d files skipped)\n", est.Docs, skipped)
 	fmt.Fprintf(w, "chunks           %d\n", est.Chunks)
 	fmt.Fprintf(w, "calls            %d (%d too large for the window, %d with a document excerpt; window %d tokens per slot)\n",

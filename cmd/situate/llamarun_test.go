@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"path/filepath"
@@ -231,7 +232,7 @@ func TestLlamaNonsenseCaught(t *testing.T) {
 		t.Logf("--llm-extra %s: exit %d; contexts %v\n%s", extra, code, st, tail(errOut, 800))
 		for k, n := range st {
 			if strings.HasPrefix(k, "source:llamacpp") && n > 0 {
-				t.Errorf("--llm-extra %s: %d contexts of the random model indexed as contexts", extra, n)
+				t.Errorf("--llm-extra %s: %d contexts of the random model indexed as contexts:\n%s", extra, n, modelContexts(t, store))
 			}
 		}
 		if st["degenerate:repetition"]+st["degenerate:noise"]+st["degenerate:unrelated"]+st["degenerate:length"] == 0 && extra == grammarExtra {
@@ -381,4 +382,30 @@ func TestLlama500Fallbacks(t *testing.T) {
 	if code == exitOK || !strings.Contains(errOut, "fell back") && !strings.Contains(errOut, "fallback") {
 		t.Errorf("exit %d: want non-zero with the fallbacks counted", code)
 	}
+}
+
+// modelContexts lists the stored contexts written by a model (not the
+// fallback), one per line.
+func modelContexts(t *testing.T, store string) string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(store, storeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	docs, err := st.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		chunks, _ := st.Chunks(ctx, d.ID)
+		for _, ch := range chunks {
+			if strings.HasPrefix(ch.Context.Source, "llamacpp") {
+				fmt.Fprintf(&b, "%s #%d %v: %q\n", d.ID, ch.Index, ch.Context.Flags, ch.Context.Text)
+			}
+		}
+	}
+	return b.String()
 }
