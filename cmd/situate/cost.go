@@ -445,7 +445,11 @@ func samplePrompt(dcs []llm.DocChunks, o llm.Options, window int) (situate.Promp
 		if limit := 2 * (window - o.MaxTokens); window > 0 && len(text) > limit {
 			text = text[:max(0, limit)]
 		}
-		return situate.Prompt{DocID: d.Doc.ID, Prefix: tmpl.Prefix(text, ""), Suffix: tmpl.Suffix(d.Chunks[0].Text), MaxTokens: o.MaxTokens}, true
+		// A line of its own first: no prefix the server keeps from an
+		// earlier call is reused (the speed is a cold prompt's), and the
+		// run that follows finds no document prefix left by this call.
+		nonce := fmt.Sprintf("situate cost calibration %d\n", time.Now().UnixNano())
+		return situate.Prompt{DocID: "situate-cost-calibration", Prefix: nonce + tmpl.Prefix(text, ""), Suffix: tmpl.Suffix(d.Chunks[0].Text), MaxTokens: o.MaxTokens}, true
 	}
 	return situate.Prompt{}, false
 }
