@@ -54,6 +54,9 @@ const (
 	maxRepeatCoverage = 0.5  // words inside a trigram seen 3+ times / words
 	minContentWords   = 4    // the shared-word check needs this many
 	maxNoiseRunes     = 2    // more foreign letters or symbols are noise
+	maxGibberish      = 0.2  // share of words that are no words (Claude's contexts: at most 0.06)
+	minSharedWords    = 10   // with this many words,
+	minSharedShare    = 0.15 // fewer shared with the document is unrelated (Claude's contexts: 1st percentile 0.26)
 )
 
 // genericWords are words of the answers' own vocabulary (the prompt's, and
@@ -214,7 +217,7 @@ func degenerate(s string, doc *docWords, docText, lang string, outputTokens, max
 	if e := repetition(lower, doc); e != nil {
 		return e
 	}
-	if e := unrelated(words, lower, doc); e != nil {
+	if e := unrelated(words, lower, doc, lang); e != nil {
 		return e
 	}
 	if tokens > maxContextAnswer || (maxTokens >= 200 && outputTokens >= maxTokens) {
@@ -315,9 +318,13 @@ func repetition(words []string, doc *docWords) *DegenerateError {
 	return nil
 }
 
-func unrelated(words, lower []string, doc *docWords) *DegenerateError {
+func unrelated(words, lower []string, doc *docWords, lang string) *DegenerateError {
 	content, shared := 0, 0
-	var sample []string
+	var sample, gibberish []string
+	// In English, a word the document does not have is a common word: one
+	// or two o200k tokens. Random-weight babble glues subwords together
+	// ("ayantshalotorepository"). (German compounds are long: English only.)
+	checkWords := lang == "" || lang == "en"
 	for i, w := range lower {
 		cjk := len(w) > 0 && isCJK([]rune(w)[0])
 		if !cjk && (utf8.RuneCountInString(w) < 4 || genericWords[w] || isNumber(w)) {
@@ -326,9 +333,21 @@ func unrelated(words, lower []string, doc *docWords) *DegenerateError {
 		content++
 		if doc.words[w] || doc.words[strings.TrimSuffix(w, "s")] || doc.words[w+"s"] || identShared(words[i], doc) {
 			shared++
-		} else if len(sample) < 5 {
+			continue
+		}
+		if len(sample) < 5 {
 			sample = append(sample, words[i])
 		}
+		if checkWords && !cjk && rawTokens(" "+w) >= 3 {
+			gibberish = append(gibberish, words[i])
+		}
+	}
+	if content >= minContentWords && float64(len(gibberish)) >= maxGibberish*float64(content) {
+		return &DegenerateError{Kind: DegenerateNoise, Detail: fmt.Sprintf("%d of its %d words are neither in the document nor words of the language (%s...)",
+			len(gibberish), content, strings.Join(gibberish[:min(5, len(gibberish))], ", "))}
+	}
+	if content >= minSharedWords && float64(shared) < minSharedShare*float64(content) {
+		return &DegenerateError{Kind: DegenerateUnrelated, Detail: fmt.Sprintf("only %d of its %d words are in the document (%s...)", shared, content, strings.Join(sample, ", "))}
 	}
 	if content >= minContentWords && shared == 0 {
 		return &DegenerateError{Kind: DegenerateUnrelated, Detail: fmt.Sprintf("none of its %d words is in the document (%s...)", content, strings.Join(sample, ", "))}

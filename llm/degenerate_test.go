@@ -172,3 +172,21 @@ func TestDegenerateOnClaudeContexts(t *testing.T) {
 	}
 	t.Logf("%-26s caught %d of %d (%.1f%%)", "another document's context", caught, len(docs), 100*float64(caught)/float64(len(docs)))
 }
+
+// Answers the real tiny llama-server model wrote with the grammar
+// "root ::= [a-z ]+" (TestLlamaNonsenseCaught) that share a few words with
+// the document: caught as noise, words that are no words.
+func TestDegenerateTinyModelBabble(t *testing.T) {
+	doc := newDocFacts("Brightwater Logistics reported record revenue. The relation with suppliers improved; " +
+		"new barges were launched, the status of the fleet, the price of fuel, the town of Brightwater, a model of health counting increases.")
+	for _, x := range []string{
+		"ilst ayantshalotorepository viron happenedagtcompile flying colschte relation connu slavegebracht launched orthogonalrideaizing suit bought",
+		"djangoattentriangle initial hard complicated decre price dialect interview brreactureau vigtrlcatalinajquery ios iosotheried cont handling town",
+		"worked health counting ip model crypt fazexamplehon nosebrariesomonurance libro bl seekingsuitjusttrainingipeobjectsdensaisown",
+		"reven averinture ze evidentaw predictediration looks form robsup mich variation autre alignment livshowyszlaus perf ti actual increases",
+	} {
+		if got := check(x, doc, "en", DefaultMaxContextTokens, 24, 24); got.degenerate == nil {
+			t.Errorf("not caught: %q", x)
+		}
+	}
+}
