@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/situate/situate"
 )
 
 // Kinds of degenerate answers (FlagDegenerate + kind).
@@ -324,7 +326,7 @@ func unrelated(words, lower []string, doc *docWords, lang string) *DegenerateErr
 	// In English, a word the document does not have is a common word: one
 	// or two o200k tokens. Random-weight babble glues subwords together
 	// ("ayantshalotorepository"). (German compounds are long: English only.)
-	checkWords := lang == "" || lang == "en"
+	checkWords := (lang == "" || lang == "en") && !wrongLanguage(strings.Join(words, " "), situate.LangEnglish)
 	for i, w := range lower {
 		cjk := len(w) > 0 && isCJK([]rune(w)[0])
 		if !cjk && (utf8.RuneCountInString(w) < 4 || genericWords[w] || isNumber(w)) {
@@ -346,7 +348,7 @@ func unrelated(words, lower []string, doc *docWords, lang string) *DegenerateErr
 		return &DegenerateError{Kind: DegenerateNoise, Detail: fmt.Sprintf("%d of its %d words are neither in the document nor words of the language (%s...)",
 			len(gibberish), content, strings.Join(gibberish[:min(5, len(gibberish))], ", "))}
 	}
-	if content >= minSharedWords && float64(shared) < minSharedShare*float64(content) {
+	if checkWords && content >= minSharedWords && float64(shared) < minSharedShare*float64(content) {
 		return &DegenerateError{Kind: DegenerateUnrelated, Detail: fmt.Sprintf("only %d of its %d words are in the document (%s...)", shared, content, strings.Join(sample, ", "))}
 	}
 	if content >= minContentWords && shared == 0 {
