@@ -114,6 +114,9 @@ func parseJSONLLine(b []byte) (situate.Document, error) {
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {
+		if strings.HasPrefix(err.Error(), "json: ") { // encoding/json's own prefix: said once
+			return situate.Document{}, err
+		}
 		return situate.Document{}, fmt.Errorf("json: %w", err)
 	}
 	if dec.More() {

@@ -103,3 +103,14 @@ func TestJSONLStops(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+// TestJSONLErrorSaysJSONOnce: a decoding error names the format once, however
+// encoding/json words its own message.
+func TestJSONLErrorSaysJSONOnce(t *testing.T) {
+	for _, line := range []string{`{"id":5,"text":"x"}`, `not json`, `{"id":"a","text":"x"} 3`} {
+		_, err := parseJSONLLine([]byte(line))
+		if err == nil || !strings.HasPrefix(err.Error(), "json: ") || strings.Contains(err.Error(), "json: json:") {
+			t.Errorf("%s: error %v", line, err)
+		}
+	}
+}
