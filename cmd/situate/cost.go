@@ -64,7 +64,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 			"model's minimum cacheable length, cost with and without caching and with batch mode, and time at\n"+
 			"the configured concurrency and rate limits. Nothing is sent to a hosted provider and no store is written.\n"+
 			"For a local server (--llm llamacpp, vllm:MODEL, ollama:MODEL) cost asks the server which model it serves,\n"+
-			"its context size and slots, makes two real calls (the corpus's first chunk) to measure its speed and\n"+
+			"its context size and slots, makes ONE real call (the corpus's first chunk) to measure its speed and\n"+
 			"answer length, models its prefix cache (each document's prefix computed once), caps the calls in flight\n"+
 			"at its slots, and reports server (GPU) time instead of dollars.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "parallel", "include", "exclude", "max-file-size")
@@ -400,38 +400,17 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 	}
 	start := time.Now()
 	if isOpenAI && cl.Flavor() == openai.FlavorLlamaCpp {
-		// Two measured calls (each a cold prompt); the faster rates count,
-		// as a busy machine slows one call at random.
-		for i := range 2 {
-			if i > 0 {
-				prompt.Prefix = fmt.Sprintf("situate cost calibration %d\n", time.Now().UnixNano()) + prompt.Prefix
-			}
-			start := time.Now()
-			comp, t, err := cl.CompleteTimings(ctx, prompt)
-			wall := time.Since(start)
-			if err != nil || t.PromptMS <= 0 || t.PredictedMS <= 0 {
-				if i == 0 {
-					info.note = fmt.Sprintf("the measured call failed (%v); time assumes --latency per call", err)
-					return info, nil
-				}
-				break
-			}
-			pre, dec := float64(t.PromptN)/(t.PromptMS/1000), float64(t.PredictedN)/(t.PredictedMS/1000)
-			if pre > info.server.PrefillPerSecond {
-				info.server.PrefillPerSecond = pre
-			}
-			if dec > info.server.DecodePerSecond {
-				info.server.DecodePerSecond = dec
-			}
-			over := max(0, wall-time.Duration((t.PromptMS+t.PredictedMS)*float64(time.Millisecond)))
-			if i == 0 || over < info.server.Overhead {
-				info.server.Overhead = over
-			}
-			if i == 0 || wall < info.latency {
-				info.latency = wall
-			}
-			info.outputTokens = max(info.outputTokens, t.PredictedN, comp.Usage.OutputTokens)
+		comp, t, err := cl.CompleteTimings(ctx, prompt)
+		wall := time.Since(start)
+		if err != nil || t.PromptMS <= 0 || t.PredictedMS <= 0 {
+			info.note = fmt.Sprintf("the measured call failed (%v); time assumes --latency per call", err)
+			return info, nil
 		}
+		info.server.PrefillPerSecond = float64(t.PromptN) / (t.PromptMS / 1000)
+		info.server.DecodePerSecond = float64(t.PredictedN) / (t.PredictedMS / 1000)
+		info.server.Overhead = max(0, wall-time.Duration((t.PromptMS+t.PredictedMS)*float64(time.Millisecond)))
+		info.outputTokens = max(t.PredictedN, comp.Usage.OutputTokens)
+		info.latency = wall
 		return info, nil
 	}
 	comp, err := m.Complete(ctx, prompt)
