@@ -184,6 +184,7 @@ func TestDegenerateTinyModelBabble(t *testing.T) {
 		"djangoattentriangle initial hard complicated decre price dialect interview brreactureau vigtrlcatalinajquery ios iosotheried cont handling town",
 		"worked health counting ip model crypt fazexamplehon nosebrariesomonurance libro bl seekingsuitjusttrainingipeobjectsdensaisown",
 		"reven averinture ze evidentaw predictediration looks form robsup mich variation autre alignment livshowyszlaus perf ti actual increases",
+		"ncitoryusztususztusductduct segment mitists theoret occican cinentecuerict passing comune optimizepackages drivers drivers moyctr",
 	} {
 		if got := check(x, doc, "en", DefaultMaxContextTokens, 24, 24); got.degenerate == nil {
 			t.Errorf("not caught: %q", x)
