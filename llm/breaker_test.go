@@ -280,3 +280,26 @@ func TestDegenerateResampled(t *testing.T) {
 		t.Errorf("kept degenerate: %+v", x)
 	}
 }
+
+// An empty answer ends its call with a fail event, so that the calls a
+// front end counts as in flight (starts minus done, retries and fails)
+// return to zero, and it falls back flagged empty.
+func TestEmptyAnswerEndsItsCall(t *testing.T) {
+	docs := synthDocs(7, []int{4})
+	f := newFake()
+	f.answer = func(situate.Prompt) string { return "   " }
+	o := testOptions()
+	o.Fallback = offlineFake{}
+	c := mustNew(t, f, o)
+	var ev events
+	if _, err := collect(t, ev.ctx(context.Background()), c, docs); err != nil {
+		t.Fatal(err)
+	}
+	s, d, r, fl := ev.count(situate.CallStart), ev.count(situate.CallDone), ev.count(situate.CallRetry), ev.count(situate.CallFail)
+	if s == 0 || s != d+r+fl {
+		t.Errorf("events: %d starts, %d done, %d retries, %d fails: calls left in flight", s, d, r, fl)
+	}
+	if n := ev.count(situate.CallFallback); n != 4 {
+		t.Errorf("%d fallbacks, want 4 (every chunk answered empty)", n)
+	}
+}

@@ -10,6 +10,9 @@ import (
 	"github.com/situate/situate"
 )
 
+// errEmptyAnswer is the failure of a call whose answer held no context.
+var errEmptyAnswer = errors.New("llm: the model answered with an empty context")
+
 // job is one chunk's call.
 type job struct {
 	dp     *docPlan
@@ -360,8 +363,13 @@ func (r *run) exec(j *job, replica, epoch int) error {
 		}
 		chk := check(comp.Text, dp.docFacts(), dp.want, c.opts.MaxContextTokens, comp.Usage.OutputTokens, c.opts.MaxTokens)
 		if chk.text == "" {
-			r.attempt(j, comp.Usage, retries, "context", nil, &spent)
-			return r.fallback(j, FlagEmpty, nil)
+			if err := r.attempt(j, comp.Usage, retries, "context", nil, &spent); err != nil {
+				return err
+			}
+			// Every CallStart ends in done, retry or fail, or a front end
+			// counts the call as in flight for ever.
+			situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallFail, Err: errEmptyAnswer, Usage: comp.Usage})
+			return r.fallback(j, FlagEmpty, errEmptyAnswer)
 		}
 		if dg := chk.degenerate; dg != nil && !c.opts.KeepDegenerate {
 			if sample < c.opts.DegenerateRetries {
