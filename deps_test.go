@@ -17,8 +17,10 @@ const module = "github.com/situate/situate"
 // leaves are mechanisms that import no other project package (bm25 may use
 // analysis): they take plain values, so each can be tested and swapped alone.
 var leaves = map[string][]string{
-	"analysis": nil, "chunk": nil, "eval": nil, "fusion": nil, "vector": nil, "rank": nil,
-	"bm25":           {"analysis"},
+	"analysis": nil, "chunk": nil, "eval": nil, "fusion": nil, "rank": nil,
+	// internal/lockfile is the one writer lock of the root and both indexes.
+	"internal/lockfile": nil, "vector": {"internal/lockfile"},
+	"bm25":           {"analysis", "internal/lockfile"},
 	"internal/batch": nil, "internal/fakeembed": nil, "internal/gguf": nil,
 	// web (the embedded page) and internal/mcptest (the node client) stand alone too.
 	"web": nil, "internal/mcptest": {"internal/testskip"}, "internal/testskip": nil,

@@ -3,25 +3,12 @@
 package bm25
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"syscall"
-	"time"
 )
 
-// lockDir takes an exclusive flock on dir/LOCK for the life of the index,
-// waiting up to wait for a writer that holds it.
-func lockDir(dir string, wait time.Duration) (*os.File, error) {
-	return acquireLock(dir, wait, func(f *os.File) (bool, error) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
-			return true, nil
-		}
-		return false, err
-	})
-}
 
 // mapSegment maps a segment file read-only and opens it. The mapping is
 // released when the segment becomes unreachable: only term lookups and

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package situate
+package lockfile
 
 import "os"
 
