@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/internal/lockfile"
 	"github.com/situate/situate/rank"
 )
 
@@ -217,15 +218,7 @@ func (o Options) Validate() error {
 	return nil
 }
 
-func (o Options) lockWait() time.Duration {
-	switch {
-	case o.LockWait == 0:
-		return DefaultLockWait
-	case o.LockWait < 0:
-		return 0
-	}
-	return o.LockWait
-}
+func (o Options) lockWait() time.Duration { return lockfile.Wait(o.LockWait, DefaultLockWait) }
 
 func (o Options) logger() *slog.Logger {
 	if o.Logger == nil {

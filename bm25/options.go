@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/situate/situate/internal/lockfile"
 )
 
 // Defaults. DefaultK1 and DefaultB are Lucene's BM25Similarity defaults.
@@ -57,15 +59,7 @@ type Options struct {
 	LockWait time.Duration
 }
 
-func (o Options) lockWait() time.Duration {
-	switch {
-	case o.LockWait == 0:
-		return DefaultLockWait
-	case o.LockWait < 0:
-		return 0
-	}
-	return o.LockWait
-}
+func (o Options) lockWait() time.Duration { return lockfile.Wait(o.LockWait, DefaultLockWait) }
 
 // Field is an indexed text field and its default weight in scoring.
 type Field struct {

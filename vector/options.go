@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"time"
+
+	"github.com/situate/situate/internal/lockfile"
 )
 
 // Metrics.
@@ -89,15 +91,7 @@ type Options struct {
 	LockWait time.Duration
 }
 
-func (o Options) lockWait() time.Duration {
-	switch {
-	case o.LockWait == 0:
-		return DefaultLockWait
-	case o.LockWait < 0:
-		return 0
-	}
-	return o.LockWait
-}
+func (o Options) lockWait() time.Duration { return lockfile.Wait(o.LockWait, DefaultLockWait) }
 
 // withDefaults validates o and fills in defaults.
 func (o Options) withDefaults() (Options, error) {

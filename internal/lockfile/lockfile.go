@@ -96,3 +96,15 @@ func Holder(path string) string {
 	}
 	return s
 }
+
+// Wait is the wait an Options.LockWait setting asks for: 0 means def,
+// negative means none (fail at once when the lock is held).
+func Wait(setting, def time.Duration) time.Duration {
+	switch {
+	case setting == 0:
+		return def
+	case setting < 0:
+		return 0
+	}
+	return setting
+}
