@@ -9,7 +9,6 @@ import (
 	"syscall"
 )
 
-
 // mapSegment maps a segment file read-only and opens it. The mapping is
 // released when the segment becomes unreachable: only term lookups and
 // postings point into it, and those never outlive the snapshot that holds
