@@ -56,7 +56,7 @@ const (
 	maxRepeatCoverage = 0.5  // words inside a trigram seen 3+ times / words
 	minContentWords   = 4    // the shared-word check needs this many
 	maxNoiseRunes     = 2    // more foreign letters or symbols are noise
-	maxGibberish      = 0.15 // share of words that are no words (Claude's contexts: at most 0.06)
+	maxGibberish      = 0.12 // share of words that are no words (Claude's contexts: at most 0.06)
 	minSharedWords    = 10   // with this many words,
 	minSharedShare    = 0.15 // fewer shared with the document is unrelated (Claude's contexts: 1st percentile 0.26)
 )

@@ -191,3 +191,17 @@ func TestDegenerateTinyModelBabble(t *testing.T) {
 		}
 	}
 }
+
+// An answer of the tiny model to examples/corpus/en/halden-ironworks.md
+// that a CI run indexed unflagged: two of its fourteen content words are
+// glued subwords, just under the former 15% share.
+func TestDegenerateTinyModelBabbleHalden(t *testing.T) {
+	text, err := os.ReadFile("../examples/corpus/en/halden-ironworks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := "djangoprep sessionstelle conscience flav since since communes diceadding kolej giugno valle valleenbergenbergcpyagers iosjquery ip model ip"
+	if got := check(x, newDocFacts(string(text)), "en", DefaultMaxContextTokens, 24, 24); got.degenerate == nil {
+		t.Errorf("not caught: %q", x)
+	}
+}
