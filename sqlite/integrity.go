@@ -22,8 +22,10 @@ var (
 	// (SQLITE_CORRUPT, SQLITE_NOTADB) and by a failed integrity check.
 	ErrCorrupt = errors.New("sqlite: database file is damaged")
 	// ErrReadOnly is wrapped by the writes of a store opened with
-	// OpenReadOnly (and by SQLite's own read-only errors).
-	ErrReadOnly = errors.New("sqlite: store is read-only")
+	// OpenReadOnly (and by SQLite's own read-only errors). It matches
+	// situate.ErrReadOnly too, so callers that only know the root's
+	// sentinel (httpapi, the command line) recognise it.
+	ErrReadOnly error = readOnlyError{}
 	// ErrFull is wrapped by errors SQLite reports as a full disk
 	// (SQLITE_FULL); they match syscall.ENOSPC too.
 	ErrFull = errors.New("sqlite: disk or database is full")
@@ -298,3 +300,10 @@ func (s *Store) CheckIntegrity(ctx context.Context, quick bool) error {
 	}
 	return s.problems(op, problems)
 }
+
+// readOnlyError is ErrReadOnly: its own message, the root's sentinel
+// underneath.
+type readOnlyError struct{}
+
+func (readOnlyError) Error() string { return "sqlite: store is read-only" }
+func (readOnlyError) Unwrap() error { return situate.ErrReadOnly }
