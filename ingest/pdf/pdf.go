@@ -182,21 +182,25 @@ func (e *Extractor) extract(ctx context.Context, data []byte, withMeta bool) (te
 	if len(data) == 0 {
 		return "", nil, fmt.Errorf("%w: empty input", ErrDamaged)
 	}
-	if e.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
-		defer cancel()
-	}
 	pool, err := e.getPool(ctx)
 	if err != nil {
 		return "", nil, err
 	}
+	// Waiting for a worker is not this document's extraction: after a
+	// worker was killed, the pool starts a new one, which takes a while on
+	// a busy machine. Only the caller's context bounds the wait; the
+	// timeout starts once the document is in a worker.
 	inst, err := pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", nil, fmt.Errorf("pdf: waiting for a worker: %w", ctx.Err())
 		}
 		return "", nil, fmt.Errorf("pdf: get worker: %w", err)
+	}
+	if e.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
+		defer cancel()
 	}
 	// A document that hangs PDFium is stopped by killing its worker when
 	// ctx ends; wazero closes the module on context cancellation.
