@@ -137,6 +137,9 @@ func (e *Engine) Close() error {
 	if e.vec != nil {
 		err = errors.Join(err, e.vec.Close())
 	}
+	if e.opts.Backend != nil {
+		err = errors.Join(err, e.opts.Backend.Close())
+	}
 	if e.lock != nil {
 		err = errors.Join(err, e.lock.Close())
 		e.lock = nil
@@ -318,6 +321,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	versions := map[string]int{}
 	lexBatch := e.newLexicalBatch()
 	vecBatch := map[string][]vector.Item{}
+	var backendDocs []BackendDocument
 	for i, p := range batch {
 		doc := p.doc
 		e.mu.RLock()
@@ -344,28 +348,39 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 				return nil, err
 			}
 			// The documents before it are stored: index them as well.
-			if ierr := e.indexCommitted(ctx, ids[:i], records[:i], lexBatch, vecBatch); ierr != nil {
+			if ierr := e.indexCommitted(ctx, ids[:i], records[:i], lexBatch, vecBatch, backendDocs); ierr != nil {
 				// Stored but not indexed: the journal repairs the index
 				// on the next Open; they count as done.
 				err = errors.Join(err, ierr)
 			}
 			return changes[:i], err
 		}
-		e.stage(lexBatch, doc.ID, e.lexicalDocs(rec, stored))
-		if e.opts.Embedder != nil {
-			vecBatch[doc.ID] = vectorItems(doc.ID, p.vectors)
+		switch {
+		case e.opts.Backend != nil:
+			backendDocs = append(backendDocs, e.backendDocument(rec, stored, p.vectors))
+		default:
+			e.stage(lexBatch, doc.ID, e.lexicalDocs(rec, stored))
+			if e.opts.Embedder != nil {
+				vecBatch[doc.ID] = vectorItems(doc.ID, p.vectors)
+			}
 		}
 		changes[i], records[i] = change, rec
 	}
-	if err := e.indexCommitted(ctx, ids, records, lexBatch, vecBatch); err != nil {
+	if err := e.indexCommitted(ctx, ids, records, lexBatch, vecBatch, backendDocs); err != nil {
 		return nil, err
 	}
 	return changes, nil
 }
 
 // indexCommitted indexes stored documents (their staged lexical and vector
-// batches), clears their journal entries and records them.
-func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, vecBatch map[string][]vector.Item) error {
+// batches, or backendDocs with an index backend), clears their journal
+// entries and records them.
+func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, vecBatch map[string][]vector.Item, backendDocs []BackendDocument) error {
+	if len(backendDocs) > 0 {
+		if err := e.opts.Backend.Replace(ctx, backendDocs); err != nil {
+			return fmt.Errorf("index %d documents: index backend: %w", len(ids), err)
+		}
+	}
 	if err := e.applyLexical(lexBatch); err != nil {
 		return fmt.Errorf("index %d documents: %w", len(ids), err)
 	}
@@ -398,10 +413,13 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if err := e.store.DeleteDocument(ctx, id); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	if err := e.deleteLexical(id); err != nil {
+	if e.opts.Backend != nil {
+		if err := e.opts.Backend.Delete(ctx, []string{id}); err != nil {
+			return fmt.Errorf("delete %s from index backend: %w", id, err)
+		}
+	} else if err := e.deleteLexical(id); err != nil {
 		return fmt.Errorf("delete %s from index: %w", id, err)
-	}
-	if err := e.deleteVectors(id); err != nil {
+	} else if err := e.deleteVectors(id); err != nil {
 		return fmt.Errorf("delete %s from vector index: %w", id, err)
 	}
 	if err := e.clearPending(ctx, id); err != nil {
@@ -448,6 +466,9 @@ func (e *Engine) Chunks(ctx context.Context, id string) ([]StoredChunk, error) {
 func (e *Engine) IndexStats() bm25.Stats {
 	e.view.mu.RLock()
 	defer e.view.mu.RUnlock()
+	if len(e.arms) == 0 || e.arms[0].ix == nil {
+		return bm25.Stats{} // an index backend keeps its own statistics
+	}
 	return e.arms[0].ix.Stats()
 }
 

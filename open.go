@@ -41,6 +41,9 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 	if opts.ReadOnly {
 		open = e.openReader
 	}
+	if opts.Backend != nil {
+		open = func(ctx context.Context, _ string) error { return e.openBackend(ctx) }
+	}
 	if err := open(ctx, dir); err != nil {
 		e.Close()
 		return nil, err

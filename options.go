@@ -136,6 +136,11 @@ type Options struct {
 	Reranker         Reranker
 	RerankCandidates int
 
+	// Backend, when set, is the index outside the process (Weaviate...) that
+	// replaces the embedded BM25 arms and vector index; see IndexBackend.
+	// The Engine closes it in Close.
+	Backend IndexBackend
+
 	// Contextualizer writes chunk contexts; nil means no context at all
 	// (raw chunks), which is what "before" measurements use.
 	Contextualizer Contextualizer

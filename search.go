@@ -54,7 +54,14 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Rerank && e.opts.Reranker == nil {
 		return nil, fmt.Errorf("search: rerank: no reranker is configured: %w", ErrInvalid)
 	}
-	allowed, err := e.allowedDocs(q.Filter)
+	var allowed map[string]bool
+	var err error
+	if e.opts.Backend != nil {
+		// The backend applies the filter itself: only check it here.
+		_, err = compileFilter(q.Filter)
+	} else {
+		allowed, err = e.allowedDocs(q.Filter)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -71,7 +78,12 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// than wanted and the arms had more, they are asked again for more.
 	var hits []Hit
 	for attempt := 0; ; attempt++ {
-		c, err := e.candidates(ctx, q.Text, mode, n, allowed)
+		var c candidates
+		if e.opts.Backend != nil {
+			c, err = e.backendCandidates(ctx, q.Text, mode, n, q.Filter)
+		} else {
+			c, err = e.candidates(ctx, q.Text, mode, n, allowed)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,432 @@
+package situate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/situate/situate/analysis"
+	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/fusion"
+	"github.com/situate/situate/rank"
+)
+
+// IndexBackend is an index outside the process (a search engine such as
+// Weaviate) that an Engine uses instead of its embedded BM25 arms and vector
+// index (Options.Backend). The store stays the source of truth: the Engine
+// analyses every chunk with situate's analyzers, hands the backend each
+// lexical arm's terms and the chunk's vector, and runs situate's lexical
+// recipe and fusion over the lists the backend returns, so results match
+// the embedded engine's. Filters (access lists, metadata) are pushed down:
+// the backend applies them while it ranks. The Engine owns the backend
+// once Open succeeds and closes it in Close.
+type IndexBackend interface {
+	// Init prepares the backend for these lexical arms (creating what it
+	// needs on first use) and fails when what it holds was built with
+	// other settings.
+	Init(ctx context.Context, arms []BackendArm) error
+	// Replace replaces every chunk held for each document with docs' chunks
+	// (none: the document is removed).
+	Replace(ctx context.Context, docs []BackendDocument) error
+	// Delete removes documents; an unknown id is not an error.
+	Delete(ctx context.Context, ids []string) error
+	// SearchTerms runs one lexical arm's BM25 query: per analyzer, its
+	// query terms against the chunks indexed with that analyzer, merged by
+	// score; the top K chunks that pass the filter.
+	SearchTerms(ctx context.Context, q TermQuery) ([]BackendHit, error)
+	// SearchVector returns the K chunks nearest v (Score: cosine
+	// similarity) that pass the filter.
+	SearchVector(ctx context.Context, v []float32, k int, f Filter) ([]BackendHit, error)
+	// Versions returns the version of every document the backend holds
+	// completely (Open re-indexes the documents whose version differs
+	// from the store's).
+	Versions(ctx context.Context) (map[string]int, error)
+	Close() error
+}
+
+// NativeRanker is implemented by a backend that can rank by its own means
+// (its tokenizers, its hybrid fusion) instead of situate's recipe; Search
+// uses SearchNative when Native reports true. It exists to measure the
+// backend's own ranking against situate's (EVAL.md).
+type NativeRanker interface {
+	Native() bool
+	SearchNative(ctx context.Context, q NativeQuery) ([]BackendHit, error)
+}
+
+// NativeQuery is a query a NativeRanker ranks by its own means.
+type NativeQuery struct {
+	Text string
+	// Vector is the query's embedding (nil in bm25 mode).
+	Vector []float32
+	Mode   string
+	K      int
+	Filter Filter
+	// DenseWeight and LexicalWeight are the Engine's arm weights.
+	DenseWeight, LexicalWeight float64
+}
+
+// BackendArm describes one lexical arm a backend keeps: its BM25
+// parameters and the analyzers whose terms it holds.
+type BackendArm struct {
+	Name      string
+	K1, B     float64
+	Analyzers []string
+}
+
+// BackendDocument is one document's record with every chunk to index.
+type BackendDocument struct {
+	Record DocumentRecord
+	Chunks []BackendChunk
+}
+
+// BackendChunk is a chunk with its context, its analysed terms per arm and
+// its vector (nil without an embedder).
+type BackendChunk struct {
+	StoredChunk
+	Terms  []ArmTerms
+	Vector []float32
+}
+
+// ArmTerms are a chunk's terms in one arm: Analyzer's output, in order.
+type ArmTerms struct {
+	Arm, Analyzer string
+	Terms         []string
+}
+
+// TermQuery is one lexical arm's query.
+type TermQuery struct {
+	Arm string
+	// Terms maps each analyzer to the query's terms under it; a term
+	// repeated n times counts n times (Lucene's boost by query count).
+	Terms  map[string][]string
+	K      int
+	Filter Filter
+}
+
+// BackendHit is one chunk a backend found.
+type BackendHit struct {
+	DocID string
+	Chunk int
+	Score float64
+}
+
+// openBackend opens the Engine over Options.Backend: the arms Options
+// enables are declared to it, the documents are read from the store, and
+// (for a writer) every document the backend does not hold at the store's
+// version, or that a crash left pending, is indexed again.
+func (e *Engine) openBackend(ctx context.Context) error {
+	if e.opts.ContextWeight > 0 {
+		return fmt.Errorf("open engine: ContextWeight: an index backend holds one text field; want 0, got %g: %w", e.opts.ContextWeight, ErrInvalid)
+	}
+	var specs []BackendArm
+	for _, s := range enabledArms(e.opts) {
+		e.arms = append(e.arms, &lexArm{spec: s, weight: s.weight(e.opts)})
+		o := s.options(e)
+		an := analysis.Names()
+		if o.Analyzer != "" {
+			an = []string{o.Analyzer}
+		}
+		specs = append(specs, BackendArm{Name: s.dir, K1: o.K1, B: o.B, Analyzers: an})
+	}
+	if err := e.opts.Backend.Init(ctx, specs); err != nil {
+		return fmt.Errorf("open engine: index backend: %w", err)
+	}
+	st, err := e.readState(ctx)
+	if err != nil {
+		return err
+	}
+	e.loadDocs(st.records)
+	if e.readOnly {
+		return nil
+	}
+	held, err := e.opts.Backend.Versions(ctx)
+	if err != nil {
+		return fmt.Errorf("open engine: index backend: %w", err)
+	}
+	var stale, gone []string
+	for id, rec := range st.want {
+		if v, ok := held[id]; !ok || v != rec.Version || st.pending[id] {
+			stale = append(stale, id)
+		}
+	}
+	for id := range held {
+		if _, ok := st.want[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	for id := range st.pending {
+		if _, ok := st.want[id]; !ok && !slices.Contains(gone, id) {
+			gone = append(gone, id)
+		}
+	}
+	slices.Sort(stale)
+	slices.Sort(gone)
+	if len(gone) > 0 {
+		if err := e.opts.Backend.Delete(ctx, gone); err != nil {
+			return fmt.Errorf("open engine: index backend: %w", err)
+		}
+	}
+	for start := 0; start < len(stale); start += 64 {
+		var docs []BackendDocument
+		for _, id := range stale[start:min(start+64, len(stale))] {
+			rec := st.want[id]
+			chunks, err := e.store.Chunks(ctx, id)
+			if err != nil {
+				return fmt.Errorf("open engine: %w", err)
+			}
+			var vecs [][]float32
+			if e.opts.Embedder != nil {
+				items, err := e.storedVectors(ctx, rec)
+				if err != nil {
+					return fmt.Errorf("open engine: %w", err)
+				}
+				for _, it := range items {
+					vecs = append(vecs, it.Vector)
+				}
+			}
+			docs = append(docs, e.backendDocument(rec, chunks, vecs))
+		}
+		if err := e.opts.Backend.Replace(ctx, docs); err != nil {
+			return fmt.Errorf("open engine: index backend: %w", err)
+		}
+	}
+	if len(stale)+len(gone) > 0 {
+		e.log.Warn("index backend repaired", "reindexed", len(stale), "removed", len(gone))
+	}
+	ids := make([]string, 0, len(st.pending))
+	for id := range st.pending {
+		ids = append(ids, id)
+	}
+	return e.clearPending(ctx, ids...)
+}
+
+// backendDocument analyses a stored document's chunks for every arm, as
+// the arm's embedded index would.
+func (e *Engine) backendDocument(rec DocumentRecord, chunks []StoredChunk, vecs [][]float32) BackendDocument {
+	lang := e.lexicalDocs(rec, chunks)
+	out := BackendDocument{Record: rec, Chunks: make([]BackendChunk, len(chunks))}
+	for i := range chunks {
+		out.Chunks[i].StoredChunk = chunks[i]
+		if i < len(vecs) {
+			out.Chunks[i].Vector = vecs[i]
+		}
+	}
+	if len(chunks) == 0 {
+		return out
+	}
+	for _, a := range e.arms {
+		docs := lang
+		if a.spec.docs != nil {
+			docs = a.spec.docs(e, lang)
+		}
+		o := a.spec.options(e)
+		for i, d := range docs {
+			an := analysis.ForLanguage(d.Lang)
+			if o.Analyzer != "" {
+				if fa, err := analysis.New(o.Analyzer); err == nil {
+					an = fa
+				}
+			}
+			var text string
+			for _, t := range d.Fields {
+				text = t // one field: fieldText or the pair arm's DefaultField
+			}
+			toks := an.Analyze(text)
+			terms := make([]string, 0, len(toks))
+			for _, t := range toks {
+				if t.Term != "" {
+					terms = append(terms, t.Term)
+				}
+			}
+			out.Chunks[i].Terms = append(out.Chunks[i].Terms, ArmTerms{Arm: a.spec.dir, Analyzer: an.Name(), Terms: terms})
+		}
+	}
+	return out
+}
+
+// backendQuery is an arm's query terms per analyzer: the analyzers of the
+// indexed documents' languages, or the arm's one analyzer.
+func (e *Engine) backendQuery(a *lexArm, text string) map[string][]string {
+	o := a.spec.options(e)
+	var names []string
+	if o.Analyzer != "" {
+		names = []string{o.Analyzer}
+	} else {
+		e.mu.RLock()
+		for n := range e.analyzers {
+			names = append(names, n)
+		}
+		e.mu.RUnlock()
+		slices.Sort(names)
+	}
+	out := map[string][]string{}
+	for _, n := range names {
+		an, err := analysis.New(n)
+		if err != nil {
+			continue
+		}
+		var terms []string
+		for _, t := range an.Analyze(text) {
+			if t.Term != "" {
+				terms = append(terms, t.Term)
+			}
+		}
+		if len(terms) > 0 {
+			out[n] = terms
+		}
+	}
+	return out
+}
+
+// backendCandidates is candidates over the backend: each lexical arm's list
+// from the backend combined by situate's recipe (as lexicalSearch does),
+// the dense list from the backend, fused by Options.Fusion.
+func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int, f Filter) (candidates, error) {
+	c := candidates{lexical: map[string]armHit{}, dense: map[string]armHit{}}
+	var qv []float32
+	if mode != ModeBM25 {
+		v, err := e.opts.Embedder.Embed(ctx, []string{text}, InputQuery)
+		if err != nil {
+			return c, fmt.Errorf("search: embed query: %w", err)
+		}
+		if len(v) != 1 {
+			return c, fmt.Errorf("search: embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(v))
+		}
+		qv = v[0]
+	}
+	if nr, ok := e.opts.Backend.(NativeRanker); ok && nr.Native() {
+		hits, err := nr.SearchNative(ctx, NativeQuery{Text: text, Vector: qv, Mode: mode, K: n, Filter: f,
+			DenseWeight: e.opts.DenseWeight, LexicalWeight: e.opts.LexicalWeight})
+		if err != nil {
+			return c, fmt.Errorf("search: index backend: %w", err)
+		}
+		for i, h := range hits {
+			c.ranked = append(c.ranked, fusion.Result{ID: chunkKey(h.DocID, h.Chunk), Score: h.Score, Ranks: []int{i + 1}})
+		}
+		return c, nil
+	}
+	var (
+		denseHits []BackendHit
+		denseErr  error
+		wg        sync.WaitGroup
+	)
+	if mode != ModeBM25 {
+		wg.Go(func() { denseHits, denseErr = e.opts.Backend.SearchVector(ctx, qv, n, f) })
+	}
+	var lexList fusion.List
+	if mode != ModeDense {
+		res, err := e.backendLexical(ctx, text, n, f)
+		if err != nil {
+			wg.Wait()
+			return c, fmt.Errorf("search: index backend: %w", err)
+		}
+		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
+		for i, r := range res {
+			c.lexical[r.ID] = armHit{i + 1, r.Score}
+			lexList.IDs = append(lexList.IDs, r.ID)
+			lexList.Scores = append(lexList.Scores, r.Score)
+		}
+	}
+	wg.Wait()
+	if denseErr != nil {
+		return c, fmt.Errorf("search: index backend: %w", denseErr)
+	}
+	denseList := fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
+	for i, h := range denseHits {
+		id := chunkKey(h.DocID, h.Chunk)
+		c.dense[id] = armHit{i + 1, h.Score}
+		denseList.IDs = append(denseList.IDs, id)
+		denseList.Scores = append(denseList.Scores, h.Score)
+	}
+	switch mode {
+	case ModeBM25:
+		c.ranked = single(lexList)
+	case ModeDense:
+		c.ranked = single(denseList)
+	default:
+		var err error
+		if c.ranked, err = e.fuse(denseList, lexList); err != nil {
+			return c, fmt.Errorf("search: fusion: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// backendLexical is lexicalSearch over the backend's arms.
+func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filter) ([]bm25.Result, error) {
+	n := k
+	if len(e.arms) > 1 || e.opts.DocumentWeight > 0 {
+		n = max(k, e.opts.Candidates)
+	}
+	lists := make([][]rank.Hit, len(e.arms))
+	ran := make([]bool, len(e.arms))
+	errs := make([]error, len(e.arms))
+	var wg sync.WaitGroup
+	for i, a := range e.arms {
+		q := text
+		if a.spec.query != nil {
+			if q = a.spec.query(e, text); q == "" {
+				continue
+			}
+		}
+		terms := e.backendQuery(a, q)
+		if len(terms) == 0 {
+			continue
+		}
+		ran[i] = true
+		wg.Go(func() {
+			res, err := e.opts.Backend.SearchTerms(ctx, TermQuery{Arm: a.spec.dir, Terms: terms, K: n, Filter: f})
+			if err != nil {
+				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
+				return
+			}
+			hits := make([]rank.Hit, len(res))
+			for j, r := range res {
+				hits[j] = rank.Hit{ID: chunkKey(r.DocID, r.Chunk), Doc: r.DocID, Score: r.Score}
+			}
+			lists[i] = hits
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 {
+		out := make([]bm25.Result, len(lists[0]))
+		for i, h := range lists[0] {
+			out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
+		}
+		return out, nil
+	}
+	var chunkLists [][]rank.Hit
+	var weights []float64
+	for i, a := range e.arms {
+		if a.spec.role == roleChunks && ran[i] {
+			chunkLists, weights = append(chunkLists, lists[i]), append(weights, a.weight)
+		}
+	}
+	hits, err := rank.Combine(chunkLists, weights)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range e.arms {
+		if a.spec.role == roleDocument && ran[i] {
+			if hits, err = rank.DocumentEvidence(hits, lists[i], a.weight); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if e.opts.DocumentWeight > 0 {
+		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
+			return nil, err
+		}
+	}
+	hits = hits[:min(k, len(hits))]
+	out := make([]bm25.Result, len(hits))
+	for i, h := range hits {
+		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
+	}
+	return out, nil
+}
