@@ -89,6 +89,9 @@ type Engine struct {
 	// contexts; a change re-processes every document on its next Put.
 	processing string
 
+	// shared is what the local indexes hold (Options.SharedStore).
+	shared sharedState
+
 	writeMu sync.Mutex // serializes store+index commits and the pending journal
 	mu      sync.RWMutex
 	docs    map[string]DocumentRecord
@@ -126,9 +129,11 @@ func (e *Engine) dropDoc(id string) {
 
 // Close closes the indexes; the store belongs to the caller.
 func (e *Engine) Close() error {
+	e.writeMu.Lock()
+	err := e.writeSync()
+	e.writeMu.Unlock()
 	e.view.mu.Lock()
 	defer e.view.mu.Unlock()
-	var err error
 	for _, a := range e.arms {
 		if a.ix != nil {
 			err = errors.Join(err, a.ix.Close())
@@ -226,17 +231,26 @@ func (e *Engine) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 		return nil, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
 	}
 	hash := doc.Hash() + hashSeparator + e.processing
-	if e.unchanged(doc.ID, hash) {
-		return nil, nil
+	if same, err := e.unchanged(ctx, doc.ID, hash); err != nil || same {
+		return nil, err
 	}
 	return e.prepareWith(ctx, doc, hash, e.opts.Contextualizer, nil)
 }
 
-func (e *Engine) unchanged(id, hash string) bool {
+// unchanged reports whether document id is stored with hash: as this
+// Engine knows it, or, over a shared store, as the store holds it now.
+func (e *Engine) unchanged(ctx context.Context, id, hash string) (bool, error) {
+	if e.opts.SharedStore {
+		prev, known, err := e.storedVersion(ctx, id)
+		if err != nil {
+			return false, fmt.Errorf("put document %s: %w", id, err)
+		}
+		return known && prev.Hash == hash, nil
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	prev, known := e.docs[id]
-	return known && prev.Hash == hash
+	return known && prev.Hash == hash, nil
 }
 
 // PutChunks indexes a document that is already chunked, with contexts given
@@ -278,8 +292,8 @@ func (e *Engine) PrepareChunks(ctx context.Context, doc Document, chunks []Chunk
 		fmt.Fprintf(h, "%d:%q:%q\n", len(c.Text), c.Text, contexts[i].Text)
 	}
 	hash := doc.Hash() + hashSeparator + "prechunked-" + hex.EncodeToString(h.Sum(nil)[:8])
-	if e.unchanged(doc.ID, hash) {
-		return nil, nil
+	if same, err := e.unchanged(ctx, doc.ID, hash); err != nil || same {
+		return nil, err
 	}
 	p := &Prepared{doc: doc, hash: hash, chunks: chunks, contexts: contexts}
 	if err := e.embedPrepared(ctx, p); err != nil {
@@ -327,6 +341,20 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		e.mu.RLock()
 		prev, known := e.docs[doc.ID]
 		e.mu.RUnlock()
+		if e.opts.SharedStore {
+			// Another process may have stored a later version.
+			var err error
+			if prev, known, err = e.storedVersion(ctx, doc.ID); err != nil {
+				err = fmt.Errorf("store %s: %w", doc.ID, err)
+				if i == 0 {
+					return nil, err
+				}
+				if ierr := e.indexCommitted(ctx, ids[:i], records[:i], lexBatch, vecBatch, backendDocs); ierr != nil {
+					err = errors.Join(err, ierr)
+				}
+				return changes[:i], err
+			}
+		}
 		version, change := 1, Added
 		if v, ok := versions[doc.ID]; ok {
 			version, change = v+1, Updated
@@ -374,12 +402,15 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 
 // indexCommitted indexes stored documents (their staged lexical and vector
 // batches, or backendDocs with an index backend), clears their journal
-// entries and records them.
+// entries and records them. A store-only engine writes only a backend.
 func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, vecBatch map[string][]vector.Item, backendDocs []BackendDocument) error {
 	if len(backendDocs) > 0 {
 		if err := e.opts.Backend.Replace(ctx, backendDocs); err != nil {
 			return fmt.Errorf("index %d documents: index backend: %w", len(ids), err)
 		}
+	}
+	if e.opts.StoreOnly {
+		return nil
 	}
 	if err := e.applyLexical(lexBatch); err != nil {
 		return fmt.Errorf("index %d documents: %w", len(ids), err)
@@ -395,6 +426,10 @@ func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []Doc
 	e.mu.Lock()
 	for _, rec := range records {
 		e.setDoc(rec)
+		if e.opts.SharedStore {
+			e.shared.held[rec.ID] = syncKey(rec)
+			e.shared.dirty = true
+		}
 	}
 	e.mu.Unlock()
 	return nil
@@ -417,6 +452,8 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		if err := e.opts.Backend.Delete(ctx, []string{id}); err != nil {
 			return fmt.Errorf("delete %s from index backend: %w", id, err)
 		}
+	} else if e.opts.StoreOnly {
+		return nil
 	} else if err := e.deleteLexical(id); err != nil {
 		return fmt.Errorf("delete %s from index: %w", id, err)
 	} else if err := e.deleteVectors(id); err != nil {
@@ -427,6 +464,10 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	}
 	e.mu.Lock()
 	e.dropDoc(id)
+	if e.opts.SharedStore {
+		delete(e.shared.held, id)
+		e.shared.dirty = true
+	}
 	e.mu.Unlock()
 	return nil
 }
@@ -516,7 +557,9 @@ func parseChunkKey(key string) (string, int, error) {
 
 func (e *Engine) pending(ctx context.Context) ([]string, MetaStore, error) {
 	ms, ok := e.store.(MetaStore)
-	if !ok {
+	if !ok || e.opts.SharedStore {
+		// A shared store's journal would mix processes' indexes; the
+		// local SYNC file does its work (shared.go).
 		return nil, nil, nil
 	}
 	v, found, err := ms.Meta(ctx, metaPending)

@@ -536,7 +536,11 @@ func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 	}
 	hash := doc.Hash() + hashSeparator + e.processing
 	retried := false
-	if e.unchanged(doc.ID, hash) {
+	same, err := e.unchanged(r.ctx, doc.ID, hash)
+	if err != nil {
+		return nil, false, err
+	}
+	if same {
 		if !q.force && !r.opts.RetryFallbacks {
 			return nil, false, nil
 		}
@@ -781,7 +785,11 @@ func (r *indexRun) batch(src Source) error {
 			continue
 		}
 		hash := q.doc.Hash() + hashSeparator + e.processing
-		if e.unchanged(q.doc.ID, hash) {
+		same, err := e.unchanged(r.ctx, q.doc.ID, hash)
+		if err != nil {
+			return err
+		}
+		if same {
 			fb, err := e.hasFallback(r.ctx, q.doc.ID)
 			if err != nil {
 				return err

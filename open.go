@@ -38,8 +38,17 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 	e.layout = e.indexLayout()
 	e.processing = e.processingFingerprint()
 	open := e.openWriter
-	if opts.ReadOnly {
+	switch {
+	case opts.ReadOnly:
+		// A reader of a shared store searches indexes built in memory
+		// from it (it writes no directory, and a directory on disk is
+		// some other process's).
 		open = e.openReader
+		if opts.SharedStore {
+			dir = ""
+		}
+	case opts.SharedStore:
+		open = e.openShared
 	}
 	if opts.Backend != nil {
 		open = func(ctx context.Context, _ string) error { return e.openBackend(ctx) }

@@ -156,6 +156,18 @@ type Options struct {
 	// LockWait is how long a writer waits for another writer to release
 	// the store; 0 means DefaultLockWait, negative fails at once.
 	LockWait time.Duration
+	// SharedStore says that other processes write the store too (servers
+	// and workers over one PostgreSQL database). The indexes in the
+	// Engine's directory are then this process's own derived copy: Open
+	// and Sync bring them up to the store's documents by version, and the
+	// store, not this process's memory, says which version a document is
+	// at. See Engine.Sync.
+	SharedStore bool
+	// StoreOnly opens an Engine that keeps no index at all: Commit writes
+	// the store (and its caches) only, Search fails. A worker that only
+	// contextualizes documents for others to search uses it; it needs
+	// SharedStore.
+	StoreOnly bool
 }
 
 // DefaultOptions returns the settings situate ships with.
@@ -185,6 +197,10 @@ func DefaultOptions() Options {
 // Validate reports the first invalid field by name.
 func (o Options) Validate() error {
 	switch {
+	case o.StoreOnly && !o.SharedStore:
+		return fmt.Errorf("options: StoreOnly: needs SharedStore (an index nobody keeps up to date would be lost): %w", ErrInvalid)
+	case o.StoreOnly && o.ReadOnly:
+		return fmt.Errorf("options: StoreOnly with ReadOnly: a store-only engine has nothing to search: %w", ErrInvalid)
 	case o.ChunkSize <= 0:
 		return fmt.Errorf("options: ChunkSize: must be > 0, got %d: %w", o.ChunkSize, ErrInvalid)
 	case o.ChunkOverlap < 0 || o.ChunkOverlap >= o.ChunkSize:

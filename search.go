@@ -25,6 +25,9 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, fmt.Errorf("search: query: must not be empty: %w", ErrInvalid)
 	}
+	if e.opts.StoreOnly {
+		return nil, fmt.Errorf("search: the engine was opened store-only (a worker): %w", ErrInvalid)
+	}
 	if err := e.Refresh(ctx); err != nil {
 		// The commit it has is still a commit: search it.
 		e.log.Warn("searching the commit opened before; a later one could not be opened", "err", err)

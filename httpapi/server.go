@@ -28,9 +28,12 @@ const (
 	DefaultWorkers        = 2
 	// DefaultJobLease is how long a claimed job stays claimed without news
 	// from its worker; a worker renews it while it runs.
-	DefaultJobLease = 2 * time.Minute
+	DefaultJobLease = situate.DefaultJobLease
 	// DefaultMaxAttempts is how often a job is tried before it fails.
-	DefaultMaxAttempts = 3
+	DefaultMaxAttempts = situate.DefaultMaxAttempts
+	// DefaultSyncInterval is how often a tenant over a shared store
+	// (situate.Options.SharedStore) brings its indexes up to the store.
+	DefaultSyncInterval = 2 * time.Second
 	// LocalTenant is the tenant a server without keys serves.
 	LocalTenant = "local"
 )
@@ -117,8 +120,12 @@ type Options struct {
 	// JobLease and MaxAttempts tune the job queue (0: defaults).
 	JobLease    time.Duration
 	MaxAttempts int
-	Mounts      []Mount
-	Logger      *slog.Logger
+	// SyncInterval is how often a tenant whose engine is over a shared
+	// store syncs its indexes with the store (what other servers and
+	// workers committed); 0: DefaultSyncInterval.
+	SyncInterval time.Duration
+	Mounts       []Mount
+	Logger       *slog.Logger
 	// Registry receives the server's metrics; nil makes a new one.
 	Registry *prometheus.Registry
 }
@@ -158,6 +165,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = DefaultMaxAttempts
+	}
+	if opts.SyncInterval <= 0 {
+		opts.SyncInterval = DefaultSyncInterval
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -265,10 +275,16 @@ func (s *Server) tenant(ctx context.Context, name string) (*tenantState, error) 
 func (s *Server) startTenant(ctx context.Context, ts *tenantState) error {
 	name := ts.name
 	if ts.Jobs != nil {
-		if n, err := ts.Jobs.RequeueJobs(ctx); err != nil {
-			return fmt.Errorf("open tenant %s: %w", name, err)
-		} else if n > 0 {
-			s.log.Info("requeued interrupted jobs", "tenant", name, "jobs", n)
+		// A store this server owns alone: every running job is one its
+		// previous run left, requeued at once. A shared store's running
+		// jobs may be other servers' or workers': they are claimed again
+		// only when their lease runs out.
+		if !ts.Engine.Options().SharedStore {
+			if n, err := ts.Jobs.RequeueJobs(ctx); err != nil {
+				return fmt.Errorf("open tenant %s: %w", name, err)
+			} else if n > 0 {
+				s.log.Info("requeued interrupted jobs", "tenant", name, "jobs", n)
+			}
 		}
 		// Documents indexed with other settings (a changed prompt, model or
 		// chunking) are re-situated from their stored uploads.
@@ -291,7 +307,33 @@ func (s *Server) startTenant(ctx context.Context, ts *tenantState) error {
 			go s.work(ts)
 		}
 	}
+	if ts.Engine.Options().SharedStore {
+		s.workers.Add(1)
+		go s.sync(ts)
+	}
 	return nil
+}
+
+// sync keeps a tenant's indexes up to a shared store until the server
+// closes.
+func (s *Server) sync(t *tenantState) {
+	defer s.workers.Done()
+	tick := time.NewTicker(s.opts.SyncInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.workCtx.Done():
+			return
+		case <-tick.C:
+		}
+		res, err := t.Engine.Sync(s.workCtx)
+		switch {
+		case err != nil && s.workCtx.Err() == nil:
+			s.log.Error("sync indexes with the shared store", "tenant", t.name, "err", err)
+		case res.Indexed+res.Removed > 0:
+			s.log.Info("synced indexes with the shared store", "tenant", t.name, "indexed", res.Indexed, "removed", res.Removed)
+		}
+	}
 }
 
 // openTenants lists the open tenants.

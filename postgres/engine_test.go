@@ -1,0 +1,177 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/postgres"
+)
+
+func sharedOptions() situate.Options {
+	o := situate.DefaultOptions()
+	o.SharedStore = true
+	return o
+}
+
+func openShared(t *testing.T, url, dir string, o situate.Options) (*situate.Engine, *postgres.Store) {
+	t.Helper()
+	s, err := postgres.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := situate.Open(t.Context(), dir, s, o)
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	return e, s
+}
+
+func hitDocs(t *testing.T, e *situate.Engine, q string) []string {
+	t.Helper()
+	hits, err := e.Search(t.Context(), situate.Query{Text: q, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		if !slices.Contains(ids, h.DocID) {
+			ids = append(ids, h.DocID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Engines in several processes share one PostgreSQL store, each with its
+// own local indexes: what one commits (added, changed, deleted), another
+// searches after Sync, and one that was closed meanwhile catches up when it
+// opens again, re-indexing only what changed. A store-only engine (a
+// worker) writes documents that the others then search.
+func TestSharedEnginesSync(t *testing.T) {
+	url := postgres.NewTestDatabase(t)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a, sa := openShared(t, url, dirA, sharedOptions())
+	defer sa.Close()
+	b, sb := openShared(t, url, dirB, sharedOptions())
+	defer sb.Close()
+	ctx := t.Context()
+
+	put := func(e *situate.Engine, id, text string) situate.Change {
+		t.Helper()
+		ch, err := e.Put(ctx, situate.Document{ID: id, Title: id, Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch
+	}
+	put(a, "harbour", "The harbour master counts the ships at the tide.")
+	put(a, "garden", "Roses and tulips grow in the walled garden.")
+	if got := hitDocs(t, b, "harbour ships"); len(got) != 0 {
+		t.Fatalf("b found %v before syncing", got)
+	}
+	res, err := b.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Indexed != 2 || res.Removed != 0 {
+		t.Errorf("first sync: %+v, want 2 indexed", res)
+	}
+	if got := hitDocs(t, b, "harbour ships"); !slices.Equal(got, []string{"harbour"}) {
+		t.Errorf("b after sync: %v", got)
+	}
+	// b changes a document a indexed: the version comes from the store,
+	// not from b's memory.
+	if ch := put(b, "harbour", "The lighthouse keeper watches the ships in the storm."); ch != situate.Updated {
+		t.Errorf("b's update of a's document: %v, want updated", ch)
+	}
+	if rec, err := sb.Document(ctx, "harbour"); err != nil || rec.Version != 2 {
+		t.Errorf("stored version after b's update: %+v %v", rec.Version, err)
+	}
+	if ch := put(b, "harbour", "The lighthouse keeper watches the ships in the storm."); ch != situate.Unchanged {
+		t.Errorf("the same text again: %v, want unchanged", ch)
+	}
+	if err := b.Delete(ctx, "garden"); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing changed from b's point of view.
+	if res, err := b.Sync(ctx); err != nil || res != (situate.SyncResult{}) {
+		t.Errorf("b's sync after its own commits: %+v %v", res, err)
+	}
+	if res, err := a.Sync(ctx); err != nil || res.Indexed != 1 || res.Removed != 1 {
+		t.Errorf("a's sync: %+v %v, want 1 indexed, 1 removed", res, err)
+	}
+	if got := hitDocs(t, a, "lighthouse storm"); !slices.Equal(got, []string{"harbour"}) {
+		t.Errorf("a after sync: lighthouse %v", got)
+	}
+	if got := hitDocs(t, a, "tulips garden"); len(got) != 0 {
+		t.Errorf("a still finds the deleted garden: %v", got)
+	}
+	if got := hitDocs(t, a, "tide master"); len(got) != 0 {
+		t.Errorf("a still finds the old version: %v", got)
+	}
+	if rec, err := a.Document("harbour"); err != nil || rec.Version != 2 {
+		t.Errorf("a's record: %+v %v", rec, err)
+	}
+
+	// a closes; a worker writes meanwhile; a reopens and catches up on the
+	// one new document only.
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wo := sharedOptions()
+	wo.StoreOnly = true
+	w, sw := openShared(t, url, "", wo)
+	defer sw.Close()
+	put(w, "orchard", "Apples and pears ripen in the orchard in autumn.")
+	if _, err := w.Search(ctx, situate.Query{Text: "apples"}); err == nil {
+		t.Error("a store-only engine searched")
+	}
+	w.Close()
+	var synced situate.SyncResult
+	a, err = situate.Open(ctx, dirA, sa, sharedOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	synced, _ = a.Sync(ctx)
+	if got := hitDocs(t, a, "apples orchard"); !slices.Equal(got, []string{"orchard"}) {
+		t.Errorf("a after reopening: %v", got)
+	}
+	if got := hitDocs(t, a, "lighthouse"); !slices.Equal(got, []string{"harbour"}) {
+		t.Errorf("a after reopening: lighthouse %v", got)
+	}
+	if synced != (situate.SyncResult{}) {
+		t.Errorf("a second sync right after open did work: %+v", synced)
+	}
+	if _, err := os.Stat(filepath.Join(dirA, "SYNC")); err != nil {
+		t.Errorf("no SYNC file: %v", err)
+	}
+	// A damaged SYNC file rebuilds the local indexes from the store.
+	a.Close()
+	if err := os.WriteFile(filepath.Join(dirA, "SYNC"), []byte("{garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err = situate.Open(ctx, dirA, sa, sharedOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hitDocs(t, a, "apples lighthouse"); !slices.Equal(got, []string{"harbour", "orchard"}) {
+		t.Errorf("a after a damaged SYNC file: %v", got)
+	}
+	// A reader of a shared store builds its indexes in memory.
+	ro := sharedOptions()
+	ro.ReadOnly = true
+	r, err := situate.Open(context.Background(), dirB, sb, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := hitDocs(t, r, "apples lighthouse"); !slices.Equal(got, []string{"harbour", "orchard"}) {
+		t.Errorf("shared reader: %v", got)
+	}
+}

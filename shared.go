@@ -1,0 +1,337 @@
+package situate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/vector"
+)
+
+// A shared store (Options.SharedStore) is written by many processes: servers
+// behind a load balancer and workers that contextualize documents. The
+// store is the only shared state. The indexes are derived data: each process
+// keeps its own copy in its own directory (or in memory) and brings it up to
+// the store with Sync, which compares every stored document's version and
+// hash with the one the local indexes hold and re-indexes, from the stored
+// chunks and contexts, only what changed. No model is called: contexts come
+// from the store and vectors from its vector cache.
+//
+// What the local indexes hold is recorded in the directory's SYNC file,
+// written after the indexes commit; the store's engine metadata (the
+// pending journal, the index layout) is left alone, since another process's
+// indexes are not this one's. A crash between an index commit and the SYNC
+// file only makes the next Sync index a document again.
+
+// syncFile records what a shared-store engine's local indexes hold.
+const syncFile = "SYNC"
+
+// syncState is the content of the SYNC file.
+type syncState struct {
+	// Layout and Embedder are how the local indexes were built; a change
+	// rebuilds them.
+	Layout   string `json:"layout"`
+	Embedder string `json:"embedder,omitempty"`
+	// Docs maps each document the indexes hold to its syncKey.
+	Docs map[string]string `json:"docs"`
+}
+
+// syncKey identifies one stored version of a document.
+func syncKey(r DocumentRecord) string {
+	return strconv.Itoa(r.Version) + " " + r.Hash
+}
+
+// SyncResult says what Sync did to the local indexes.
+type SyncResult struct {
+	// Indexed counts the documents (re-)indexed from the store; Removed
+	// those the store no longer holds.
+	Indexed, Removed int
+}
+
+func readSyncState(dir string) (syncState, error) {
+	var st syncState
+	b, err := os.ReadFile(filepath.Join(dir, syncFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("open engine: read %s: %w", filepath.Join(dir, syncFile), err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		// Damaged: the indexes are rebuilt from the store.
+		return syncState{}, nil
+	}
+	return st, nil
+}
+
+// writeSync writes the SYNC file atomically; the caller holds writeMu.
+func (e *Engine) writeSync() error {
+	if e.shared.dir == "" || !e.shared.dirty {
+		return nil
+	}
+	st := syncState{Layout: e.layout, Docs: e.shared.held}
+	if e.opts.Embedder != nil {
+		st.Embedder = e.opts.Embedder.Name()
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(e.shared.dir, syncFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	e.shared.dirty = false
+	return nil
+}
+
+// sharedState is a shared-store engine's record of its local indexes.
+type sharedState struct {
+	dir string
+	// held maps each document the local indexes hold to its syncKey.
+	held  map[string]string
+	dirty bool
+}
+
+// openShared opens a shared-store engine: its local indexes in dir ("" in
+// memory; none with StoreOnly), then Sync.
+func (e *Engine) openShared(ctx context.Context, dir string) error {
+	e.shared.held = map[string]string{}
+	if e.opts.StoreOnly {
+		return nil
+	}
+	var st syncState
+	if dir != "" {
+		lock, err := lockWriter(dir, e.opts.lockWait())
+		if err != nil {
+			return err
+		}
+		e.lock = lock
+		if st, err = readSyncState(dir); err != nil {
+			return err
+		}
+	}
+	embedder := ""
+	if e.opts.Embedder != nil {
+		embedder = e.opts.Embedder.Name()
+	}
+	reset := st.Layout != e.layout || st.Embedder != embedder
+	if dir != "" && reset && exists(filepath.Join(dir, syncFile)) {
+		e.log.Info("rebuilding the local indexes from the shared store", "dir", dir, "reason", "index layout or embedder changed")
+	}
+open:
+	for _, spec := range enabledArms(e.opts) {
+		a := &lexArm{spec: spec, weight: spec.weight(e.opts)}
+		var err error
+		if dir == "" {
+			a.ix, err = bm25.New(spec.options(e))
+		} else {
+			a.dir = filepath.Join(dir, spec.dir)
+			if reset {
+				if err := bm25.Reset(a.dir, spec.options(e)); err != nil {
+					return fmt.Errorf("open engine: %w", err)
+				}
+			}
+			a.ix, err = bm25.Open(a.dir, spec.options(e))
+			if errors.Is(err, bm25.ErrCorrupt) && !reset {
+				e.log.Warn("index damaged, rebuilding the local indexes from the shared store", "index", a.dir, "err", err)
+				e.closeIndexes()
+				reset = true
+				goto open
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("open engine: %s index: %w", spec.dir, err)
+		}
+		e.arms = append(e.arms, a)
+	}
+	if e.opts.Embedder != nil && dir != "" {
+		e.vecDir = filepath.Join(dir, vectorDirName)
+		if reset {
+			if err := vector.Reset(e.vecDir, e.vectorOptions(0)); err != nil {
+				return fmt.Errorf("open engine: %w", err)
+			}
+		} else if exists(filepath.Join(e.vecDir, "MANIFEST")) {
+			ix, err := vector.Open(e.vecDir, e.vectorOptions(0))
+			if errors.Is(err, vector.ErrCorrupt) {
+				e.log.Warn("index damaged, rebuilding the local indexes from the shared store", "index", e.vecDir, "err", err)
+				e.closeIndexes()
+				reset = true
+				goto open
+			}
+			if err != nil {
+				return fmt.Errorf("open engine: vector index: %w", err)
+			}
+			e.vec = ix
+		}
+	}
+	if !reset {
+		for id, k := range st.Docs {
+			e.shared.held[id] = k
+		}
+	}
+	e.shared.dir = dir
+	e.shared.dirty = true
+	_, err := e.Sync(ctx)
+	return err
+}
+
+// closeIndexes closes the open indexes (to rebuild them).
+func (e *Engine) closeIndexes() {
+	for _, a := range e.arms {
+		if a.ix != nil {
+			a.ix.Close()
+		}
+	}
+	e.arms = nil
+	if e.vec != nil {
+		e.vec.Close()
+		e.vec = nil
+	}
+}
+
+// Sync brings the Engine's view up to a shared store (Options.SharedStore):
+// documents that other processes added, changed or deleted since the last
+// Sync are indexed from their stored chunks and contexts, or removed. It
+// reads the store's document list (one query) and, for each changed
+// document, its chunks; a server calls it periodically. It is a no-op for
+// an Engine over an unshared store, whose own commits are all there is.
+func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
+	var res SyncResult
+	if !e.opts.SharedStore || e.opts.StoreOnly {
+		return res, nil
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	records, err := e.store.Documents(ctx)
+	if err != nil {
+		return res, fmt.Errorf("sync: %w", err)
+	}
+	if e.opts.Backend != nil {
+		// The index is shared too: only the records (titles, filters)
+		// are this process's.
+		e.loadDocs(records)
+		return res, nil
+	}
+	want := make(map[string]DocumentRecord, len(records))
+	var add []DocumentRecord
+	for _, r := range records {
+		want[r.ID] = r
+		if e.shared.held[r.ID] != syncKey(r) {
+			add = append(add, r)
+		}
+	}
+	var remove []string
+	for id := range e.shared.held {
+		if _, ok := want[id]; !ok {
+			remove = append(remove, id)
+		}
+	}
+	if len(add) == 0 && len(remove) == 0 {
+		e.mu.RLock()
+		loaded := len(e.docs) == len(records)
+		e.mu.RUnlock()
+		if !loaded {
+			e.loadDocs(records)
+		}
+		return res, e.writeSync()
+	}
+
+	const batchSize = 256
+	lex := e.newLexicalBatch()
+	for _, id := range remove {
+		e.stage(lex, id, nil)
+	}
+	vecDel := map[string][]vector.Item{}
+	if e.opts.Embedder != nil {
+		for _, id := range remove {
+			vecDel[id] = nil
+		}
+	}
+	flush := func(staged []DocumentRecord, vec map[string][]vector.Item) error {
+		if err := e.applyLexical(lex); err != nil {
+			return fmt.Errorf("sync: index: %w", err)
+		}
+		if len(vec) > 0 {
+			if err := e.replaceVectors(vec); err != nil {
+				return fmt.Errorf("sync: vector index: %w", err)
+			}
+		}
+		for _, r := range staged {
+			e.shared.held[r.ID] = syncKey(r)
+		}
+		e.shared.dirty = true
+		lex = e.newLexicalBatch()
+		return nil
+	}
+	var staged []DocumentRecord
+	vec := vecDel
+	if len(remove) > 0 {
+		if err := flush(nil, vec); err != nil {
+			return res, err
+		}
+		for _, id := range remove {
+			delete(e.shared.held, id)
+		}
+		res.Removed = len(remove)
+		vec = map[string][]vector.Item{}
+	}
+	for _, r := range add {
+		chunks, err := e.store.Chunks(ctx, r.ID)
+		if err != nil {
+			return res, fmt.Errorf("sync: %w", err)
+		}
+		if len(chunks) == 0 {
+			e.stage(lex, r.ID, nil)
+		} else {
+			e.stage(lex, r.ID, e.lexicalDocs(r, chunks))
+		}
+		if e.opts.Embedder != nil {
+			if len(chunks) == 0 {
+				vec[r.ID] = nil
+			} else if vec[r.ID], err = e.storedVectors(ctx, r); err != nil {
+				return res, fmt.Errorf("sync: %w", err)
+			}
+		}
+		staged = append(staged, r)
+		if len(staged) == batchSize {
+			if err := flush(staged, vec); err != nil {
+				return res, err
+			}
+			res.Indexed += len(staged)
+			staged, vec = nil, map[string][]vector.Item{}
+		}
+	}
+	if err := flush(staged, vec); err != nil {
+		return res, err
+	}
+	res.Indexed += len(staged)
+	e.loadDocs(records)
+	if err := e.writeSync(); err != nil {
+		return res, fmt.Errorf("sync: %w", err)
+	}
+	return res, nil
+}
+
+// storedVersion returns the version and hash of a document in a shared
+// store (known is false when the store does not hold it).
+func (e *Engine) storedVersion(ctx context.Context, id string) (rec DocumentRecord, known bool, err error) {
+	rec, err = e.store.Document(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, false, err
+	}
+	return rec, true, nil
+}
