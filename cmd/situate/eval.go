@@ -31,9 +31,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format anthropic --chunks codebase_chunks.json --queries evaluation_set.jsonl [--contexts contexts.json]\n"+
 			"  --format trec --docs DIR|TAR.GZ|JSONL --topics F --qrels F\n"+
 			"  --format squad --file xquad.en.json [--lang en]\n"+
-			"  --format answers --docs DIR --queries queries.jsonl\n"+
+			"  --format answers --docs DIR --queries queries.jsonl [--include GLOB] [--exclude GLOB]\n"+
 			"  --generate N --llm PROVIDER:MODEL [--seed S] [--out FILE] PATH|--store DIR  (write reference questions for your documents)")
-	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel"}, llmSettings...)...)
+	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude"}, llmSettings...)...)
 	c.flags(fs, denseSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
@@ -64,7 +64,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if *format == "answers" {
 		// Every document of the folder is indexed, not only those the
 		// questions name: the others compete for the top ranks, as in use.
-		if err := allDocuments(ctx, e, ds, *docsPath, *queriesPath); err != nil {
+		opts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude")}
+		if err := opts.Validate(); err != nil {
+			return usageError{err}
+		}
+		if err := allDocuments(ctx, e, ds, *docsPath, *queriesPath, opts); err != nil {
 			return err
 		}
 	}
@@ -255,12 +259,14 @@ func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth
 }
 
 // allDocuments replaces an answers dataset's documents with every file under
-// dir that "situate index" would index (ignore files honoured), leaving out
-// the queries file itself.
-func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries string) error {
+// dir that "situate index" would index with the same --include and --exclude
+// globs (ignore files honoured), leaving out the queries file
+// itself. A question whose document is not among them is an error: it could
+// never be answered.
+func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries string, opts ingest.Options) error {
 	qabs, _ := filepath.Abs(queries)
 	var docs []eval.Doc
-	err := ingest.Walk(ctx, []string{dir}, ingest.Options{}, func(doc situate.Document, err error) error {
+	err := ingest.Walk(ctx, []string{dir}, opts, func(doc situate.Document, err error) error {
 		if err != nil {
 			fmt.Fprintf(e.stderr, "skip %v\n", err)
 			return nil
@@ -273,6 +279,15 @@ func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries st
 	})
 	if err != nil {
 		return fmt.Errorf("answers: walk %s: %w", dir, err)
+	}
+	have := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		have[d.ID] = true
+	}
+	for _, q := range ds.Queries {
+		if !have[q.AnswerDoc] {
+			return usagef("answers: query %s: its document %s is not indexed (left out by --include, --exclude or an ignore file)", q.ID, q.AnswerDoc)
+		}
 	}
 	ds.Docs = docs
 	return nil
