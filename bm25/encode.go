@@ -133,24 +133,74 @@ func (e *segEncoder) finish(analyzers, fields []string, lengths [][]uint32, norm
 		fieldSpans[f][0] = span{off, len(e.buf) - off}
 		fieldSpans[f][1] = put(norms[f])
 	}
-	docsOff := len(e.buf)
-	prevGroup := ""
-	for i, d := range docs {
-		e.buf = appendString(e.buf, d.id)
-		if i > 0 && d.group == prevGroup {
-			e.buf = appendString(e.buf, "")
-		} else {
-			e.buf = appendString(e.buf, d.group)
-		}
-		prevGroup = d.group
-		e.buf = binary.AppendUvarint(e.buf, uint64(d.analyzer))
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(d.attrs)))
-		for _, k := range sortedKeys(d.attrs) {
-			e.buf = appendString(e.buf, k)
-			e.buf = appendString(e.buf, d.attrs[k])
+	// Per-document tables (see segment.go), each aligned to 4 bytes.
+	align := func() {
+		for len(e.buf)%4 != 0 {
+			e.buf = append(e.buf, 0)
 		}
 	}
-	docsSpan := span{docsOff, len(e.buf) - docsOff}
+	var docSpans [8]span
+	u32s := func(n int, at func(i int) uint32) span {
+		align()
+		off := len(e.buf)
+		for i := 0; i < n; i++ {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, at(i))
+		}
+		return span{off, len(e.buf) - off}
+	}
+	idEnd := make([]uint32, len(docs)+1)
+	for i, d := range docs {
+		idEnd[i+1] = idEnd[i] + uint32(len(d.id))
+	}
+	docSpans[0] = u32s(len(docs)+1, func(i int) uint32 { return idEnd[i] })
+	off := len(e.buf)
+	for _, d := range docs {
+		e.buf = append(e.buf, d.id...)
+	}
+	docSpans[1] = span{off, len(e.buf) - off}
+	groupOf := make([]uint32, len(docs))
+	var groupNames []string
+	for i, d := range docs {
+		if i == 0 || d.group != docs[i-1].group {
+			groupNames = append(groupNames, d.group)
+		}
+		groupOf[i] = uint32(len(groupNames) - 1)
+	}
+	docSpans[2] = u32s(len(docs), func(i int) uint32 { return groupOf[i] })
+	groupEnd := make([]uint32, len(groupNames)+1)
+	for i, g := range groupNames {
+		groupEnd[i+1] = groupEnd[i] + uint32(len(g))
+	}
+	docSpans[3] = u32s(len(groupNames)+1, func(i int) uint32 { return groupEnd[i] })
+	off = len(e.buf)
+	for _, g := range groupNames {
+		e.buf = append(e.buf, g...)
+	}
+	docSpans[4] = span{off, len(e.buf) - off}
+	align()
+	off = len(e.buf)
+	for _, d := range docs {
+		e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(d.analyzer))
+	}
+	docSpans[5] = span{off, len(e.buf) - off}
+	hasAttrs := false
+	for _, d := range docs {
+		hasAttrs = hasAttrs || len(d.attrs) > 0
+	}
+	if hasAttrs {
+		var attrs []byte
+		attrEnd := make([]uint32, len(docs)+1)
+		for i, d := range docs {
+			attrs = binary.AppendUvarint(attrs, uint64(len(d.attrs)))
+			for _, k := range sortedKeys(d.attrs) {
+				attrs = appendString(attrs, k)
+				attrs = appendString(attrs, d.attrs[k])
+			}
+			attrEnd[i+1] = uint32(len(attrs))
+		}
+		docSpans[6] = u32s(len(docs)+1, func(i int) uint32 { return attrEnd[i] })
+		docSpans[7] = put(attrs)
+	}
 
 	metaOff := len(e.buf)
 	u := func(v int) { e.buf = binary.AppendUvarint(e.buf, uint64(v)) }
@@ -176,7 +226,16 @@ func (e *segEncoder) finish(analyzers, fields []string, lengths [][]uint32, norm
 		sp(partSpans[i][0])
 		sp(partSpans[i][1])
 	}
-	sp(docsSpan)
+	for _, s := range docSpans {
+		sp(s)
+	}
+	// Block checksums of everything so far, then the table's own.
+	tableOff := len(e.buf)
+	for lo := 0; lo < tableOff; lo += crcBlockSize {
+		e.buf = binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf[lo:min(lo+crcBlockSize, tableOff)], castagnoli))
+	}
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf[tableOff:], castagnoli))
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(tableOff))
 	e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(metaOff))
 	e.buf = binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
 	e.buf = append(e.buf, footMagic...)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -55,8 +56,10 @@ type Filter struct {
 	// Groups, when not nil, is the set of groups allowed.
 	Groups map[string]bool
 	// Accept, when not nil, is called once per candidate doc; attrs must not
-	// be modified. It must be safe for concurrent use if Search is called
-	// concurrently with the same Filter.
+	// be modified, and id, group and attrs are valid only during the call
+	// (they point into the index's files: clone what you keep). It must be
+	// safe for concurrent use if Search is called concurrently with the
+	// same Filter.
 	Accept func(id, group string, attrs map[string]string) bool
 }
 
@@ -325,7 +328,7 @@ func newSnapshot(ix *Index, segs []snapSeg, gen uint64) *snapshot {
 			}
 			for f := range seg.fields {
 				if l := seg.fields[f].length(uint32(d)); l > 0 {
-					ps := s.parts[partKey{seg.fields[f].name, seg.analyzers[seg.docAn[d]]}]
+					ps := s.parts[partKey{seg.fields[f].name, seg.analyzers[seg.docAnalyzer(uint32(d))]}]
 					ps.docCount--
 					ps.sumTTF -= int64(l)
 				}
@@ -498,7 +501,9 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 			if r, ok := ix.ids[id]; ok && r.seg == seg {
 				delete(ix.ids, id)
 			}
-			touched[seg.group(uint32(d))] = true
+			if g := seg.group(uint32(d)); !touched[g] {
+				touched[strings.Clone(g)] = true
+			}
 		}
 	}
 	// Add docs of new segments.
@@ -511,10 +516,12 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 			if segs[i].deleted(uint32(d)) {
 				continue
 			}
-			id := seg.id(uint32(d))
-			delete(ix.ids, id) // re-insert so the key points into the live segment
+			id := strings.Clone(seg.id(uint32(d))) // the map outlives the segment's bytes
+			delete(ix.ids, id)
 			ix.ids[id] = docRef{seg, uint32(d)}
-			touched[seg.group(uint32(d))] = true
+			if g := seg.group(uint32(d)); !touched[g] {
+				touched[strings.Clone(g)] = true
+			}
 		}
 	}
 	if len(touched) == 0 {
@@ -533,7 +540,7 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 		delete(ix.groups, g)
 	}
 	for _, r := range refs {
-		g := r[0].seg.group(r[0].doc)
+		g := strings.Clone(r[0].seg.group(r[0].doc))
 		ix.groups[g] = r
 	}
 }

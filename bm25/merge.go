@@ -82,6 +82,10 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 	)
 	for si, ss := range srcs {
 		seg := ss.seg
+		// A merge reads every byte: check them all first.
+		if err := seg.verifyAll(); err != nil {
+			return nil, err
+		}
 		for _, f := range seg.fields {
 			if _, ok := fIdx[f.name]; !ok {
 				fIdx[f.name] = len(fields)
@@ -94,7 +98,7 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 				remap[si][d] = -1
 				continue
 			}
-			an := seg.analyzers[seg.docAn[d]]
+			an := seg.analyzers[seg.docAnalyzer(uint32(d))]
 			ai, ok := anIdx[an]
 			if !ok {
 				ai = len(analyzers)

@@ -36,6 +36,7 @@ func mapSegment(path, name string) (*segment, error) {
 		syscall.Munmap(data)
 		return nil, err
 	}
+	seg.path = path
 	runtime.AddCleanup(seg, func(b []byte) { syscall.Munmap(b) }, data)
 	return seg, nil
 }

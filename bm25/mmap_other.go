@@ -12,5 +12,10 @@ func mapSegment(path, name string) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openSegment(name, data)
+	seg, err := openSegment(name, data)
+	if err != nil {
+		return nil, err
+	}
+	seg.path = path
+	return seg, nil
 }

@@ -32,7 +32,7 @@ const (
 func segFileName(n uint64) string { return fmt.Sprintf("%s%016x%s", segPrefix, n, segSuffix) }
 
 // Open opens the persistent index in dir for writing, creating it if
-// missing. It takes the directory's write lock (the LOCK file), waiting up
+// missing, and verifies every segment's checksum. It takes the directory's write lock (the LOCK file), waiting up
 // to Options.LockWait for another writer to release it, and removes files
 // that no commit references (left by an interrupted write). A damaged
 // manifest or segment, or a segment the manifest names that is missing, is
@@ -59,6 +59,14 @@ func Open(dir string, opts Options) (*Index, error) {
 		lock.Close()
 		return nil, err
 	}
+	// A writer builds on every byte (merges, repairs): it verifies the
+	// whole of each segment once, where readers verify what they read.
+	for _, ss := range m.segs {
+		if err := ss.seg.verifyAll(); err != nil {
+			lock.Close()
+			return nil, fmt.Errorf("bm25 open: %w", err)
+		}
+	}
 	ix.gen, ix.nextSeg = m.gen, m.next
 	ix.snap.Store(newSnapshot(ix, m.segs, m.gen))
 	removeUnreferenced(dir, m.segs)
@@ -76,7 +84,10 @@ var readRetried atomic.Int64
 // searching. It takes no lock and writes nothing, so any number of readers
 // run beside one writer (in this or another process), each seeing the
 // commit that was current when it opened, as Lucene readers open a commit
-// point. A segment that vanishes while being opened (a writer merged it
+// point. It reads only each segment's header, footer, per-document tables
+// and block checksums, and verifies the rest block by block as searches
+// read it: damage is an error wrapping ErrCorrupt when a search reaches
+// it (Verify checks everything). A segment that vanishes while being opened (a writer merged it
 // away) makes it read the new manifest and start over. A directory without
 // an index opens as an empty index. Writes return ErrReadOnly.
 func OpenReadOnly(dir string, opts Options) (*Index, error) {

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/situate/situate/analysis"
@@ -77,6 +78,13 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 	if len(clauses) == 0 {
 		return []Result{}, nil
 	}
+	if q.Filter != nil && q.Filter.Accept != nil {
+		for i := range s.segs {
+			if err := s.segs[i].seg.checkSlice(s.segs[i].seg.attrBytes); err != nil {
+				return nil, fmt.Errorf("bm25 search: %w", err)
+			}
+		}
+	}
 	res := s.run(clauses, k, q.Filter)
 	runtime.KeepAlive(s) // clauses point into its segments' mappings
 	return res, nil
@@ -132,19 +140,27 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 			// Known means held by a live doc: the terms of deleted docs stay
 			// in their segment until a merge, and counting them would make
 			// an index search differently from one built without those docs.
+			var lerr error
 			terms, counts = expandCompounds(c, text, terms, counts, float32(ix.opts.CompoundWeight), func(t string) bool {
 				for i := range s.segs {
-					if parts[i] < 0 {
+					if parts[i] < 0 || lerr != nil {
 						continue
 					}
 					ss := &s.segs[i]
-					sp := &ss.seg.parts[parts[i]]
-					if e := sp.find(t); e >= 0 && liveDF(ss, ss.seg.entry(sp, e)) > 0 {
+					e, ok, err := ss.seg.lookup(&ss.seg.parts[parts[i]], t)
+					if err != nil {
+						lerr = err
+						return false
+					}
+					if ok && liveDF(ss, e) > 0 {
 						return true
 					}
 				}
 				return false
 			})
+			if lerr != nil {
+				return nil, fmt.Errorf("bm25 search: %w", lerr)
+			}
 		}
 		for ti, term := range terms {
 			var lists []segList
@@ -155,11 +171,13 @@ func (ix *Index) clauses(s *snapshot, text string, weights map[string]float32, o
 				}
 				ss := &s.segs[i]
 				sp := &ss.seg.parts[parts[i]]
-				e := sp.find(term)
-				if e < 0 {
+				ent, ok, err := ss.seg.lookup(sp, term)
+				if err != nil {
+					return nil, fmt.Errorf("bm25 search: %w", err)
+				}
+				if !ok {
 					continue
 				}
-				ent := ss.seg.entry(sp, e)
 				n := liveDF(ss, ent)
 				if n == 0 {
 					continue
@@ -525,7 +543,8 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
 	for i := len(h) - 1; i >= 0; i-- {
 		x := heap.Pop(&h).(hit)
 		ss, d := s.locate(x.g)
-		out[i] = Result{ID: x.id, Group: ss.seg.group(d), Score: float64(x.score)}
+		// The strings point into the segment: results outlive it.
+		out[i] = Result{ID: strings.Clone(x.id), Group: strings.Clone(ss.seg.group(d)), Score: float64(x.score)}
 	}
 	return out
 }

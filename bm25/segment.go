@@ -7,36 +7,57 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"sort"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
 // A segment is immutable: a set of documents with, for every partition
 // (field × analyzer), a sorted term dictionary and block-encoded postings.
 //
-// Layout (little endian):
+// Layout of format 2 (little endian):
 //
-//	"SBM25SG1"                      magic and format version
+//	"SBM25SG2"                      magic and format version
 //	postings                        per term, see encodePostings
 //	term blobs and term entries     per partition; entries are fixed-size
 //	field lengths and norms         per field: u32 exact length and the
 //	                                Lucene norm byte of every document
-//	docs                            id, group, analyzer, attributes (varints)
+//	doc tables                      ids (u32 offsets + bytes), groups (u32
+//	                                group number per doc, u32 offsets +
+//	                                bytes), u16 analyzer per doc, attributes
+//	                                (u32 offsets + per doc a varint count and
+//	                                key/value strings)
 //	meta                            varint description of all the above
-//	footer (16 bytes)               meta offset u64, CRC-32C u32 of all
-//	                                bytes before the CRC, "BM2E"
+//	block checksums                 CRC-32C of every 16 KiB block of the
+//	                                bytes before it, then the CRC-32C of
+//	                                the table itself
+//	footer (24 bytes)               block table offset u64, meta offset
+//	                                u64, CRC-32C u32 of all bytes before
+//	                                it, "BM2F"
 //
-// A segment is read whole into memory; lookups binary-search the fixed-size
-// term entries in place, so opening costs one read, one checksum and the
-// decoding of the documents' ids.
+// Opening reads only the meta, the per-document tables and the block
+// table, and verifies the blocks they lie in: its cost grows with the
+// number of documents, not with the postings. A term's dictionary probes
+// and postings are verified block by block when a search first reads them,
+// so damage is reported (ErrCorrupt, naming the file) before damaged bytes
+// are used, and a process verifies each block once. Verify checks the
+// whole file against the footer's checksum.
+//
+// Format 1 ("SBM25SG1", footer of 16 bytes without the block table, docs as
+// one varint stream) is still read: its checksum is verified over the
+// whole file on open and its documents are decoded into memory.
 
 const (
-	segMagic   = "SBM25SG1"
-	footMagic  = "BM2E"
-	footerSize = 16
-	entrySize  = 32
-	blockSize  = 128
+	segMagic1   = "SBM25SG1"
+	segMagic    = "SBM25SG2"
+	footMagic1  = "BM2E"
+	footMagic   = "BM2F"
+	footerSize1 = 16
+	footerSize  = 24
+	entrySize   = 32
+	blockSize   = 128
+	// crcBlockSize is the unit of lazy verification.
+	crcBlockSize = 16 << 10
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -59,34 +80,125 @@ type segPart struct {
 	numTerms int
 	entries  []byte
 	blob     []byte
+	// entriesOff and blobOff are the file offsets of entries and blob.
+	entriesOff, blobOff int
 }
 
 type segment struct {
-	name      string // file name; "" for in-memory segments
-	data      []byte
-	numDocs   int
-	idBytes   []byte   // doc ids, concatenated
-	idOff     []uint32 // id d is idBytes[idOff[d]:idOff[d+1]]
-	groupIdx  []uint32 // index into groupTab of every doc
-	groupTab  []string
-	analyzers []string
-	docAn     []uint16            // analyzer index of every doc
-	attrs     []map[string]string // nil when no doc has attributes
-	fields    []segField
-	parts     []segPart
+	name string // file name; "" for in-memory segments
+	path string // file path, for errors; "" in memory
+	data []byte
+	// blockCRC holds the checksum of every crcBlockSize block of
+	// data[:covered]; nil when every byte was verified on open (format
+	// 1, in-memory segments). verified marks the blocks checked.
+	blockCRC []byte
+	covered  int
+	verified []atomic.Uint64
+	numDocs  int
+	// Per-document tables, in the file (format 2) or decoded on the heap
+	// (format 1), all little endian: id d is idBytes[idOff[d]:idOff[d+1]]
+	// (u32 offsets); its group is group number groupIdx[d] (u32), whose
+	// name is groupBytes[groupOff[g]:groupOff[g+1]]; its analyzer index is
+	// docAn[d] (u16); its attributes are attrBytes[attrOff[d]:attrOff[d+1]]
+	// (nil attrOff: no doc has attributes).
+	idOff, idBytes                []byte
+	groupIdx, groupOff, groupBytes []byte
+	numGroups                     int
+	docAn                         []byte
+	attrOff, attrBytes            []byte
+	analyzers                     []string
+	fields                        []segField
+	parts                         []segPart
 }
 
+func u32at(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
+
+// id is doc d's id; it points into the segment's bytes (clone it to keep it).
 func (s *segment) id(d uint32) string {
-	return unsafeString(s.idBytes[s.idOff[d]:s.idOff[d+1]])
+	return unsafeString(s.idBytes[u32at(s.idOff, int(d)):u32at(s.idOff, int(d)+1)])
 }
 
-func (s *segment) group(d uint32) string { return s.groupTab[s.groupIdx[d]] }
+// group is doc d's group; it points into the segment's bytes.
+func (s *segment) group(d uint32) string {
+	g := int(u32at(s.groupIdx, int(d)))
+	return unsafeString(s.groupBytes[u32at(s.groupOff, g):u32at(s.groupOff, g+1)])
+}
 
+// docAnalyzer is the index into s.analyzers of doc d's analyzer.
+func (s *segment) docAnalyzer(d uint32) int {
+	return int(binary.LittleEndian.Uint16(s.docAn[2*d:]))
+}
+
+// attr decodes doc d's attributes (nil when it has none). The strings
+// point into the segment's bytes.
 func (s *segment) attr(d uint32) map[string]string {
-	if s.attrs == nil {
+	if s.attrOff == nil {
 		return nil
 	}
-	return s.attrs[d]
+	r := &reader{b: s.attrBytes[u32at(s.attrOff, int(d)):u32at(s.attrOff, int(d)+1)]}
+	n := r.int(1 << 20)
+	if n == 0 || r.err != nil {
+		return nil
+	}
+	m := make(map[string]string, n)
+	for j := 0; j < n && r.err == nil; j++ {
+		k := r.str()
+		m[k] = r.str()
+	}
+	return m
+}
+
+// check verifies the blocks holding data[off:off+n] that no earlier call
+// verified. Damage is an error wrapping ErrCorrupt that names the file.
+func (s *segment) check(off, n int) error {
+	if s.blockCRC == nil || n <= 0 {
+		return nil
+	}
+	if off < 0 || off+n > s.covered {
+		return fmt.Errorf("segment %s: range %d+%d outside the checksummed %d bytes: %w", s.where(), off, n, s.covered, ErrCorrupt)
+	}
+	for b := off / crcBlockSize; b <= (off+n-1)/crcBlockSize; b++ {
+		w, bit := b>>6, uint64(1)<<(b&63)
+		if s.verified[w].Load()&bit != 0 {
+			continue
+		}
+		lo, hi := b*crcBlockSize, min((b+1)*crcBlockSize, s.covered)
+		if crc32.Checksum(s.data[lo:hi], castagnoli) != u32at(s.blockCRC, b) {
+			return fmt.Errorf("segment %s: checksum mismatch in bytes %d-%d: %w", s.where(), lo, hi, ErrCorrupt)
+		}
+		s.verified[w].Or(bit)
+	}
+	return nil
+}
+
+// checkSlice verifies the blocks holding b, a subslice of s.data.
+func (s *segment) checkSlice(b []byte) error {
+	if s.blockCRC == nil || len(b) == 0 {
+		return nil
+	}
+	return s.check(int(uintptr(unsafe.Pointer(&b[0]))-uintptr(unsafe.Pointer(&s.data[0]))), len(b))
+}
+
+// verifyAll checks the whole segment against its footer's checksum and
+// marks every block verified (merges and Verify read everything).
+func (s *segment) verifyAll() error {
+	if s.blockCRC == nil {
+		return nil
+	}
+	if crc32.Checksum(s.data[:len(s.data)-8], castagnoli) != binary.LittleEndian.Uint32(s.data[len(s.data)-8:]) {
+		return fmt.Errorf("segment %s: checksum mismatch: %w", s.where(), ErrCorrupt)
+	}
+	for i := range s.verified {
+		s.verified[i].Store(^uint64(0))
+	}
+	return nil
+}
+
+func (s *segment) where() string {
+	if s.path != "" {
+		return s.path
+	}
+	return s.name
 }
 
 // termEntry is a decoded term dictionary entry.
@@ -97,33 +209,91 @@ type termEntry struct {
 	post      []byte
 }
 
+// term is the partition's i-th term ("" when its entry points outside the
+// term blob, which only a damaged segment does).
 func (p *segPart) term(i int) string {
 	e := p.entries[i*entrySize:]
-	off := binary.LittleEndian.Uint32(e)
-	n := binary.LittleEndian.Uint32(e[4:])
+	off := uint64(binary.LittleEndian.Uint32(e))
+	n := uint64(binary.LittleEndian.Uint32(e[4:]))
+	if off+n > uint64(len(p.blob)) {
+		return ""
+	}
 	return unsafeString(p.blob[off : off+n])
 }
 
+// entry decodes the partition's i-th entry. Offsets that point outside the
+// segment (a damaged or hostile file) give an entry without postings.
 func (s *segment) entry(p *segPart, i int) termEntry {
 	e := p.entries[i*entrySize:]
 	off := binary.LittleEndian.Uint64(e[16:])
-	n := binary.LittleEndian.Uint32(e[24:])
-	return termEntry{
+	n := uint64(binary.LittleEndian.Uint32(e[24:]))
+	ent := termEntry{
 		df:      binary.LittleEndian.Uint32(e[8:]),
 		maxTf:   binary.LittleEndian.Uint32(e[12:]),
 		minNorm: e[28],
 		limit:   uint32(s.numDocs),
-		post:    s.data[off : off+uint64(n)],
 	}
+	body := uint64(s.covered)
+	if s.blockCRC == nil {
+		body = uint64(len(s.data))
+	}
+	if off > body || n > body-off || (ent.df > blockSize && uint64(numBlocks(int(ent.df)))*8 > n) {
+		ent.df = 0
+		return ent
+	}
+	ent.post = s.data[off : off+n]
+	return ent
 }
 
-// find returns the index of term in the partition, or -1.
-func (p *segPart) find(term string) int {
-	i := sort.Search(p.numTerms, func(i int) bool { return p.term(i) >= term })
-	if i < p.numTerms && p.term(i) == term {
-		return i
+// find returns the index of term in the partition, or -1, verifying the
+// dictionary blocks it reads.
+func (s *segment) find(p *segPart, term string) (int, error) {
+	var err error
+	probe := func(i int) string {
+		if err != nil {
+			return ""
+		}
+		if err = s.check(p.entriesOff+i*entrySize, entrySize); err != nil {
+			return ""
+		}
+		e := p.entries[i*entrySize:]
+		off, n := int(binary.LittleEndian.Uint32(e)), int(binary.LittleEndian.Uint32(e[4:]))
+		if off+n <= len(p.blob) {
+			if err = s.check(p.blobOff+off, n); err != nil {
+				return ""
+			}
+		}
+		return p.term(i)
 	}
-	return -1
+	lo, hi := 0, p.numTerms
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if probe(m) < term {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if err != nil {
+		return -1, err
+	}
+	if lo < p.numTerms && probe(lo) == term {
+		return lo, err
+	}
+	return -1, err
+}
+
+// lookup finds term in the partition and verifies its postings.
+func (s *segment) lookup(p *segPart, term string) (termEntry, bool, error) {
+	i, err := s.find(p, term)
+	if err != nil || i < 0 {
+		return termEntry{}, false, err
+	}
+	e := s.entry(p, i)
+	if err := s.checkSlice(e.post); err != nil {
+		return termEntry{}, false, err
+	}
+	return e, true, nil
 }
 
 // findPart returns the index of the partition (field, analyzer), or -1.
@@ -194,30 +364,178 @@ func (r *reader) str() string { return unsafeString(r.bytes(r.uvarint())) }
 
 // span reads an (offset, length) pair and returns that range of data.
 func (r *reader) span(data []byte, limit int) []byte {
+	_, b := r.spanAt(data, limit)
+	return b
+}
+
+// spanAt is span that also returns the offset.
+func (r *reader) spanAt(data []byte, limit int) (int, []byte) {
 	off := r.uvarint()
 	n := r.uvarint()
 	if r.err != nil {
-		return nil
+		return 0, nil
 	}
 	if off > uint64(limit) || n > uint64(limit)-off {
 		r.err = fmt.Errorf("span %d+%d past %d: %w", off, n, limit, ErrCorrupt)
-		return nil
+		return 0, nil
 	}
-	return data[off : off+n]
+	return int(off), data[off : off+n]
 }
 
 // openSegment checks and decodes a segment's bytes. data must not change
-// while the segment is reachable: term lookups and postings read it in place.
-// Nothing that escapes the package points into data.
+// while the segment is reachable: lookups, postings and the per-document
+// tables read it in place, and strings the package hands out are cloned.
 func openSegment(name string, data []byte) (*segment, error) {
-	if len(data) < len(segMagic)+footerSize || string(data[:len(segMagic)]) != segMagic {
+	if len(data) >= len(segMagic1) && string(data[:len(segMagic1)]) == segMagic1 {
+		return openSegmentV1(name, data)
+	}
+	if len(data) < len(segMagic)+footerSize+4 || string(data[:len(segMagic)]) != segMagic {
 		return nil, fmt.Errorf("segment %s: bad header: %w", name, ErrCorrupt)
 	}
 	foot := data[len(data)-footerSize:]
-	if string(foot[12:]) != footMagic {
+	if string(foot[20:]) != footMagic {
 		return nil, fmt.Errorf("segment %s: bad footer: %w", name, ErrCorrupt)
 	}
-	body := len(data) - footerSize
+	tableOff := binary.LittleEndian.Uint64(foot)
+	metaOff := binary.LittleEndian.Uint64(foot[8:])
+	end := uint64(len(data) - footerSize)
+	if tableOff > end || metaOff > tableOff {
+		return nil, fmt.Errorf("segment %s: bad footer offsets: %w", name, ErrCorrupt)
+	}
+	nb := (tableOff + crcBlockSize - 1) / crcBlockSize
+	table := data[tableOff:end]
+	if uint64(len(table)) != 4*nb+4 || crc32.Checksum(table[:4*nb], castagnoli) != binary.LittleEndian.Uint32(table[4*nb:]) {
+		return nil, fmt.Errorf("segment %s: block checksum table damaged: %w", name, ErrCorrupt)
+	}
+	s := &segment{name: name, data: data, covered: int(tableOff), blockCRC: table[:4*nb],
+		verified: make([]atomic.Uint64, (nb+63)/64)}
+	if name == "" {
+		// In memory: the bytes were just encoded.
+		s.blockCRC = nil
+	}
+	if err := s.check(int(metaOff), int(tableOff-metaOff)); err != nil {
+		return nil, err
+	}
+	if err := s.decodeMeta(data[:tableOff], int(metaOff)); err != nil {
+		return nil, fmt.Errorf("segment %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// decodeMeta reads format 2's meta at metaOff of body and checks the
+// per-document tables.
+func (s *segment) decodeMeta(body []byte, metaOff int) error {
+	data := s.data
+	limit := metaOff
+	r := &reader{b: body, off: metaOff}
+	s.numDocs = r.int(1 << 31)
+	nan := r.int(1 << 16)
+	for i := 0; i < nan && r.err == nil; i++ {
+		s.analyzers = append(s.analyzers, strings.Clone(r.str()))
+	}
+	nf := r.int(1 << 16)
+	for i := 0; i < nf && r.err == nil; i++ {
+		f := segField{name: strings.Clone(r.str())}
+		f.lengths = r.span(data, limit)
+		f.norms = r.span(data, limit)
+		if r.err == nil && (len(f.lengths) != 4*s.numDocs || len(f.norms) != s.numDocs) {
+			r.err = fmt.Errorf("field %q: norms of the wrong size: %w", f.name, ErrCorrupt)
+		}
+		s.fields = append(s.fields, f)
+	}
+	np := r.int(1 << 20)
+	for i := 0; i < np && r.err == nil; i++ {
+		p := segPart{field: r.int(uint64(nf)), analyzer: strings.Clone(r.str())}
+		p.docCount = int64(r.uvarint())
+		p.sumTTF = int64(r.uvarint())
+		p.numTerms = r.int(1 << 31)
+		p.entriesOff, p.entries = r.spanAt(data, limit)
+		p.blobOff, p.blob = r.spanAt(data, limit)
+		if r.err == nil && (p.field >= nf || len(p.entries) != p.numTerms*entrySize) {
+			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
+		}
+		s.parts = append(s.parts, p)
+	}
+	s.idOff = r.span(data, limit)
+	s.idBytes = r.span(data, limit)
+	s.groupIdx = r.span(data, limit)
+	s.groupOff = r.span(data, limit)
+	s.groupBytes = r.span(data, limit)
+	s.docAn = r.span(data, limit)
+	s.attrOff = r.span(data, limit)
+	s.attrBytes = r.span(data, limit)
+	if r.err != nil {
+		return fmt.Errorf("meta: %w", r.err)
+	}
+	if len(s.attrOff) == 0 {
+		s.attrOff = nil
+	}
+	// The per-document tables are read for any hit: verify them now.
+	for _, b := range [][]byte{s.idOff, s.idBytes, s.groupIdx, s.groupOff, s.groupBytes, s.docAn, s.attrOff} {
+		if err := s.checkSlice(b); err != nil {
+			return err
+		}
+	}
+	for _, f := range s.fields {
+		if err := s.checkSlice(f.lengths); err != nil {
+			return err
+		}
+		if err := s.checkSlice(f.norms); err != nil {
+			return err
+		}
+	}
+	return s.checkDocTables()
+}
+
+// checkDocTables checks that the per-document tables are consistent, so
+// that id, group, docAnalyzer and attr need no checks.
+func (s *segment) checkDocTables() error {
+	n := s.numDocs
+	if len(s.groupOff)%4 != 0 || len(s.groupOff) < 4 {
+		return fmt.Errorf("docs: bad group table: %w", ErrCorrupt)
+	}
+	s.numGroups = len(s.groupOff)/4 - 1
+	if len(s.idOff) != 4*(n+1) || len(s.groupIdx) != 4*n || len(s.docAn) != 2*n ||
+		(s.attrOff != nil && len(s.attrOff) != 4*(n+1)) {
+		return fmt.Errorf("docs: tables of the wrong size: %w", ErrCorrupt)
+	}
+	monotone := func(off []byte, count, limit int) bool {
+		prev := uint32(0)
+		for i := 0; i <= count; i++ {
+			v := u32at(off, i)
+			if v < prev || int(v) > limit {
+				return false
+			}
+			prev = v
+		}
+		return true
+	}
+	if !monotone(s.idOff, n, len(s.idBytes)) || !monotone(s.groupOff, s.numGroups, len(s.groupBytes)) ||
+		(s.attrOff != nil && !monotone(s.attrOff, n, len(s.attrBytes))) {
+		return fmt.Errorf("docs: offsets out of order: %w", ErrCorrupt)
+	}
+	for d := 0; d < n; d++ {
+		if int(u32at(s.groupIdx, d)) >= s.numGroups {
+			return fmt.Errorf("doc %d: bad group: %w", d, ErrCorrupt)
+		}
+		if s.docAnalyzer(uint32(d)) >= len(s.analyzers) {
+			return fmt.Errorf("doc %d: bad analyzer: %w", d, ErrCorrupt)
+		}
+	}
+	return nil
+}
+
+// openSegmentV1 opens a format 1 segment: whole-file checksum, every term
+// entry checked, documents decoded into the heap tables.
+func openSegmentV1(name string, data []byte) (*segment, error) {
+	if len(data) < len(segMagic1)+footerSize1 {
+		return nil, fmt.Errorf("segment %s: bad header: %w", name, ErrCorrupt)
+	}
+	foot := data[len(data)-footerSize1:]
+	if string(foot[12:]) != footMagic1 {
+		return nil, fmt.Errorf("segment %s: bad footer: %w", name, ErrCorrupt)
+	}
+	body := len(data) - footerSize1
 	if crc32.Checksum(data[:len(data)-8], castagnoli) != binary.LittleEndian.Uint32(foot[8:]) {
 		return nil, fmt.Errorf("segment %s: checksum mismatch: %w", name, ErrCorrupt)
 	}
@@ -225,7 +543,7 @@ func openSegment(name string, data []byte) (*segment, error) {
 	if metaOff > uint64(body) {
 		return nil, fmt.Errorf("segment %s: bad meta offset: %w", name, ErrCorrupt)
 	}
-	s := &segment{name: name, data: data}
+	s := &segment{name: name, data: data, covered: body}
 	r := &reader{b: data[:body], off: int(metaOff)}
 	s.numDocs = r.int(1 << 31)
 	nan := r.int(1 << 16)
@@ -248,8 +566,8 @@ func openSegment(name string, data []byte) (*segment, error) {
 		p.docCount = int64(r.uvarint())
 		p.sumTTF = int64(r.uvarint())
 		p.numTerms = r.int(1 << 31)
-		p.entries = r.span(data, body)
-		p.blob = r.span(data, body)
+		p.entriesOff, p.entries = r.spanAt(data, body)
+		p.blobOff, p.blob = r.spanAt(data, body)
 		if r.err == nil && (p.field >= nf || len(p.entries) != p.numTerms*entrySize) {
 			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
@@ -259,57 +577,54 @@ func openSegment(name string, data []byte) (*segment, error) {
 	if r.err != nil {
 		return nil, fmt.Errorf("segment %s: meta: %w", name, r.err)
 	}
-	// Term entries point into the file; check them once so lookups need not.
-	for pi := range s.parts {
-		p := &s.parts[pi]
-		for i := 0; i < p.numTerms; i++ {
-			e := p.entries[i*entrySize:]
-			toff, tn := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
-			poff, pn := binary.LittleEndian.Uint64(e[16:]), uint64(binary.LittleEndian.Uint32(e[24:]))
-			if toff+tn > uint64(len(p.blob)) || poff > uint64(body) || pn > uint64(body)-poff {
-				return nil, fmt.Errorf("segment %s: partition %d term %d: bad offsets: %w", name, pi, i, ErrCorrupt)
-			}
-			if df := binary.LittleEndian.Uint32(e[8:]); df > blockSize && uint64(numBlocks(int(df)))*8 > pn {
-				return nil, fmt.Errorf("segment %s: partition %d term %d: bad skip table: %w", name, pi, i, ErrCorrupt)
-			}
-		}
-	}
-	// Doc ids, groups and attributes escape (results, filters, the writer's
-	// maps): they live in a heap copy, so data may be an mmap that is
-	// unmapped once the segment is unreachable.
+	// Doc ids, groups and attributes live in heap tables of format 2's
+	// shape, so data may be an mmap that is unmapped once the segment is
+	// unreachable.
 	dr := &reader{b: bytes.Clone(docs)}
-	s.idOff = make([]uint32, s.numDocs+1)
-	s.groupIdx = make([]uint32, s.numDocs)
-	s.docAn = make([]uint16, s.numDocs)
-	for d := 0; d < s.numDocs && dr.err == nil; d++ {
+	n := s.numDocs
+	s.idOff = make([]byte, 0, 4*(n+1))
+	s.idOff = binary.LittleEndian.AppendUint32(s.idOff, 0)
+	s.groupIdx = make([]byte, 0, 4*n)
+	s.groupOff = binary.LittleEndian.AppendUint32(nil, 0)
+	s.docAn = make([]byte, 0, 2*n)
+	var attrOff []byte
+	for d := 0; d < n && dr.err == nil; d++ {
 		s.idBytes = append(s.idBytes, dr.bytes(dr.uvarint())...)
 		if len(s.idBytes) > math.MaxUint32 {
 			dr.err = fmt.Errorf("doc ids exceed 4 GiB: %w", ErrCorrupt)
 		}
-		s.idOff[d+1] = uint32(len(s.idBytes))
+		s.idOff = binary.LittleEndian.AppendUint32(s.idOff, uint32(len(s.idBytes)))
 		if g := dr.str(); g != "" || d == 0 {
-			s.groupTab = append(s.groupTab, g) // "" means: same group as the previous doc
+			// "" means: same group as the previous doc.
+			s.groupBytes = append(s.groupBytes, g...)
+			s.groupOff = binary.LittleEndian.AppendUint32(s.groupOff, uint32(len(s.groupBytes)))
 		}
-		s.groupIdx[d] = uint32(len(s.groupTab) - 1)
-		s.docAn[d] = uint16(dr.int(1 << 16))
-		if dr.err == nil && int(s.docAn[d]) >= len(s.analyzers) {
+		s.groupIdx = binary.LittleEndian.AppendUint32(s.groupIdx, uint32(len(s.groupOff)/4-2))
+		an := dr.int(1 << 16)
+		if dr.err == nil && an >= len(s.analyzers) {
 			dr.err = fmt.Errorf("doc %d: bad analyzer: %w", d, ErrCorrupt)
 		}
+		s.docAn = binary.LittleEndian.AppendUint16(s.docAn, uint16(an))
+		start := dr.off
 		na := dr.int(1 << 20)
-		if na > 0 {
-			m := make(map[string]string, na)
-			for j := 0; j < na && dr.err == nil; j++ {
-				k := dr.str()
-				m[k] = dr.str()
-			}
-			if s.attrs == nil {
-				s.attrs = make([]map[string]string, s.numDocs)
-			}
-			s.attrs[d] = m
+		for j := 0; j < na && dr.err == nil; j++ {
+			dr.str()
+			dr.str()
+		}
+		if na > 0 && attrOff == nil {
+			attrOff = make([]byte, 4*(d+1), 4*(n+1))
+		}
+		if attrOff != nil {
+			s.attrBytes = append(s.attrBytes, dr.b[start:dr.off]...)
+			attrOff = binary.LittleEndian.AppendUint32(attrOff, uint32(len(s.attrBytes)))
 		}
 	}
 	if dr.err != nil {
 		return nil, fmt.Errorf("segment %s: docs: %w", name, dr.err)
+	}
+	s.attrOff = attrOff
+	if err := s.checkDocTables(); err != nil {
+		return nil, fmt.Errorf("segment %s: %w", name, err)
 	}
 	return s, nil
 }

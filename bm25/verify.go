@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Groups returns the groups with at least one live doc, sorted.
@@ -19,8 +20,8 @@ func (ix *Index) Groups() []string {
 	for i := range s.segs {
 		ss := &s.segs[i]
 		for d := 0; d < ss.seg.numDocs; d++ {
-			if !ss.deleted(uint32(d)) {
-				seen[ss.seg.group(uint32(d))] = true
+			if g := ss.seg.group(uint32(d)); !ss.deleted(uint32(d)) && !seen[g] {
+				seen[strings.Clone(g)] = true // the list outlives the segment's bytes
 			}
 		}
 	}
@@ -71,7 +72,13 @@ func Verify(dir string) ([]FileStatus, error) {
 		if fi, err := os.Stat(st.Path); err == nil {
 			st.Size = fi.Size()
 		}
-		_, st.Err = openEntry(dir, path, e)
+		seg, err := openEntry(dir, path, e)
+		if err == nil {
+			if err = seg.verifyAll(); err != nil {
+				err = fmt.Errorf("bm25 verify: %s: %w", st.Path, err)
+			}
+		}
+		st.Err = err
 		out = append(out, st)
 	}
 	return out, nil
