@@ -101,14 +101,14 @@ type segment struct {
 	// name is groupBytes[groupOff[g]:groupOff[g+1]]; its analyzer index is
 	// docAn[d] (u16); its attributes are attrBytes[attrOff[d]:attrOff[d+1]]
 	// (nil attrOff: no doc has attributes).
-	idOff, idBytes                []byte
+	idOff, idBytes                 []byte
 	groupIdx, groupOff, groupBytes []byte
-	numGroups                     int
-	docAn                         []byte
-	attrOff, attrBytes            []byte
-	analyzers                     []string
-	fields                        []segField
-	parts                         []segPart
+	numGroups                      int
+	docAn                          []byte
+	attrOff, attrBytes             []byte
+	analyzers                      []string
+	fields                         []segField
+	parts                          []segPart
 }
 
 func u32at(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
