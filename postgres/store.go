@@ -49,6 +49,43 @@ func Open(ctx context.Context, connString string) (*Store, error) {
 		// pgx's parse errors redact the password.
 		return nil, fmt.Errorf("postgres open: %w: %w", err, situate.ErrInvalid)
 	}
+	return open(ctx, cfg)
+}
+
+// OpenSchema opens the store kept in schema (created when missing) of the
+// database at connString: one database holds the stores of several
+// tenants, each in its own schema.
+func OpenSchema(ctx context.Context, connString, schema string) (*Store, error) {
+	if connString == "" {
+		return nil, fmt.Errorf("postgres open: connection string is empty: %w", situate.ErrInvalid)
+	}
+	if schema == "" {
+		return nil, fmt.Errorf("postgres open: schema name is empty: %w", situate.ErrInvalid)
+	}
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("postgres open: %w: %w", err, situate.ErrInvalid)
+	}
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, url.PathEscape(cfg.ConnConfig.Database))
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("postgres open %s: %w", where, err)
+	}
+	_, err = conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
+	conn.Close(ctx)
+	if err != nil {
+		var pe *pgconn.PgError
+		// Two processes creating it at once: one of them loses the race.
+		if !errors.As(err, &pe) || pe.Code != "23505" {
+			return nil, fmt.Errorf("postgres open %s: create schema %q: %w", where, schema, err)
+		}
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	return open(ctx, cfg)
+}
+
+func open(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
+	var err error
 	// A pooled connection that sat idle may have been cut by a server
 	// restart or failover the pool has not noticed; pinging it first (pgx
 	// pings only after 1 s idle by default) makes Acquire replace it instead

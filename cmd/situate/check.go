@@ -36,6 +36,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("unexpected arguments %q", rest)
 	}
+	if err := needsSQLite(c, "situate check"); err != nil {
+		return err
+	}
 	dir := c.storeDir(e)
 	dbPath := filepath.Join(dir, storeFile)
 	if _, err := os.Stat(dbPath); err != nil {

@@ -38,6 +38,7 @@ func settingDefs() []*setting {
 	d := situate.DefaultOptions()
 	defs := []*setting{
 		{name: "store", env: "SITUATE_STORE", def: ".situate", usage: "store directory"},
+		{name: "store-url", env: "SITUATE_STORE_URL", usage: "PostgreSQL store shared by several situate processes (postgres://user@host:port/db); the --store directory then holds only this process's indexes"},
 		{name: "config", env: "SITUATE_CONFIG", usage: "configuration file (default: situate.toml in the store)"},
 		{name: "chunk-size", def: strconv.Itoa(d.ChunkSize), usage: "target chunk size in tokens"},
 		{name: "chunk-overlap", def: strconv.Itoa(d.ChunkOverlap), usage: "overlap between chunks in tokens"},

@@ -16,7 +16,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		"Index files and directories (recursively, honouring .gitignore and .situateignore), JSONL files\n"+
 			"({\"id\",\"text\",\"title\",\"metadata\"} per line) or stdin ('-'). Unchanged documents are skipped;\n"+
 			"a changed document is re-chunked and re-contextualized as a whole.")
-	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
+	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
 	c.flags(fs, denseSettings...)

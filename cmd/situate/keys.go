@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
-	"github.com/situate/situate/sqlite"
 )
 
 func runKeys(ctx context.Context, e *env, args []string) error {
@@ -33,7 +30,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 	sub, args := args[0], args[1:]
 	c := newConfig()
 	fs := newFlagSet("keys "+sub, "", summary)
-	c.flags(fs, "store", "config")
+	c.flags(fs, "store", "store-url", "config")
 	tenant := fs.String("tenant", "", "the key's tenant (create)")
 	principals := fs.String("principals", "", "principals and groups the key reads as, comma-separated (create)")
 	admin := fs.Bool("admin", false, "tenant administrator: reads every document, writes, sees metrics (create)")
@@ -43,12 +40,9 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir := c.storeDir(e)
-	openStore := func() (*sqlite.Store, error) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create store %s: %w", dir, err)
-		}
-		return sqlite.Open(ctx, filepath.Join(dir, storeFile))
+	openStore := func() (backingStore, error) {
+		s, _, _, err := openBacking(ctx, e, c, true)
+		return s, err
 	}
 	switch sub {
 	case "create":

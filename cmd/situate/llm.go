@@ -14,7 +14,6 @@ import (
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/openai"
-	"github.com/situate/situate/sqlite"
 )
 
 // llmSettings are the settings of the LLM contextualizer.
@@ -219,7 +218,7 @@ func llmPrices(c *config) (llm.PriceTable, error) {
 // newLLMContextualizer wires the LLM contextualizer with the store as its
 // context cache and usage recorder and the offline contextualizer as the
 // fallback for chunks whose calls keep failing.
-func newLLMContextualizer(c *config, e *env, store *sqlite.Store) (situate.Contextualizer, error) {
+func newLLMContextualizer(c *config, e *env, store backingStore) (situate.Contextualizer, error) {
 	models, err := newLLM(c, e)
 	if err != nil {
 		return nil, err
@@ -280,7 +279,7 @@ type storedContextualizer struct {
 	LLM         *llm.Settings `json:"llm,omitempty"`
 }
 
-func readStoredContextualizer(ctx context.Context, store *sqlite.Store) (storedContextualizer, bool, error) {
+func readStoredContextualizer(ctx context.Context, store situate.MetaStore) (storedContextualizer, bool, error) {
 	var sc storedContextualizer
 	v, ok, err := store.Meta(ctx, contextualizerKey)
 	if err != nil || !ok {
@@ -297,7 +296,7 @@ func readStoredContextualizer(ctx context.Context, store *sqlite.Store) (storedC
 // indexed, says what changed: every document is re-processed (the engine's
 // processing fingerprint changed) and the chunks whose prompt changed get
 // a new call; runIndex reports how many documents were re-situated.
-func noteContextualizer(ctx context.Context, e *env, store *sqlite.Store, eng *situate.Engine, cz situate.Contextualizer) error {
+func noteContextualizer(ctx context.Context, e *env, store situate.MetaStore, eng *situate.Engine, cz situate.Contextualizer) error {
 	cur := storedContextualizer{Name: "none"}
 	if cz != nil {
 		cur.Name = cz.Name()

@@ -15,7 +15,7 @@ import (
 func runList(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("ls", "", "List the indexed documents, ordered by id: id, title, language, chunks, version and when each was indexed.")
-	c.flags(fs, "store", "config")
+	c.flags(fs, "store", "store-url", "config")
 	filter := fs.String("filter", "", `only the documents this filter admits, in the JSON form the HTTP API takes, e.g. '{"metadata":{"year":{"gte":2020}}}' or '{"docs":["a.md"]}'`)
 	principals := fs.String("as", "", "only the documents these principals may see (comma-separated)")
 	limit := fs.Int("limit", 0, "list at most this many documents (0: all)")

@@ -54,6 +54,7 @@ func init() {
 		{"mcp", "serve the index to a local agent over MCP (stdio)", runMCP},
 		{"serve", "serve the JSON API, metrics and health checks over HTTP", runServe},
 		{"keys", "create, list and revoke API keys of situate serve", runKeys},
+		{"worker", "run the indexing jobs of a shared PostgreSQL store (--store-url)", runWorker},
 		{"check", "verify the database and every index file; --repair rebuilds damaged indexes", runCheck},
 		{"version", "print the version, source revision and Go version", runVersion},
 	}

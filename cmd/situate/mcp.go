@@ -18,7 +18,6 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/mcpserver"
-	"github.com/situate/situate/sqlite"
 )
 
 // situate serve answers MCP's Streamable HTTP transport at /mcp, behind its
@@ -55,7 +54,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected arguments %q", rest)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r := &liveReader{open: func() (*situate.Engine, *sqlite.Store, error) { return openReader(ctx, e, c) }, dir: c.storeDir(e), log: log}
+	r := &liveReader{open: func() (*situate.Engine, backingStore, error) { return openReader(ctx, e, c) }, dir: c.storeDir(e), log: log}
 	if err := r.reopen(); err != nil {
 		return err
 	}
@@ -89,13 +88,13 @@ func (nopWriteCloser) Close() error { return nil }
 // store changed since the engine was opened (the database, its WAL or the
 // BM25 directory) reopens it, at most once a second.
 type liveReader struct {
-	open func() (*situate.Engine, *sqlite.Store, error)
+	open func() (*situate.Engine, backingStore, error)
 	dir  string
 	log  *slog.Logger
 
 	mu     sync.RWMutex
 	eng    *situate.Engine
-	store  *sqlite.Store
+	store  backingStore
 	stamp  string
 	opened time.Time
 }

@@ -18,7 +18,7 @@ const storeFile = "situate.db"
 
 // engineOptions turns the configuration into engine options. store is
 // needed by the LLM contextualizer (cache, usage) and may be nil otherwise.
-func engineOptions(c *config, e *env, store *sqlite.Store, log *slog.Logger) (situate.Options, error) {
+func engineOptions(c *config, e *env, store backingStore, log *slog.Logger) (situate.Options, error) {
 	var es embedStore
 	if store != nil {
 		es = store
@@ -36,14 +36,14 @@ type embedStore interface {
 // readOnlyEmbedStore is a store that cannot be written, as an embedder's
 // cache and ledger: cached vectors are read, the query's vector and the
 // call's usage are not recorded.
-type readOnlyEmbedStore struct{ *sqlite.Store }
+type readOnlyEmbedStore struct{ backingStore }
 
 func (readOnlyEmbedStore) CacheVector(context.Context, string, []float32) error { return nil }
 func (readOnlyEmbedStore) RecordUsage(context.Context, situate.Usage) error     { return nil }
 
 // engineOptionsWith is engineOptions with the embedder's store apart (nil:
 // no embedder or reranker is built).
-func engineOptionsWith(c *config, e *env, store *sqlite.Store, es embedStore, log *slog.Logger) (situate.Options, error) {
+func engineOptionsWith(c *config, e *env, store backingStore, es embedStore, log *slog.Logger) (situate.Options, error) {
 	o := situate.DefaultOptions()
 	o.Logger = log
 	var err error
@@ -138,20 +138,12 @@ func engineOptionsWith(c *config, e *env, store *sqlite.Store, es embedStore, lo
 }
 
 // openEngine opens (creating when asked) the store and the engine over it
-// for writing: it waits for, or names, another writer.
-func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.Engine, *sqlite.Store, error) {
+// for writing: it waits for, or names, another writer. Over a shared store
+// (--store-url) the engine's indexes are this process's and are brought up
+// to the store on open.
+func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.Engine, backingStore, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	dir := c.storeDir(e)
-	dbPath := filepath.Join(dir, storeFile)
-	if _, err := os.Stat(dbPath); err != nil {
-		if !create {
-			return nil, nil, fmt.Errorf("no store at %s (run 'situate index PATH' first, or pass --store): %w", dir, err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("create store %s: %w", dir, err)
-		}
-	}
-	store, err := sqlite.Open(ctx, dbPath)
+	store, dir, shared, err := openBacking(ctx, e, c, create)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -160,6 +152,7 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 		store.Close()
 		return nil, nil, err
 	}
+	opts.SharedStore = shared
 	eng, err := situate.Open(ctx, dir, store, opts)
 	if err != nil {
 		store.Close()
@@ -179,18 +172,43 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 // commands that only read (search, status, show): it takes no lock, writes
 // no index, and sees the last commit, so it runs beside a writer. A store
 // that cannot be written (a read-only directory or file system) is opened
-// read-only.
-func openReader(ctx context.Context, e *env, c *config) (*situate.Engine, *sqlite.Store, error) {
+// read-only. Over a shared store (--store-url) it syncs this process's
+// indexes when no other process of this machine holds them, and otherwise
+// searches indexes built in memory from the store.
+func openReader(ctx context.Context, e *env, c *config) (*situate.Engine, backingStore, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if c.str("store-url") != "" {
+		store, dir, _, err := openBacking(ctx, e, c, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts, err := engineOptionsWith(c, e, store, readOnlyEmbedStore{store}, log)
+		if err != nil {
+			store.Close()
+			return nil, nil, err
+		}
+		opts.SharedStore, opts.LockWait = true, -1
+		eng, err := situate.Open(ctx, dir, store, opts)
+		if errors.Is(err, situate.ErrLocked) {
+			opts.ReadOnly = true
+			eng, err = situate.Open(ctx, dir, store, opts)
+		}
+		if err != nil {
+			store.Close()
+			return nil, nil, err
+		}
+		return eng, store, nil
+	}
 	dir := c.storeDir(e)
 	dbPath := filepath.Join(dir, storeFile)
 	if _, err := os.Stat(dbPath); err != nil {
 		return nil, nil, fmt.Errorf("no store at %s (run 'situate index PATH' first, or pass --store): %w", dir, err)
 	}
 	var es embedStore
-	store, err := sqlite.Open(ctx, dbPath)
+	var store backingStore
+	sq, err := sqlite.Open(ctx, dbPath)
 	if err == nil {
-		es = store
+		store, es = sq, sq
 	} else {
 		ro, rerr := sqlite.OpenReadOnly(ctx, dbPath)
 		if rerr != nil {

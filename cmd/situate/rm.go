@@ -11,7 +11,7 @@ import (
 func runRemove(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("rm", "DOC...", "Remove documents (by id) with their chunks and contexts from the store and the index.")
-	c.flags(fs, "store", "config")
+	c.flags(fs, "store", "store-url", "config")
 	ids, err := c.parse(e, fs, args)
 	if err != nil {
 		return err

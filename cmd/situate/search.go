@@ -19,7 +19,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("search", "QUERY", "Search the index. Every result shows the original chunk text with the generated context marked apart.")
 	// Only what a query uses: no chunking, contextualizer or LLM settings
 	// (those shape the index, written by "situate index").
-	c.flags(fs, "store", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
+	c.flags(fs, "store", "store-url", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
 	c.flags(fs, denseSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")

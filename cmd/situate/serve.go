@@ -16,6 +16,7 @@ import (
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
+	"github.com/situate/situate/postgres"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -32,7 +33,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("serve", "", "Serve the JSON API (/v1), metrics and health checks over HTTP.\n"+
 		"On a loopback address without keys it serves the store as one local tenant, unauthenticated;\n"+
 		"any other address needs keys (situate keys create). With keys each tenant has its own store in STORE/tenants/NAME.")
-	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b",
+	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b",
 		"context-weight", "compound-weight", "recipe", "parallel", "max-file-size")
 	c.flags(fs, denseSettings...)
 	c.flags(fs, llmSettings...)
@@ -57,11 +58,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	dir := c.storeDir(e)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create store %s: %w", dir, err)
-	}
-	root, err := sqlite.Open(ctx, filepath.Join(dir, storeFile))
+	root, dir, shared, err := openBacking(ctx, e, c, true)
 	if err != nil {
 		return err
 	}
@@ -83,26 +80,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return usagef("--addr %s is not a loopback address and the store has no API keys: create one with 'situate keys create --tenant NAME --admin' (or serve on 127.0.0.1)", *addr)
 	}
 
-	pdfx := pdf.New(pdf.Options{})
-	defer pdfx.Close()
-	iopts := ingest.Options{MaxFileSize: int64(maxFile), PDF: pdfx}
-	parse := func(ctx context.Context, src situate.Upload) (situate.Document, error) {
-		if src.Name == "" {
-			f := src.Format
-			if f == "" {
-				f = situate.FormatText
-			}
-			return situate.Document{ID: src.DocID, Title: src.DocID, Text: string(src.Data), Format: f}, nil
-		}
-		doc, err := ingest.Parse(ctx, src.Data, src.DocID, src.Name, iopts)
-		if errors.Is(err, ingest.ErrUnsupported) || errors.Is(err, ingest.ErrBinary) || errors.Is(err, ingest.ErrNoPDF) {
-			return doc, fmt.Errorf("%w: %w", httpapi.ErrUnsupportedFormat, err)
-		}
-		if err != nil {
-			return doc, fmt.Errorf("%w: %w", situate.ErrInvalid, err)
-		}
-		return doc, nil
-	}
+	parse, closeParser := uploadParser(maxFile)
+	defer closeParser()
 
 	open := func(ctx context.Context, name string) (*httpapi.Tenant, error) {
 		tdir, store := dir, root
@@ -112,7 +91,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			if err := os.MkdirAll(tdir, 0o755); err != nil {
 				return nil, fmt.Errorf("create tenant store %s: %w", tdir, err)
 			}
-			if store, err = sqlite.Open(ctx, filepath.Join(tdir, storeFile)); err != nil {
+			if shared {
+				// One schema per tenant in the shared database.
+				store, err = postgres.OpenSchema(ctx, c.str("store-url"), "situate_tenant_"+name)
+			} else {
+				store, err = sqlite.Open(ctx, filepath.Join(tdir, storeFile))
+			}
+			if err != nil {
 				return nil, err
 			}
 			// vLLM scopes its prefix cache by cache_salt: tenants sharing
@@ -120,6 +105,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			te.cacheSalt = "situate-tenant-" + name
 		}
 		opts, err := engineOptions(c, &te, store, log)
+		opts.SharedStore = shared
 		if err == nil {
 			var eng *situate.Engine
 			if eng, err = situate.Open(ctx, tdir, store, opts); err == nil {
@@ -169,7 +155,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if !authenticated {
 		mode = "one local tenant, no authentication (loopback only)"
 	}
-	fmt.Fprintf(e.stderr, "situate serve: http://%s (%s); store %s\n", ln.Addr(), mode, dir)
+	where := dir
+	if pg, ok := root.(*postgres.Store); ok {
+		where = fmt.Sprintf("postgres %s (shared; local indexes in %s)", pg.Where(), dir)
+	}
+	fmt.Fprintf(e.stderr, "situate serve: http://%s (%s); store %s\n", ln.Addr(), mode, where)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -199,4 +189,28 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// uploadParser turns stored uploads into documents the way serve and
+// worker both do: JSON text as is, files through ingest (PDF included).
+func uploadParser(maxFile int) (parse func(context.Context, situate.Upload) (situate.Document, error), closeParser func()) {
+	pdfx := pdf.New(pdf.Options{})
+	iopts := ingest.Options{MaxFileSize: int64(maxFile), PDF: pdfx}
+	return func(ctx context.Context, src situate.Upload) (situate.Document, error) {
+		if src.Name == "" {
+			f := src.Format
+			if f == "" {
+				f = situate.FormatText
+			}
+			return situate.Document{ID: src.DocID, Title: src.DocID, Text: string(src.Data), Format: f}, nil
+		}
+		doc, err := ingest.Parse(ctx, src.Data, src.DocID, src.Name, iopts)
+		if errors.Is(err, ingest.ErrUnsupported) || errors.Is(err, ingest.ErrBinary) || errors.Is(err, ingest.ErrNoPDF) {
+			return doc, fmt.Errorf("%w: %w", httpapi.ErrUnsupportedFormat, err)
+		}
+		if err != nil {
+			return doc, fmt.Errorf("%w: %w", situate.ErrInvalid, err)
+		}
+		return doc, nil
+	}, func() { pdfx.Close() }
 }

@@ -9,7 +9,7 @@ import (
 func runShow(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("show", "DOC", "Show a document's chunks, each with its context and what made it.")
-	c.flags(fs, "store", "config")
+	c.flags(fs, "store", "store-url", "config")
 	ids, err := c.parse(e, fs, args)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		"--contextualizer or --llm, the contextualizer is the one the store was last indexed with (its settings\n"+
 		"are recorded in the store); with the same --llm flags as 'index', status asks the model's server which\n"+
 		"model it serves and says what changed.")
-	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight", "recipe")
+	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight", "recipe")
 	c.flags(fs, llmSettings...)
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
@@ -40,7 +40,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		formats[d.Format]++
 		chunks += d.Chunks
 	}
-	st, err := store.Stats(ctx)
+	st, err := contextStats(ctx, store, docs)
 	if err != nil {
 		return err
 	}

@@ -227,6 +227,9 @@ func roundLatency(d time.Duration) time.Duration {
 
 // openStoreOnly opens an existing store's database without the engine.
 func openStoreOnly(ctx context.Context, e *env, c *config) (*sqlite.Store, error) {
+	if err := needsSQLite(c, "this command"); err != nil {
+		return nil, err
+	}
 	dir := c.storeDir(e)
 	path := filepath.Join(dir, storeFile)
 	if _, err := os.Stat(path); err != nil {

@@ -44,6 +44,9 @@ func init() {
 			if !caller.Admin {
 				return nil, web.ErrForbidden
 			}
+			if err := needsSQLite(c, "the usage view"); err != nil {
+				return nil, err
+			}
 			// The layout serve's tenants use: the store itself without keys,
 			// STORE/tenants/NAME with them.
 			path := filepath.Join(dir, storeFile)

@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/internal/pgtest"
+	"github.com/situate/situate/internal/testskip"
+	"github.com/situate/situate/postgres"
+	"github.com/situate/situate/provider/openai/openaitest"
+)
+
+// startPostgres starts a throw-away PostgreSQL for one test, or skips it
+// (fails with SITUATE_REQUIRE_POSTGRES) when the binaries are absent.
+func startPostgres(t testing.TB) *pgtest.Server {
+	t.Helper()
+	srv, err := pgtest.Start(context.Background())
+	if err != nil {
+		if os.Getenv(pgtest.RequireEnv) != "" {
+			t.Fatalf("PostgreSQL is required (%s is set): %v", pgtest.RequireEnv, err)
+		}
+		testskip.Skipf(t, "PostgreSQL not available: %v", err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	return srv
+}
+
+// fakeVLLM is openaitest's fake of vLLM's OpenAI-compatible chat
+// completions server (it stands in for a real vLLM: same wire format, a
+// fixed latency per call, deterministic answers) behind a proxy that counts
+// the chat calls and how many are in flight.
+type fakeVLLM struct {
+	fake            *openaitest.Server
+	proxy           *httptest.Server
+	calls, inflight atomic.Int64
+}
+
+func newFakeVLLM(t testing.TB, latency time.Duration) *fakeVLLM {
+	f := &fakeVLLM{fake: openaitest.NewServer(openaitest.Config{Flavor: openaitest.FlavorVLLM, Model: "fake-vllm", FirstChunkDelay: latency})}
+	target, _ := url.Parse(f.fake.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	f.proxy = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			f.calls.Add(1)
+			f.inflight.Add(1)
+			defer f.inflight.Add(-1)
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { f.proxy.Close(); f.fake.Close() })
+	return f
+}
+
+// workerCorpus is n documents of about two chunks each (at --chunk-size
+// 120), deterministic.
+func workerCorpus(n int) []situate.Upload {
+	words := strings.Fields("harbour ship tide lantern keeper storm anchor rope sail mast deck cargo crew captain " +
+		"island reef gull wave salt compass chart voyage port dock crane barrel net fish trawler engine beacon " +
+		"current wind fog horn signal pier quay berth hull keel rudder bow stern galley cabin hatch ballast")
+	rng := rand.New(rand.NewPCG(7, 11))
+	out := make([]situate.Upload, n)
+	for i := range out {
+		var b strings.Builder
+		for s := range 14 {
+			fmt.Fprintf(&b, "Sentence %d of record %d:", s, i)
+			for range 12 {
+				b.WriteString(" " + words[rng.IntN(len(words))])
+			}
+			b.WriteString(".\n")
+		}
+		out[i] = situate.Upload{DocID: fmt.Sprintf("doc-%05d", i), Data: []byte(b.String())}
+	}
+	return out
+}
+
+func enqueueAll(t testing.TB, dbURL string, docs []situate.Upload) {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, d := range docs {
+		if _, err := s.EnqueueUpload(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// workerArgs are the arguments of a worker against db and the fake.
+func workerArgs(dbURL string, f *fakeVLLM, jobs int, extra ...string) []string {
+	return append([]string{"worker", "--store-url", dbURL, "--llm", "vllm:fake-vllm", "--llm-base-url", f.proxy.URL + "/v1",
+		"--llm-degenerate", "keep", "--llm-concurrency", "2", "--jobs", fmt.Sprint(jobs), "--lease", "3s", "--poll", "100ms",
+		"--chunk-size", "120", "--chunk-overlap", "0", "--log-level", "warn"}, extra...)
+}
+
+type workerProc struct {
+	cmd    *exec.Cmd
+	stderr *strings.Builder
+	done   chan error
+}
+
+func startWorker(t testing.TB, bin, dir string, args []string) *workerProc {
+	t.Helper()
+	cmd := exec.Command(bin, append(args, "--store", dir)...)
+	w := &workerProc{cmd: cmd, stderr: &strings.Builder{}, done: make(chan error, 1)}
+	cmd.Stderr = &syncWriter{b: w.stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-w.done
+	})
+	return w
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// stop ends a worker with SIGTERM and waits for it.
+func (w *workerProc) stop(t testing.TB) {
+	t.Helper()
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-w.done:
+		w.done <- err
+		if err != nil {
+			t.Errorf("worker exited with %v:\n%s", err, w.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("worker did not stop within 30 s of SIGTERM:\n%s", w.stderr)
+	}
+}
+
+// waitJobs waits until every job is done (or failed), calling tick with
+// the done count while it waits.
+func waitJobs(t testing.TB, s *postgres.Store, total int, timeout time.Duration, tick func(done int)) map[string]int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		counts, err := s.JobCounts(context.Background())
+		if err == nil {
+			if counts[situate.JobDone]+counts[situate.JobFailed] >= total {
+				return counts
+			}
+			if tick != nil {
+				tick(counts[situate.JobDone])
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs not finished after %s: %v (last error %v)", timeout, counts, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// storeDump is the store's documents, chunks and contexts, one line each,
+// without the times that differ between runs.
+func storeDump(t testing.TB, dbURL string) (dump string, chunks int) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	docs, err := s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, d := range docs {
+		lines = append(lines, fmt.Sprintf("doc %s v%d %q %s %s %s chunks=%d", d.ID, d.Version, d.Title, d.Lang, d.Format, d.Hash, d.Chunks))
+		cs, err := s.Chunks(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			chunks++
+			lines = append(lines, fmt.Sprintf("  %d %d-%d %q | %q %s %v", c.Index, c.Start, c.End, c.Text, c.Context.Text, c.Context.Source, c.Context.Flags))
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n"), chunks
+}
+
+// Acceptance 4 of issue 12: three worker processes contextualize 2,000
+// documents against a fake vLLM; one is SIGKILLed mid-run. Every job ends
+// done, the store equals a single-process run's (every document at version
+// 1: none was committed twice), and the LLM calls number the chunks plus at
+// most the calls in flight when the worker was killed.
+func TestWorkersSurviveKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 documents through three worker processes: not in -short")
+	}
+	bin := situateBin(t, "")
+	pg := startPostgres(t)
+	ctx := context.Background()
+	const n = 2000
+	docs := workerCorpus(n)
+
+	// The single-process run.
+	refURL, err := pg.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueueAll(t, refURL, docs)
+	refLLM := newFakeVLLM(t, 20*time.Millisecond)
+	ref := startWorker(t, bin, t.TempDir(), workerArgs(refURL, refLLM, 8))
+	refStore, err := postgres.Open(ctx, refURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer refStore.Close()
+	start := time.Now()
+	if counts := waitJobs(t, refStore, n, 10*time.Minute, nil); counts[situate.JobDone] != n {
+		t.Fatalf("single-process run: %v", counts)
+	}
+	ref.stop(t)
+	want, chunks := storeDump(t, refURL)
+	t.Logf("single process: %d documents, %d chunks, %d calls in %s", n, chunks, refLLM.calls.Load(), time.Since(start).Round(time.Millisecond))
+	if got := refLLM.calls.Load(); got != int64(chunks) {
+		t.Errorf("single-process run made %d calls for %d chunks", got, chunks)
+	}
+
+	// Three workers; one is killed at about 40%.
+	dbURL, err := pg.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueueAll(t, dbURL, docs)
+	llm := newFakeVLLM(t, 20*time.Millisecond)
+	var workers []*workerProc
+	for range 3 {
+		workers = append(workers, startWorker(t, bin, t.TempDir(), workerArgs(dbURL, llm, 4)))
+	}
+	s, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start = time.Now()
+	killed := false
+	var inflightAtKill, callsAtKill int64
+	counts := waitJobs(t, s, n, 10*time.Minute, func(done int) {
+		if !killed && done >= n*2/5 {
+			killed = true
+			workers[0].cmd.Process.Signal(syscall.SIGKILL)
+			inflightAtKill, callsAtKill = llm.inflight.Load(), llm.calls.Load()
+			t.Logf("SIGKILL worker 0 at %d/%d documents done: %d calls made, %d in flight", done, n, callsAtKill, inflightAtKill)
+		}
+	})
+	elapsed := time.Since(start)
+	if !killed {
+		t.Fatal("the run ended before the kill")
+	}
+	if counts[situate.JobDone] != n || counts[situate.JobFailed] != 0 {
+		t.Errorf("jobs after the run: %v, want %d done", counts, n)
+	}
+	for _, w := range workers[1:] {
+		w.stop(t)
+	}
+	got, gotChunks := storeDump(t, dbURL)
+	if got != want {
+		t.Errorf("the store after a killed worker differs from the single-process run's: %s", firstDiff(got, want))
+	}
+	calls := llm.calls.Load()
+	t.Logf("three workers, one killed: %d documents, %d chunks, %d calls (%d more than chunks; %d were in flight at the kill) in %s",
+		n, gotChunks, calls, calls-int64(gotChunks), inflightAtKill, elapsed.Round(time.Millisecond))
+	if calls < int64(gotChunks) || calls > int64(gotChunks)+inflightAtKill {
+		t.Errorf("%d LLM calls for %d chunks, want at most %d more (in flight at the kill)", calls, gotChunks, inflightAtKill)
+	}
+}
+
+// Acceptance 3 of issue 12, second half: PostgreSQL restarts while two
+// workers index; they reconnect and finish, and the store equals an
+// uninterrupted run's (nothing lost, nothing committed twice).
+func TestWorkersSurvivePostgresRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("workers across a PostgreSQL restart: not in -short")
+	}
+	bin := situateBin(t, "")
+	pg := startPostgres(t)
+	ctx := context.Background()
+	const n = 300
+	docs := workerCorpus(n)
+	refURL, err := pg.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueueAll(t, refURL, docs)
+	refLLM := newFakeVLLM(t, 20*time.Millisecond)
+	ref := startWorker(t, bin, t.TempDir(), workerArgs(refURL, refLLM, 8))
+	refStore, err := postgres.Open(ctx, refURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJobs(t, refStore, n, 5*time.Minute, nil)
+	refStore.Close()
+	ref.stop(t)
+	want, chunks := storeDump(t, refURL)
+
+	dbURL, err := pg.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueueAll(t, dbURL, docs)
+	llm := newFakeVLLM(t, 20*time.Millisecond)
+	workers := []*workerProc{
+		startWorker(t, bin, t.TempDir(), workerArgs(dbURL, llm, 4)),
+		startWorker(t, bin, t.TempDir(), workerArgs(dbURL, llm, 4)),
+	}
+	s, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	restarted := false
+	counts := waitJobs(t, s, n, 5*time.Minute, func(done int) {
+		if !restarted && done >= n/3 {
+			restarted = true
+			t.Logf("restarting PostgreSQL at %d/%d documents done", done, n)
+			if err := pg.Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if !restarted {
+		t.Fatal("the run ended before the restart")
+	}
+	if counts[situate.JobDone] != n || counts[situate.JobFailed] != 0 {
+		t.Errorf("jobs after the run: %v, want %d done", counts, n)
+	}
+	for _, w := range workers {
+		w.stop(t)
+	}
+	got, gotChunks := storeDump(t, dbURL)
+	if got != want {
+		t.Errorf("the store after a PostgreSQL restart differs from an uninterrupted run's: %s", firstDiff(got, want))
+	}
+	t.Logf("PostgreSQL restarted mid-run: %d chunks, %d LLM calls (%d repeated: calls whose result could not be stored while the server was down)",
+		gotChunks, llm.calls.Load(), llm.calls.Load()-int64(chunks))
+}
