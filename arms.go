@@ -245,11 +245,12 @@ func (e *Engine) pairQuery(text string) string {
 // language arm and no document blend this is plain Lucene BM25; otherwise
 // each arm contributes its top Candidates, the chunk arms' scores are summed
 // (rank.Combine), the document arms lift their documents' chunks
-// (rank.DocumentEvidence) and every chunk is lifted by a share of its
-// document's best score (rank.DocumentBlend), the recipe measured in
-// EVAL.md.
+// (rank.DocumentEvidence), every chunk is lifted by a share of its
+// document's best score (rank.DocumentBlend) and chunks of test files lose a
+// share of theirs unless the query asks about tests (rank.TestPrior), the
+// recipe measured in EVAL.md.
 func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.Result, error) {
-	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 {
+	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 && e.opts.TestPenalty == 0 {
 		return e.arms[0].ix.Search(bm25.Query{Text: text, K: k, Filter: filter})
 	}
 	n := max(k, e.opts.Candidates)
@@ -303,6 +304,11 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 	}
 	if e.opts.DocumentWeight > 0 {
 		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
+			return nil, err
+		}
+	}
+	if e.opts.TestPenalty > 0 && !rank.AsksForTests(text) {
+		if hits, err = rank.TestPrior(hits, e.opts.TestPenalty); err != nil {
 			return nil, err
 		}
 	}

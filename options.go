@@ -54,6 +54,9 @@ const (
 	DefaultPairArmWeight = rank.DefaultPairWeight
 	DefaultPairK1        = rank.DefaultPairK1
 	DefaultPairB         = rank.DefaultPairB
+	// DefaultTestPenalty: see Options.TestPenalty and EVAL.md ("Code search
+	// on GOROOT").
+	DefaultTestPenalty = rank.DefaultTestPenalty
 	// DefaultLockWait is how long a writer waits for another writer to
 	// release the store before failing with ErrLocked.
 	DefaultLockWait = 5 * time.Second
@@ -103,6 +106,12 @@ type Options struct {
 	// DocumentWeight lifts every candidate chunk by this share of the best
 	// score of any chunk of its document; 0 disables it.
 	DocumentWeight float64
+	// TestPenalty lowers the lexical score of every chunk of a test file
+	// (rank.IsTestFile of the document id: "_test.go", "test_*.py",
+	// "*.spec.ts", ...) by this share, unless the query asks about tests
+	// (rank.AsksForTests): a question about how something works wants the
+	// implementation, not the tests that call it. In [0, 1]; 0 disables it.
+	TestPenalty float64
 
 	// Candidates is each arm's top N before fusion/rerank.
 	Candidates int
@@ -185,6 +194,7 @@ func DefaultOptions() Options {
 		PairArmWeight:     DefaultPairArmWeight,
 		PairK1:            DefaultPairK1,
 		PairB:             DefaultPairB,
+		TestPenalty:       DefaultTestPenalty,
 		Candidates:        DefaultCandidates,
 		ParallelDocuments: DefaultParallelDocuments,
 		Fusion:            DefaultFusion,
@@ -223,6 +233,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: PairK1/PairB: want k1 >= 0 and b in [0, 1], got %g/%g: %w", o.PairK1, o.PairB, ErrInvalid)
 	case o.DocumentWeight < 0:
 		return fmt.Errorf("options: DocumentWeight: must be >= 0, got %g: %w", o.DocumentWeight, ErrInvalid)
+	case !(o.TestPenalty >= 0 && o.TestPenalty <= 1):
+		return fmt.Errorf("options: TestPenalty: must be in [0, 1], got %g: %w", o.TestPenalty, ErrInvalid)
 	case o.Fusion != FusionRRF && o.Fusion != FusionCookbook && o.Fusion != FusionMinMax && o.Fusion != FusionRelative:
 		return fmt.Errorf("options: Fusion: must be rrf, cookbook, minmax or relative, got %q: %w", o.Fusion, ErrInvalid)
 	case o.DenseWeight < 0 || o.LexicalWeight < 0:

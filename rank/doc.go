@@ -1,8 +1,9 @@
 // Package rank reorders the ranked lists of situate's lexical arm with the
 // evidence a single chunk score misses: it sums the scores of several arms of
 // the same query (Combine), lifts every chunk of a document that matches
-// well as a whole (DocumentBlend, DocumentEvidence), and prepares the text
-// of a phrase-like word-pair BM25 arm (PairText, PairQuery). Levers that
+// well as a whole (DocumentBlend, DocumentEvidence), prepares the text of a
+// phrase-like word-pair BM25 arm (PairText, PairQuery), and lowers chunks of
+// test files for questions that are not about tests (TestPrior). Levers that
 // were measured and not adopted (identifier emphasis, a lead prior) are
 // described in EVAL.md and no longer in the package.
 //
@@ -25,6 +26,11 @@
 //     chunk gains that share of the best pair score of its document.
 //  4. DocumentBlend with DefaultDocumentWeight: each chunk gains that share
 //     of the best score of any chunk of its document.
+//
+//  5. Unless the query asks about tests (AsksForTests), TestPrior with
+//     DefaultTestPenalty: chunks of test files (IsTestFile) lose that share
+//     of their score (chosen on the tune half of the code-search set on
+//     GOROOT, bench/codesearch).
 //
 // Steps 3 and 4 never reorder the chunks of one document; the word pairs
 // say which documents hold the query's phrases, the chunk arms which of

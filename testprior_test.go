@@ -1,0 +1,53 @@
+package situate_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/situate/situate"
+)
+
+// TestSearchTestPenalty: with the default recipe a test file that repeats
+// the query's words more often than the implementation ranks below it,
+// unless the query asks about tests; TestPenalty 0 leaves BM25's order, and
+// an out-of-range penalty is refused naming the field.
+func TestSearchTestPenalty(t *testing.T) {
+	ctx := context.Background()
+	impl := "package chunk\n\n// readChunk decodes one chunk of chunked transfer encoding.\nfunc readChunk(r io.Reader) ([]byte, error) {\n\treturn nil, nil\n}\n"
+	test := "package chunk\n\n// chunked transfer encoding: readChunk on chunked input, chunked chunked.\nfunc TestReadChunk(t *testing.T) {\n\treadChunk(chunked(\"chunked transfer encoding\"))\n}\n"
+	search := func(opts situate.Options, query string) string {
+		t.Helper()
+		eng := openMemEngine(t, opts)
+		for _, d := range []situate.Document{{ID: "chunk/read.go", Text: impl}, {ID: "chunk/read_test.go", Text: test}} {
+			d.Lang, d.Format = "en", situate.FormatCode
+			if _, err := eng.Put(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits, err := eng.Search(ctx, situate.Query{Text: query, K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Fatalf("%q: no hits", query)
+		}
+		return hits[0].DocID
+	}
+	off := situate.DefaultOptions()
+	off.TestPenalty = 0
+	if got := search(off, "chunked transfer encoding"); got != "chunk/read_test.go" {
+		t.Fatalf("without the penalty the test file should rank first (the premise of this test), got %s", got)
+	}
+	if got := search(situate.DefaultOptions(), "chunked transfer encoding"); got != "chunk/read.go" {
+		t.Errorf("default recipe: first hit %s, want the implementation chunk/read.go", got)
+	}
+	if got := search(situate.DefaultOptions(), "tests of chunked transfer encoding"); got != "chunk/read_test.go" {
+		t.Errorf("a query about tests: first hit %s, want chunk/read_test.go", got)
+	}
+	bad := situate.DefaultOptions()
+	bad.TestPenalty = 1.5
+	if err := bad.Validate(); !errors.Is(err, situate.ErrInvalid) {
+		t.Errorf("TestPenalty 1.5: Validate = %v, want ErrInvalid", err)
+	}
+}
