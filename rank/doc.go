@@ -26,7 +26,6 @@
 //     chunk gains that share of the best pair score of its document.
 //  4. DocumentBlend with DefaultDocumentWeight: each chunk gains that share
 //     of the best score of any chunk of its document.
-//
 //  5. Unless the query asks about tests (AsksForTests), TestPrior with
 //     DefaultTestPenalty: chunks of test files (IsTestFile) lose that share
 //     of their score (chosen on the tune half of the code-search set on
