@@ -257,6 +257,9 @@ type IndexResult struct {
 	// which and why; Failures the documents that failed.
 	Skipped  []error
 	Failures []DocumentError
+	// SkippedBefore counts files an earlier run skipped that are unchanged
+	// since (see Feed.SkippedBefore): not read, not reported again.
+	SkippedBefore int
 	// Progress is the run's final progress (calls, tokens, cost, errors).
 	Progress IndexProgress
 	Duration time.Duration
@@ -347,6 +350,7 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 	if err == nil && opts.Prune {
 		err = r.prune()
 	}
+	r.saveSkips(err == nil && opts.Prune)
 	r.mu.Lock()
 	r.res.Progress = r.progressLocked()
 	r.res.Duration = time.Since(r.start)
@@ -384,6 +388,7 @@ type indexRun struct {
 	preparing  map[string]int // chunks of documents being prepared
 	finished   struct{ docs, calls int }
 	kinds      map[string]int // index into prog.Errors
+	skips      skipMemory
 }
 
 type queued struct {
@@ -406,6 +411,9 @@ func (r *indexRun) addQueued(q queued) error {
 	}
 	r.mu.Lock()
 	r.seen[q.doc.ID] = true
+	if q.stamp != "" {
+		r.forgetSkipLocked(q.doc.ID)
+	}
 	r.res.Documents++
 	r.prog.DocsTotal++
 	r.mu.Unlock()

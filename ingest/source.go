@@ -22,13 +22,19 @@ type SourceOptions struct {
 	StdinID string
 	// SkipDir is a directory never indexed (the store's own).
 	SkipDir string
+	// Reread reads and reports again the files earlier runs skipped for
+	// their content, even when they have not changed since.
+	Reread bool
 }
 
 // Source returns the documents under paths as a situate.Source for
 // Engine.Index: files and directories (walked as Walk does; a file the
 // engine holds as it is, by size and modification time, is not read again),
 // JSONL files (".jsonl"), and stdin for "-". Files that cannot be read are
-// reported to Feed.Skip with the FileError saying why.
+// reported to Feed.Skip with the FileError saying why; a file skipped for
+// its content (binary, image, empty, broken...) is remembered by the engine
+// and, while its size and modification time stay the same, not read or
+// reported again (Feed.SkippedBefore).
 func Source(paths []string, opts SourceOptions) situate.Source {
 	return func(ctx context.Context, f *situate.Feed) error {
 		var mu sync.Mutex
@@ -39,7 +45,7 @@ func Source(paths []string, opts SourceOptions) situate.Source {
 			mu.Lock()
 			stamps[id] = stamp
 			mu.Unlock()
-			return f.Unchanged(id, stamp)
+			return f.Unchanged(id, stamp) || !opts.Reread && f.SkippedBefore(id, skipStamp(stamp, wo))
 		}
 		add := func(doc situate.Document, err error) error {
 			var fe *FileError
@@ -47,7 +53,14 @@ func Source(paths []string, opts SourceOptions) situate.Source {
 			case errors.Is(err, ErrUnchanged):
 				return nil
 			case errors.As(err, &fe):
-				f.Skip(err)
+				if doc.ID == "" || fe.Line > 0 {
+					f.Skip(err)
+					return nil
+				}
+				mu.Lock()
+				stamp := stamps[doc.ID]
+				mu.Unlock()
+				f.SkipFile(doc.ID, skipStamp(stamp, wo), err, lasting(err))
 				return nil
 			case err != nil:
 				return err

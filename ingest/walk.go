@@ -16,7 +16,8 @@ import (
 // Walk visits the files under each root (a file or a directory) and calls fn
 // once per file: with the parsed Document, or with a *FileError when the
 // file is skipped (unreadable, empty, too large, binary, unsupported,
-// ignored files are not reported). fn's error stops the walk and is
+// ignored files are not reported; a skipped file's Document has only ID and
+// Path set, a problem with a directory's has neither). fn's error stops the walk and is
 // returned. Walk itself returns an error only for invalid options, a
 // cancelled ctx or fn's error; problems with roots are passed to fn.
 //
@@ -260,7 +261,7 @@ func (w *walker) file(path, id string, fi fs.FileInfo) error {
 		if ctxErr := w.ctx.Err(); ctxErr != nil {
 			return ctxErr
 		}
-		return w.fn(situate.Document{}, err)
+		return w.fn(situate.Document{ID: id, Path: path}, err)
 	}
 	return w.fn(doc, nil)
 }

@@ -59,7 +59,7 @@ func TestBadInputIsReportedAndSkipped(t *testing.T) {
 	}
 
 	store := filepath.Join(dir, "store")
-	code, _, errOut := run(t, dir, "index", "--store", store, tree)
+	code, _, errOut := run(t, dir, "index", "--store", store, "--verbose", tree)
 	if code != exitOK {
 		t.Fatalf("index exit %d without --strict:\n%s", code, errOut)
 	}

@@ -90,7 +90,7 @@ func TestBatchIndexRoundTrip(t *testing.T) {
 		t.Errorf("after the retry the store differs from the streaming run's:\n%s", got)
 	}
 	_, errOut = f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--batch", "--batch-poll", "20ms", corpus)
-	if st := f.srv.Stats(); st.BatchesCreated != 2 || !strings.Contains(errOut, "3 unchanged") {
+	if st := f.srv.Stats(); st.BatchesCreated != 2 || !strings.Contains(errOut, "3 documents unchanged") {
 		t.Errorf("third batch run: %d batches created\n%s", st.BatchesCreated, errOut)
 	}
 	if code, _, errOut := f.run(t, dir, "index", "--store", filepath.Join(dir, "capped"), "--llm", testModel, "--batch", "--max-cost", "0.001", corpus); code != exitFailure || !strings.Contains(errOut, "exceed --max-cost") {

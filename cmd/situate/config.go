@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -280,23 +281,61 @@ func newFlagSet(name, args, summary string) *flag.FlagSet {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: situate %s [flags] %s\n\n%s\n\nFlags:\n", name, args, summary)
-		fs.VisitAll(func(f *flag.Flag) {
-			kind, usage := flag.UnquoteUsage(f)
-			if v, ok := f.Value.(settingValue); ok {
-				kind = v.kind()
-			} else if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(usage, "default") {
-				usage += " (default " + f.DefValue + ")"
+		groups, _ := flagGroups.Load(fs)
+		in := map[string]bool{}
+		for _, g := range groups.([]flagGroup) {
+			for _, n := range g.names {
+				in[n] = true
 			}
-			if kind == "value" { // a flag.Func
-				kind = "string"
-			}
-			if kind != "" {
-				kind = " " + kind
-			}
-			fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, kind, usage)
-		})
+		}
+		printFlags(fs, func(f *flag.Flag) bool { return !in[f.Name] })
+		for _, g := range groups.([]flagGroup) {
+			fmt.Fprintf(w, "\n%s:\n", g.title)
+			printFlags(fs, func(f *flag.Flag) bool { return slices.Contains(g.names, f.Name) })
+		}
 	}
+	flagGroups.Store(fs, []flagGroup(nil))
 	return fs
+}
+
+// flagGroups holds, per flag set, the groups of flags its help shows apart
+// under a heading (groupFlags); the other flags come first.
+var flagGroups sync.Map // *flag.FlagSet -> []flagGroup
+
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// groupFlags shows the named flags of fs in their own group of the help,
+// under title (which says when they apply).
+func groupFlags(fs *flag.FlagSet, title string, names ...string) {
+	groups, _ := flagGroups.Load(fs)
+	flagGroups.Store(fs, append(slices.Clip(groups.([]flagGroup)), flagGroup{title, names}))
+}
+
+// printFlags prints the flags of fs that keep selects, each with its type
+// and default.
+func printFlags(fs *flag.FlagSet, keep func(*flag.Flag) bool) {
+	w := fs.Output()
+	fs.VisitAll(func(f *flag.Flag) {
+		if !keep(f) {
+			return
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		if v, ok := f.Value.(settingValue); ok {
+			kind = v.kind()
+		} else if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(usage, "default") {
+			usage += " (default " + f.DefValue + ")"
+		}
+		if kind == "value" { // a flag.Func
+			kind = "string"
+		}
+		if kind != "" {
+			kind = " " + kind
+		}
+		fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, kind, usage)
+	})
 }
 
 func runConfig(ctx context.Context, e *env, args []string) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -45,11 +44,9 @@ func runContexts(ctx context.Context, e *env, args []string) error {
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
 	c.flags(fs, llmSettings...)
 	// Those settings shape what --regenerate writes; review ignores them.
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name != "store" && f.Name != "config" {
-			f.Usage = "with --regenerate: " + f.Usage
-		}
-	})
+	groupFlags(fs, "With --regenerate: how the documents are indexed again (as 'index' takes them)",
+		"chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
+	groupFlags(fs, "With --regenerate: the LLM that writes the new contexts (as 'index' takes them)", llmSettings...)
 	sample := fs.Int("sample", 10, "show this many chunks, picked at random (0: all)")
 	flagged := fs.Bool("flagged", false, "only chunks whose context has flags")
 	seed := fs.Uint64("seed", 1, "random seed of the sample")

@@ -132,7 +132,7 @@ func TestFaultsInUsageAndContexts(t *testing.T) {
 	// A clean re-index finds nothing to do.
 	before = f.srv.Stats().Messages
 	_, errOut = f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, corpus)
-	if calls := f.srv.Stats().Messages - before; calls != 0 || !strings.Contains(errOut, "3 unchanged") {
+	if calls := f.srv.Stats().Messages - before; calls != 0 || !strings.Contains(errOut, "3 documents unchanged") {
 		t.Errorf("index after regenerate: %d calls\n%s", calls, errOut)
 	}
 }

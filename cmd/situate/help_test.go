@@ -33,10 +33,26 @@ func TestHelpShowsOnlyWhatApplies(t *testing.T) {
 	}
 
 	out, _ = mustRun(t, t.TempDir(), "contexts", "--help")
-	if !strings.Contains(out, "--chunk-size int\n    \twith --regenerate: ") || !strings.Contains(out, "--llm-template string\n    \twith --regenerate: ") {
-		t.Errorf("contexts --help does not say the indexing and LLM flags apply only to --regenerate:\n%s", out)
+	review, regen, ok := strings.Cut(out, "\nWith --regenerate")
+	if !ok || !strings.Contains(regen, "--chunk-size int\n") || !strings.Contains(regen, "--llm-template string\n") ||
+		strings.Contains(review, "  --chunk-size") || strings.Contains(review, "  --llm") {
+		t.Errorf("contexts --help does not group the indexing and LLM flags under --regenerate:\n%s", out)
 	}
-	if strings.Contains(out, "--sample int\n    \twith --regenerate") || !strings.Contains(out, "(default 10)") {
-		t.Errorf("contexts --help: --sample mislabelled or without its default:\n%s", out)
+	if !strings.Contains(review, "--sample int\n") || !strings.Contains(review, "(default 10)") {
+		t.Errorf("contexts --help: --sample not among the review flags, or without its default:\n%s", out)
+	}
+
+	// status: only the settings that decide staleness, grouped and explained.
+	out, _ = mustRun(t, t.TempDir(), "status", "--help")
+	for _, absent := range []string{"--llm-rpm", "--llm-tpm", "--llm-price", "--max-cost", "--llm-concurrency", "--llm-timeout", "--llm-max-retries", "--parallel", "--embed"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("status --help lists %s, which cannot make a document stale", absent)
+		}
+	}
+	general, rest, _ := strings.Cut(out, "\nIndexing settings to compare")
+	_, llmGroup, _ := strings.Cut(rest, "\nWith --llm")
+	if strings.Contains(general, "--chunk-size") || !strings.Contains(rest, "--chunk-size int\n") ||
+		!strings.Contains(llmGroup, "--llm-template string\n") || !strings.Contains(llmGroup, "--llm-base-url string\n") {
+		t.Errorf("status --help does not group the indexing and LLM settings:\n%s", out)
 	}
 }

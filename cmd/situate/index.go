@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
@@ -21,12 +22,18 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	c.flags(fs, llmSettings...)
 	c.flags(fs, denseSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
-	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped")
+	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped (files skipped by earlier runs are read again)")
 	allowFallback := fs.Bool("allow-fallback", false, "exit 0 even when chunks got the offline context because their LLM calls failed (the next run retries them)")
 	stdinID := fs.String("id", "stdin", "document id for text read from stdin")
-	quiet := fs.Bool("quiet", false, "no progress and no summary")
+	quiet := fs.Bool("quiet", false, "print only errors: no progress bar, no skipped files, no summary")
+	verbose := fs.Bool("verbose", false, "list every skipped file with the reason, also those skipped by earlier runs (by default one line counts this run's by reason)")
 	batch := fs.Bool("batch", false, "write LLM contexts through Anthropic's Message Batches (half price, may take hours; a restart resumes the batch)")
 	batchPoll := fs.Duration("batch-poll", llm.DefaultBatchPoll, "how often --batch polls the batch")
+	groupFlags(fs, "Which files", "include", "exclude", "max-file-size", "id")
+	groupFlags(fs, "Chunks, contexts and BM25", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
+		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel")
+	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(llmSettings), "batch", "batch-poll", "allow-fallback")...)
+	groupFlags(fs, "With --embed: contextual embeddings", denseSettings...)
 	paths, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -60,10 +67,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	prog := newIndexProgress(e.stderr, *quiet)
+	prog := newIndexProgress(e.stderr, *quiet, *verbose)
 	opts.Progress = prog.event
 	storeDir := c.storeDir(e)
-	src := ingest.Source(paths, ingest.SourceOptions{Options: ingestOpts, Stdin: e.stdin, StdinID: *stdinID, SkipDir: storeDir})
+	src := ingest.Source(paths, ingest.SourceOptions{Options: ingestOpts, Stdin: e.stdin, StdinID: *stdinID, SkipDir: storeDir, Reread: *verbose || *strict})
 	res, err := eng.Index(ctx, src, opts)
 	prog.done()
 	if !*quiet && e.tally != nil && e.tally.calls.Load() > 0 {
@@ -73,12 +80,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "llm: %s\n", s)
 	}
 	if !*quiet {
-		fallbacks := ""
-		if res.Fallbacks > 0 {
-			fallbacks = fmt.Sprintf("; %d chunks got the offline context because their calls failed", res.Fallbacks)
+		fmt.Fprintln(e.stderr, indexSummary(res, err, storeDir))
+		if s := prog.skipSummary(); s != "" {
+			fmt.Fprintln(e.stderr, s)
 		}
-		fmt.Fprintf(e.stderr, "indexed %d documents in %s: %d added, %d updated, %d unchanged, %d removed, %d skipped, %d failed; %d new chunks%s; store %s\n",
-			res.Documents, res.Duration.Round(1e6), res.Added, res.Updated, res.Unchanged, res.Removed, len(res.Skipped), res.Failed, res.Chunks, fallbacks, storeDir)
 	}
 	if err != nil {
 		return err
@@ -87,8 +92,28 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "situate index: %d chunks fell back to the offline context (flagged %q); run again to retry them, or pass --allow-fallback to accept them\n", res.Fallbacks, situate.FlagFallback)
 		return errAlreadyReported
 	}
-	if res.Failed > 0 || (*strict && len(res.Skipped) > 0) {
+	if res.Failed > 0 || (*strict && len(res.Skipped)+res.SkippedBefore > 0) {
 		return errAlreadyReported
 	}
 	return nil
+}
+
+// indexSummary is the last line of an index run: "nothing changed" when the
+// run changed nothing and met no problem, otherwise what it did. Skipped
+// files are counted apart (indexProgress.skipSummary).
+func indexSummary(res situate.IndexResult, err error, storeDir string) string {
+	before := ""
+	if res.SkippedBefore > 0 {
+		before = fmt.Sprintf(", %d skipped %s unchanged", res.SkippedBefore, plural(res.SkippedBefore, "file", "files"))
+	}
+	if err == nil && res.Unchanged > 0 && res.Added+res.Updated+res.Removed+res.Failed+res.Fallbacks == 0 {
+		return fmt.Sprintf("nothing changed: %d %s unchanged%s (checked in %s); store %s",
+			res.Unchanged, plural(res.Unchanged, "document", "documents"), before, res.Duration.Round(1e6), storeDir)
+	}
+	fallbacks := ""
+	if res.Fallbacks > 0 {
+		fallbacks = fmt.Sprintf("; %d chunks got the offline context because their calls failed", res.Fallbacks)
+	}
+	return fmt.Sprintf("indexed %d %s in %s: %d added, %d updated, %d unchanged, %d removed, %d failed%s; %d new chunks%s; store %s",
+		res.Documents, plural(res.Documents, "document", "documents"), res.Duration.Round(1e6), res.Added, res.Updated, res.Unchanged, res.Removed, res.Failed, before, res.Chunks, fallbacks, storeDir)
 }

@@ -351,7 +351,7 @@ func TestLlamaModelChangeSameURL(t *testing.T) {
 	flags := []string{"index", "--store", store, "--llm", "llamacpp", "--llm-base-url", a.BaseURL, "--llm-extra", grammarExtra,
 		"--llm-degenerate", "keep", "--llm-max-tokens", "16", corpus}
 	mustRun(t, dir, flags...)
-	if _, errOut := mustRun(t, dir, flags...); !strings.Contains(errOut, "3 unchanged") {
+	if _, errOut := mustRun(t, dir, flags...); !strings.Contains(errOut, "3 documents unchanged") {
 		t.Errorf("same model: %s", errOut)
 	}
 	port, path := a.Port(), a.ModelPath

@@ -85,7 +85,7 @@ func TestLLMSettingsChangesResituate(t *testing.T) {
 	if st := status(); !strings.Contains(st, "stale       none") || !strings.Contains(st, "llamacpp:tiny.gguf") {
 		t.Errorf("status after indexing:\n%s", st)
 	}
-	if out, n := index(); n != 0 || !strings.Contains(out, "12 unchanged") {
+	if out, n := index(); n != 0 || !strings.Contains(out, "12 documents unchanged") {
 		t.Errorf("unchanged settings: %d calls\n%s", n, out)
 	}
 

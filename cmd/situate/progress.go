@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -12,20 +15,25 @@ import (
 	"golang.org/x/term"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/ingest"
 )
 
 // indexProgress shows an index run: a bar with documents, calls, fallbacks,
 // errors, cache share, spend and ETA on a terminal (nothing elsewhere, so
-// logs and pipes stay clean), and, everywhere, each skipped file, each
-// failed document and each new kind of provider error once.
+// logs and pipes stay clean), and, everywhere, each failed document and
+// each new kind of provider error once. Skipped files are counted by
+// reason for the summary (skipSummary); verbose lists each one as well,
+// quiet neither.
 type indexProgress struct {
-	w   io.Writer
-	bar *progressbar.ProgressBar
-	max int
+	w              io.Writer
+	bar            *progressbar.ProgressBar
+	max            int
+	quiet, verbose bool
+	skips          map[string]int // skipped files by ingest.SkipReason
 }
 
-func newIndexProgress(w io.Writer, quiet bool) *indexProgress {
-	p := &indexProgress{w: w}
+func newIndexProgress(w io.Writer, quiet, verbose bool) *indexProgress {
+	p := &indexProgress{w: w, quiet: quiet, verbose: verbose && !quiet, skips: map[string]int{}}
 	if f, ok := w.(*os.File); !quiet && ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(w),
@@ -43,7 +51,10 @@ func newIndexProgress(w io.Writer, quiet bool) *indexProgress {
 func (p *indexProgress) event(ev situate.IndexEvent) {
 	switch ev.Kind {
 	case situate.EventSkip:
-		p.line("skip %v", ev.Err)
+		p.skips[ingest.SkipReason(ev.Err)]++
+		if p.verbose {
+			p.line("skip %v", ev.Err)
+		}
 	case situate.EventDocument:
 		if ev.Err != nil {
 			p.line("fail %s: %v", ev.DocID, ev.Err)
@@ -98,6 +109,46 @@ func (p *indexProgress) done() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
+}
+
+// skipSummary is one line counting this run's skipped files by reason,
+// most frequent first: "skipped 759 files: 512 binary, 200 image, 47
+// archive"; "" when none was skipped.
+func (p *indexProgress) skipSummary() string {
+	n := 0
+	reasons := make([]string, 0, len(p.skips))
+	for r, c := range p.skips {
+		n += c
+		reasons = append(reasons, r)
+	}
+	if n == 0 {
+		return ""
+	}
+	slices.SortFunc(reasons, func(a, b string) int {
+		if c := cmp.Compare(p.skips[b], p.skips[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "skipped %d %s: ", n, plural(n, "file", "files"))
+	for i, r := range reasons {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", p.skips[r], r)
+	}
+	if !p.verbose {
+		b.WriteString(" (--verbose lists them)")
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // usageTally counts what the LLM calls of this run cost, for the progress

@@ -21,6 +21,8 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	// (those shape the index, written by "situate index").
 	c.flags(fs, "store", "store-url", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
 	c.flags(fs, denseSettings...)
+	groupFlags(fs, "BM25 ranking", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
+	groupFlags(fs, "Hybrid search and reranking (with --embed or --rerank)", denseSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
 	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")

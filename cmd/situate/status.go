@@ -14,12 +14,20 @@ import (
 func runStatus(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("status", "", "Show documents, chunks, languages, contexts by source, store size, and what is stale\n"+
-		"(documents indexed with other chunking or contextualizer settings than the current ones). Without\n"+
-		"--contextualizer or --llm, the contextualizer is the one the store was last indexed with (its settings\n"+
-		"are recorded in the store); with the same --llm flags as 'index', status asks the model's server which\n"+
-		"model it serves and says what changed.")
+		"(documents indexed with other chunking or contextualizer settings than the current ones).\n"+
+		"With no flags, status compares against the settings the store was last indexed with, which are\n"+
+		"recorded in the store: nothing needs repeating. To ask \"what would 'index' with these settings\n"+
+		"redo?\", give the same settings 'index' would get (flags, situate.toml or environment).")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight", "recipe")
-	c.flags(fs, llmSettings...)
+	groupFlags(fs, "Indexing settings to compare with the store's (as given to 'index')",
+		"chunk-size", "chunk-overlap", "contextualizer", "analyzer", "context-weight", "recipe")
+	// Only the LLM settings that identify the contexts a model writes (and
+	// those needed to ask a local server which model it serves); rates,
+	// retries, prices and budgets do not make a document stale.
+	statusLLM := []string{"llm", "llm-base-url", "llm-api-key-env", "llm-template", "llm-language", "llm-max-tokens", "llm-extra", "llm-glossary"}
+	c.flags(fs, statusLLM...)
+	groupFlags(fs, "With --llm: the model whose contexts to compare with the store's (status asks a local\n"+
+		"server which model it serves; a key is only read, never stored)", statusLLM...)
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
 	}
