@@ -319,7 +319,7 @@ func groupFlags(fs *flag.FlagSet, title string, names ...string) {
 func printFlags(fs *flag.FlagSet, keep func(*flag.Flag) bool) {
 	w := fs.Output()
 	fs.VisitAll(func(f *flag.Flag) {
-		if !keep(f) {
+		if !keep(f) || hiddenFlags[f.Name] {
 			return
 		}
 		kind, usage := flag.UnquoteUsage(f)

@@ -34,10 +34,19 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel")
 	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(llmSettings), "batch", "batch-poll", "allow-fallback")...)
 	groupFlags(fs, "With --embed: contextual embeddings", denseSettings...)
+	prof := profileFlags(fs)
 	paths, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
 	}
+	if err := prof.start(); err != nil {
+		return err
+	}
+	defer func() {
+		if perr := prof.stop(); perr != nil {
+			fmt.Fprintf(e.stderr, "situate index: %s\n", perr)
+		}
+	}()
 	if len(paths) == 0 {
 		return usagef("no PATH given")
 	}
