@@ -29,15 +29,27 @@ var codec = sync.OnceValue(func() tokenizer.Codec {
 
 // CountTokens returns the number of o200k_base tokens in text, exactly as
 // the tokenizer counts them. It is safe for concurrent use and linear in
-// len(text) on any input: long runs of white space, on which the
-// tokenizer's pre-tokenizing expression and pair merging are quadratic,
-// are split into the pre-tokens the expression would produce and counted
-// piece by piece, runs of one repeated ASCII white-space byte by a merge
-// over run lengths (see countSpace).
+// len(text) on any input: text is split into the pre-tokens of the
+// tokenizer's expression by a matcher of its own (fastCount; the
+// tokenizer's expression and pair merging are quadratic on long runs of
+// white space, and slow everywhere), and each piece is counted once and
+// cached; runs of one repeated ASCII white-space byte are counted by a
+// merge over run lengths (see countSpace).
 func CountTokens(text string) int {
 	if text == "" {
 		return 0
 	}
+	if utf8.ValidString(text) {
+		return fastCount(text)
+	}
+	return slowCount(text)
+}
+
+// slowCount is CountTokens for text that is not valid UTF-8, which the
+// tokenizer reads with every bad byte replaced by U+FFFD (so its pieces are
+// not substrings of text): the tokenizer counts it, with long runs of white
+// space cut out and counted apart.
+func slowCount(text string) int {
 	total, prev := 0, 0
 	for i := 0; i < len(text); {
 		c := text[i]

@@ -1,0 +1,280 @@
+package chunk
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The tokenizer spends most of its time in its pre-tokenizing expression
+// (o200k's, run by regexp2's generated matcher); the byte-pair merges of
+// the pieces are cheap, and code and prose repeat the same pieces
+// (" err", " the", "\n\t") all the time. fastCount therefore splits the
+// text into the expression's pieces with a hand-written matcher that
+// follows the generated one step by step (including its quirks, see
+// nextPiece), and counts each piece once: a piece's count does not depend
+// on its neighbours, so it is cached.
+
+// nextPiece returns the end of the pre-token of o200k's expression
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// that starts at i in s (valid UTF-8), as the tokenizer's matcher finds
+// it, or -1 when no alternative matches there (the tokenizer then skips
+// the character: it makes no token). Two behaviours of the generated
+// matcher differ from textbook backtracking and are kept: \s*[\r\n]+
+// backtracks to the first newline of the white space, not the last, and
+// DEL (U+007F) belongs to neither of the "other character" classes.
+func nextPiece(s string, i int) int {
+	r0, w0 := decode(s, i)
+	// Branches 0 and 1: letters with an optional leading other character.
+	if e := letters(s, i, r0, w0); e >= 0 {
+		return e
+	}
+	// Branch 2: one to three numbers.
+	if unicode.IsNumber(r0) {
+		e := i + w0
+		for n := 1; n < 3 && e < len(s); n++ {
+			r, w := decode(s, e)
+			if !unicode.IsNumber(r) {
+				break
+			}
+			e += w
+		}
+		return e
+	}
+	// Branch 3: an optional space, other characters, then newlines and
+	// slashes (all atomic).
+	p := i
+	if r0 == ' ' {
+		p++
+	}
+	if e := p; e < len(s) {
+		for e < len(s) {
+			r, w := decode(s, e)
+			if !isOther(r) {
+				break
+			}
+			e += w
+		}
+		if e > p {
+			for e < len(s) && (s[e] == '\n' || s[e] == '\r' || s[e] == '/') {
+				e++
+			}
+			return e
+		}
+	}
+	if !unicode.IsSpace(r0) {
+		return -1
+	}
+	q := spaceEnd(s, i)
+	// Branch 4: \s*[\r\n]+ — the matcher's backtracking lands on the
+	// first newline of the run and takes the newlines from there.
+	if j := strings.IndexAny(s[i:q], "\r\n"); j >= 0 {
+		e := i + j
+		for e < q && (s[e] == '\n' || s[e] == '\r') {
+			e++
+		}
+		return e
+	}
+	// Branch 5: \s+(?!\S) — all of it at the end of the text, else all but
+	// the last character (which goes with the next piece).
+	if q == len(s) {
+		return q
+	}
+	if _, w := utf8.DecodeLastRuneInString(s[i:q]); q-w > i {
+		return q - w
+	}
+	// Branch 6: \s+.
+	return q
+}
+
+// letters matches branches 0 and 1 at i (r0 of width w0 is the rune at
+// i): the end of the match, or -1.
+func letters(s string, i int, r0 rune, w0 int) int {
+	pre := isPrefix(r0)
+	// Branch 0: prefix? upper* lower+ contraction?, backtracking through
+	// the prefix and the upper run.
+	for _, p := range [2]int{i + w0, i} {
+		if p == i+w0 && !pre {
+			continue
+		}
+		q := p
+		for q < len(s) {
+			r, w := decode(s, q)
+			if !isUpperish(r) {
+				break
+			}
+			q += w
+		}
+		for pos := q; ; {
+			e := pos
+			for e < len(s) {
+				r, w := decode(s, e)
+				if !isLowerish(r) {
+					break
+				}
+				e += w
+			}
+			if e > pos {
+				return contraction(s, e)
+			}
+			if pos == p {
+				break
+			}
+			_, w := utf8.DecodeLastRuneInString(s[p:pos])
+			pos -= w
+		}
+	}
+	// Branch 1: prefix? upper+ lower* contraction?.
+	for _, p := range [2]int{i + w0, i} {
+		if p == i+w0 && !pre {
+			continue
+		}
+		q := p
+		for q < len(s) {
+			r, w := decode(s, q)
+			if !isUpperish(r) {
+				break
+			}
+			q += w
+		}
+		if q == p {
+			continue
+		}
+		for q < len(s) {
+			r, w := decode(s, q)
+			if !isLowerish(r) {
+				break
+			}
+			q += w
+		}
+		return contraction(s, q)
+	}
+	return -1
+}
+
+// contraction extends a match ending at e by (?i:'s|'t|'re|'ve|'m|'ll|'d),
+// as the generated matcher compares (ſ counts as s).
+func contraction(s string, e int) int {
+	if e+1 >= len(s) || s[e] != '\'' {
+		return e
+	}
+	r1, w1 := decode(s, e+1)
+	switch r1 {
+	case 'S', 'T', 's', 't', 'ſ', 'M', 'm', 'D', 'd':
+		return e + 1 + w1
+	case 'R', 'r', 'V', 'v':
+		if e+2 < len(s) && s[e+2]|0x20 == 'e' {
+			return e + 3
+		}
+	case 'L', 'l':
+		if e+2 < len(s) && s[e+2]|0x20 == 'l' {
+			return e + 3
+		}
+	}
+	return e
+}
+
+func decode(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// isPrefix is [^\r\n\p{L}\p{N}] as the generated matcher tests it (DEL
+// excluded).
+func isPrefix(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r != '\r' && r != '\n' && r != 0x7f && !isASCIILetterOrDigit(r)
+	}
+	return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+}
+
+// isOther is [^\s\p{L}\p{N}] as the generated matcher tests it (DEL
+// excluded).
+func isOther(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r != 0x7f && !asciiSpace[r] && !isASCIILetterOrDigit(r)
+	}
+	return !unicode.IsSpace(r) && !unicode.IsLetter(r) && !unicode.IsNumber(r)
+}
+
+func isASCIILetterOrDigit(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// isUpperish is [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}].
+func isUpperish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'A' && r <= 'Z'
+	}
+	return unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
+}
+
+// isLowerish is [\p{Ll}\p{Lm}\p{Lo}\p{M}].
+func isLowerish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z'
+	}
+	return unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
+}
+
+// pieceCache holds the token counts of short pieces. It stops growing at
+// maxCachedPieces entries (about 10 MB), after which new pieces are
+// counted by the tokenizer each time.
+var pieceCache struct {
+	sync.RWMutex
+	m map[string]int32
+}
+
+const (
+	maxCachedPieces   = 1 << 17
+	maxCachedPieceLen = 24
+)
+
+// fastCount counts the tokens of s (valid UTF-8) piece by piece.
+func fastCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		e := nextPiece(s, i)
+		if e < 0 {
+			_, w := decode(s, i)
+			i += w
+			continue
+		}
+		n += pieceTokens(s[i:e])
+		i = e
+	}
+	return n
+}
+
+// pieceTokens counts the tokens of one pre-token.
+func pieceTokens(p string) int {
+	if len(p) == 1 {
+		return 1 // every byte is a token
+	}
+	if len(p) > maxCachedPieceLen {
+		return countPreToken(p)
+	}
+	pieceCache.RLock()
+	t, ok := pieceCache.m[p]
+	pieceCache.RUnlock()
+	if ok {
+		return int(t)
+	}
+	n := codecCount(p)
+	pieceCache.Lock()
+	if pieceCache.m == nil {
+		pieceCache.m = make(map[string]int32, 1<<12)
+	}
+	if len(pieceCache.m) < maxCachedPieces {
+		pieceCache.m[strings.Clone(p)] = int32(n)
+	}
+	pieceCache.Unlock()
+	return n
+}
