@@ -70,8 +70,9 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		names := []string{doc.Path, doc.ID, doc.Title}
 		o := parseCode(doc.Text, detectLang(names, doc.Text))
 		file := fileName(doc)
+		fileDefs := fileDefinitions(o.decls) // the same for every chunk
 		for i, ch := range chunks {
-			out[i] = situate.Context{Text: c.codeContext(t, file, o, doc, ch), Source: Name}
+			out[i] = situate.Context{Text: c.codeContext(t, file, o, fileDefs, doc, ch), Source: Name}
 		}
 	}
 	title := docTitle(doc)
@@ -382,7 +383,7 @@ func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 // codeContext renders, e.g., "Rust code: Executor for differential fuzzing.
 // Defines DiffExecutor, ProxyObserversTuple. This chunk is in impl
 // DiffExecutor > fn run_target and defines into_inner."
-func (c *Contextualizer) codeContext(t template, file string, o outline, doc situate.Document, ch situate.Chunk) string {
+func (c *Contextualizer) codeContext(t template, file string, o outline, fileDefs []string, doc situate.Document, ch situate.Chunk) string {
 	text := chunkText(doc, ch)
 	start, end := ch.Start, ch.End
 	if start < 0 || end > len(doc.Text) || start > end || doc.Text[start:end] != text {
@@ -409,7 +410,6 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, doc sit
 			defined = append(defined, d.label())
 		}
 	}
-	fileDefs := fileDefinitions(o.decls)
 	summary := o.summary
 	if summary != "" && strings.Contains(oneLine(text), summary) {
 		summary = ""
@@ -531,6 +531,14 @@ func sentence(t template, s string) string {
 // functions, then the rest, each name once, in order of appearance.
 func fileDefinitions(decls []decl) []string {
 	var types, top, rest []string
+	seenType, seenTop, seenRest := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	add := func(list []string, seen map[string]bool, name string) []string {
+		if seen[name] {
+			return list
+		}
+		seen[name] = true
+		return append(list, name)
+	}
 	for i, d := range decls {
 		nested := false
 		for _, p := range decls[:i] {
@@ -544,19 +552,19 @@ func fileDefinitions(decls []decl) []string {
 		case d.kind == "impl":
 			// an impl names a type defined elsewhere or above; skip
 		case d.typ && !nested:
-			types = appendUnique(types, name)
+			types = add(types, seenType, name)
 			if subject := testSubject(name); subject != "" {
-				types = appendUnique(types, subject)
+				types = add(types, seenType, subject)
 			}
 		case !nested:
-			top = appendUnique(top, name)
+			top = add(top, seenTop, name)
 		default:
-			rest = appendUnique(rest, name)
+			rest = add(rest, seenRest, name)
 		}
 	}
 	out := types
 	for _, n := range append(top, rest...) {
-		out = appendUnique(out, n)
+		out = add(out, seenType, n)
 	}
 	return out
 }
