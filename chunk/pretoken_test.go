@@ -62,7 +62,7 @@ func TestFastCountExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	iters := 5000
 	if testing.Short() {
-		iters = 300
+		iters = 100
 	}
 	for it := range iters {
 		var sb strings.Builder
@@ -95,7 +95,7 @@ func TestFastCountRealFiles(t *testing.T) {
 			return nil
 		}
 		n++
-		if testing.Short() && n%400 != 0 {
+		if testing.Short() && n%2000 != 0 {
 			return nil
 		}
 		paths = append(paths, p)
