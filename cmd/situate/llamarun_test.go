@@ -278,16 +278,15 @@ func TestLlamaUsageEqualsMetrics(t *testing.T) {
 		if all.InputTokens != d("prompt_tokens_total") || all.CacheReadTokens != d("prompt_tokens_cached_total") {
 			t.Errorf("run %d: prompt tokens over every attempt differ from the server's /metrics", run)
 		}
-		// Output: a stream the server ends with an error mid-answer says how
-		// many tokens it had generated then (timings_per_token), but the slot
-		// goes on generating to its stop; those tokens are counted by the
-		// server only. Successful calls are exact.
-		ok := cu.SuccessfulOnly.OutputTokens
-		if all.OutputTokens > d("tokens_predicted_total") || all.OutputTokens < ok {
-			t.Errorf("run %d: output tokens: %d recorded over every attempt, the server generated %d", run, all.OutputTokens, d("tokens_predicted_total"))
+		// Output tokens too: an attempt the server's chat parser refused
+		// had generated more tokens than its stream showed (llama-server
+		// streams nothing after an incomplete UTF-8 sequence); the client
+		// reads them from the slot (GET /slots) before it moves on.
+		if all.OutputTokens != d("tokens_predicted_total") {
+			t.Errorf("run %d: output tokens over every attempt: %d recorded, the server generated %d", run, all.OutputTokens, d("tokens_predicted_total"))
 		}
-		if gap := d("tokens_predicted_total") - all.OutputTokens; gap != 0 {
-			t.Logf("run %d: output tokens generated after a failed stream ended, not seen by the client: %d", run, gap)
+		if ok := cu.SuccessfulOnly.OutputTokens; ok > all.OutputTokens {
+			t.Errorf("run %d: output tokens of successful calls %d > every attempt's %d", run, ok, all.OutputTokens)
 		}
 	}
 	if !sawFailure {

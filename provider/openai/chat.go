@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"strings"
@@ -152,6 +153,7 @@ func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate
 	if err != nil {
 		return out, Timings{}, err
 	}
+	pinned := -1
 	if _, set := c.extra["id_slot"]; c.flavor == FlavorLlamaCpp && !set && c.slotMode != SlotsServer {
 		// The gate is made with the first /props answer.
 		if _, err := c.Props(ctx); err != nil {
@@ -169,6 +171,12 @@ func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate
 		}
 		defer gate.release(slot)
 		body["id_slot"] = slot
+		pinned = slot
+		if _, set := body["seed"]; !set {
+			// llama-server draws a random seed per request anyway; one
+			// drawn here names the attempt in GET /slots (see slotTail).
+			body["seed"] = rand.Uint32N(1<<31-1) + 1
+		}
 	}
 	data, err := apiclient.Marshal(body)
 	if err != nil {
@@ -192,6 +200,16 @@ func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate
 			// No usage object (the stream failed before it): llama.cpp's
 			// timings say what the server processed.
 			out.Usage.InputTokens, out.Usage.CacheReadTokens, out.Usage.OutputTokens = t.PromptN, t.CacheN, t.PredictedN
+		}
+	}
+	if err != nil && pinned >= 0 && res.usage == nil && res.timings != nil && ctx.Err() == nil {
+		// The server ended the stream with an error (its chat parser
+		// refused the answer) or the stream broke: the slot generated
+		// tokens the client never saw (llama-server streams nothing after
+		// an incomplete UTF-8 sequence, and a slot runs on until the
+		// cancel reaches it). The slot itself says how many.
+		if n, ok := c.slotTail(ctx, pinned, body["seed"], maxTokensOf(body), *res.timings); ok && n > out.Usage.OutputTokens {
+			out.Usage.OutputTokens, t.PredictedN = n, n
 		}
 	}
 	out.Usage.Latency = time.Since(start)
@@ -342,4 +360,65 @@ func (c *Client) readStream(ctx context.Context, body io.Reader, reqID string, s
 			res.timings = ch.Timings
 		}
 	}
+}
+
+// slotTail is how many tokens llama-server's slot generated for the
+// attempt that just failed on it, read from GET /slots once the slot is
+// idle: the slot keeps the attempt's prompt and every generated token it
+// decoded (all but the last sampled one), and the attempt is known by the
+// seed it was sent with. ok is false when /slots is disabled (--no-slots),
+// the slot stays busy or another request has taken it since.
+func (c *Client) slotTail(ctx context.Context, slot int, seed any, maxTokens int, seen wireTimings) (int, bool) {
+	// The seed as sent (drawn here, Prompt.Sample, or ExtraBody's JSON
+	// number) and as /slots shows it, compared in decimal.
+	want, err := json.Marshal(seed)
+	if err != nil || seed == nil {
+		return 0, false
+	}
+	var slots []struct {
+		ID           int  `json:"id"`
+		IsProcessing bool `json:"is_processing"`
+		NPrompt      int  `json:"n_prompt_tokens"`
+		Params       struct {
+			Seed json.Number `json:"seed"`
+		} `json:"params"`
+	}
+	for try := 0; try < 40; try++ {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return 0, false
+			case <-time.After(25 * time.Millisecond):
+			}
+		}
+		slots = slots[:0]
+		if err := c.doJSON(ctx, "slots", http.MethodGet, c.serverURL("/slots"), nil, &slots); err != nil {
+			return 0, false
+		}
+		for _, s := range slots {
+			if s.ID != slot {
+				continue
+			}
+			if s.Params.Seed.String() != string(want) {
+				return 0, false
+			}
+			if s.IsProcessing {
+				break
+			}
+			n := s.NPrompt - seen.CacheN - seen.PromptN + 1
+			return n, n >= seen.PredictedN && (maxTokens <= 0 || n <= maxTokens)
+		}
+	}
+	return 0, false
+}
+
+// maxTokensOf is the request's generation limit (0: none known).
+func maxTokensOf(body map[string]any) int {
+	switch v := body["max_tokens"].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	}
+	return 0
 }
