@@ -144,6 +144,10 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 // CompleteTimings is Complete that also returns llama.cpp's timings of the
 // call (zero for servers that send none): Timings.PromptN is the number
 // of prompt tokens the server actually evaluated, CacheN those it reused.
+// When llama.cpp ends a stream with an error after it began, the usage is
+// what its timings said, and the output tokens are those the slot really
+// generated, read from GET /slots (the request carries a seed that names
+// it there), so failed attempts count as the server's /metrics do.
 func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate.Completion, Timings, error) {
 	const op = "chat"
 	start := time.Now()
