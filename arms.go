@@ -220,9 +220,14 @@ func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc {
 // analyzer of every language indexed.
 func (e *Engine) pairQuery(text string) string {
 	var names []string
-	if e.opts.Analyzer != "" {
+	switch {
+	case e.opts.Analyzer != "":
 		names = []string{e.opts.Analyzer}
-	} else {
+	case len(e.arms) > 0 && e.arms[0].ix != nil:
+		// The analyzers the language arm holds tokens of: known without
+		// reading the documents.
+		names = e.arms[0].ix.Analyzers()
+	default:
 		e.mu.RLock()
 		for n := range e.analyzers {
 			names = append(names, n)

@@ -99,6 +99,11 @@ type Engine struct {
 	// query learns which analyzers to pair its words with without
 	// walking every document.
 	analyzers map[string]int
+	// docsLoaded: docs holds every stored record. A reader that found its
+	// indexes in step with the store loads them on first need
+	// (ensureDocs), so a search that needs none reads none.
+	docsLoaded bool
+	docsLoad   sync.Mutex // serialises ensureDocs
 	// docsGen counts the changes to docs; allowed caches the document sets
 	// of recent filters, valid while docsGen is unchanged.
 	docsGen uint64
@@ -472,8 +477,35 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// ensureDocs loads every stored record into docs unless it holds them.
+func (e *Engine) ensureDocs(ctx context.Context) error {
+	e.mu.RLock()
+	ok := e.docsLoaded
+	e.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	e.docsLoad.Lock()
+	defer e.docsLoad.Unlock()
+	e.mu.RLock()
+	ok = e.docsLoaded
+	e.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	records, err := e.store.Documents(ctx)
+	if err != nil {
+		return fmt.Errorf("documents: %w", err)
+	}
+	e.loadDocs(records)
+	return nil
+}
+
 // Documents returns the records of all indexed documents, ordered by id.
 func (e *Engine) Documents() []DocumentRecord {
+	if err := e.ensureDocs(context.Background()); err != nil {
+		e.log.Warn("reading the documents failed", "err", err)
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	out := make([]DocumentRecord, 0, len(e.docs))
@@ -488,6 +520,10 @@ func (e *Engine) Documents() []DocumentRecord {
 func (e *Engine) Document(id string) (DocumentRecord, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if !e.docsLoaded {
+		// A reader that has not loaded the records reads this one.
+		return e.store.Document(context.Background(), id)
+	}
 	r, ok := e.docs[id]
 	if !ok {
 		return DocumentRecord{}, fmt.Errorf("document %q: %w", id, ErrNotFound)

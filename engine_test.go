@@ -498,13 +498,51 @@ func chmodTree(t *testing.T, dir string, writable bool) {
 // from an in-memory build, with a warning saying how to repair it.
 func TestReaderBuildsInMemory(t *testing.T) {
 	ctx := context.Background()
+	// Options that index another way than the indexes on disk are refused
+	// by a reader, saying so: building the index in memory would cost a
+	// whole indexing run on every search.
+	for _, tc := range []struct {
+		name   string
+		change func(o *situate.Options)
+		says   string
+	}{
+		{"layout", func(o *situate.Options) { o.ContextWeight = 0.5 }, "index layout changed"},
+		{"arm off on disk", func(o *situate.Options) { o.PairArmWeight = 0.7 }, "not kept up to date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestStore(t)
+			opts := situate.DefaultOptions()
+			opts.PairArmWeight = 0
+			eng := ts.open(opts)
+			for _, id := range []string{"a", "b", "c"} {
+				if _, err := eng.Put(ctx, doc(id, "quarry stone "+id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			eng.Close()
+			before := treeState(t, ts.dir)
+			tc.change(&opts)
+			opts.ReadOnly = true
+			r, err := situate.Open(ctx, ts.dir, ts.store, opts)
+			if err == nil {
+				r.Close()
+				t.Fatal("a reader opened indexes built another way")
+			}
+			if !errors.Is(err, situate.ErrNeedsRebuild) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "situate index") {
+				t.Errorf("error %q: want ErrNeedsRebuild saying %q and what to run", err, tc.says)
+			}
+			if after := treeState(t, ts.dir); after != before {
+				t.Errorf("the reader wrote:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+
+	// The rest are built in memory, with a warning.
 	for _, tc := range []struct {
 		name   string
 		change func(ts *testStore, o *situate.Options)
 		warn   string
 	}{
-		{"layout", func(_ *testStore, o *situate.Options) { o.ContextWeight = 0.5 }, "index layout changed"},
-		{"arm off on disk", func(_ *testStore, o *situate.Options) { o.PairArmWeight = 0.7 }, "not kept up to date"},
 		{"embedder", func(_ *testStore, o *situate.Options) {
 			o.Embedder = &namedEmbedder{hashEmbedder{dim: 16}, "test:other"}
 		}, "made by embedder"},

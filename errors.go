@@ -15,6 +15,10 @@ var (
 	// ErrReadOnly is returned by the writes of an Engine opened with
 	// Options.ReadOnly.
 	ErrReadOnly = errors.New("situate: engine is open read-only")
+	// ErrNeedsRebuild: a read-only Engine was opened with options that
+	// index differently from the indexes on disk (fields, analyzer, arms);
+	// only a writer (situate index) rebuilds them. The error says which.
+	ErrNeedsRebuild = errors.New("situate: the options need the index rebuilt")
 
 	// ErrUnauthorized is what a provider error matches (errors.Is) when the
 	// provider refused the credentials or the permission (HTTP 401, 403):

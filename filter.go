@@ -1,6 +1,7 @@
 package situate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -348,6 +349,9 @@ func (e *Engine) allowedDocs(f Filter) (map[string]bool, error) {
 	}
 	df, err := compileFilter(f)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.ensureDocs(context.Background()); err != nil {
 		return nil, err
 	}
 	e.mu.RLock()

@@ -114,6 +114,7 @@ func (e *Engine) loadDocs(records []DocumentRecord) {
 	for _, r := range records {
 		e.setDoc(r)
 	}
+	e.docsLoaded = true
 }
 
 // layoutBase is the part of the index layout every lexical arm depends on.
@@ -455,6 +456,9 @@ func (e *Engine) openReader(ctx context.Context, dir string) error {
 		// Stamped before anything is read: a commit made meanwhile makes
 		// the next Refresh open it.
 		e.view.dir, e.view.stamp = dir, manifestStamp(dir)
+		if ok, err := e.openReaderFast(ctx, dir); ok || err != nil {
+			return err
+		}
 	}
 	st, err := e.readState(ctx)
 	if err != nil {
@@ -469,7 +473,10 @@ func (e *Engine) openReader(ctx context.Context, dir string) error {
 			a.dir = filepath.Join(dir, spec.dir)
 			if reason := e.staleReason(spec, st.layout); reason != "" {
 				if len(st.want) > 0 {
-					e.log.Warn("searching an index built in memory from the store; run 'situate index' to rebuild it on disk", "index", a.dir, "reason", reason)
+					// Building it in memory would cost what indexing
+					// does, on every search: a reader refuses.
+					return fmt.Errorf("open engine: %s: %s; these options need the index rebuilt: run 'situate index' with them (it rebuilds the index from the store), or search with the options it was built with: %w",
+						a.dir, reason, ErrNeedsRebuild)
 				}
 			} else {
 				a.ix, err = bm25.OpenReadOnly(a.dir, spec.options(e))
@@ -574,6 +581,75 @@ func (e *Engine) openReader(ctx context.Context, dir string) error {
 		return e.applyVectorPlan(ctx, st, all)
 	}
 	return nil
+}
+
+// openReaderFast opens the indexes on disk without reading the documents
+// (they are read on first need, see ensureDocs), when that is safe: the
+// store counts its chunks (ChunkCounter), no commit is journalled, every arm
+// was built under the current layout and opens, and each holds as many
+// chunks as the store. It reports false, having opened nothing, when the
+// full open must compare the indexes' documents with the store's.
+func (e *Engine) openReaderFast(ctx context.Context, dir string) (bool, error) {
+	cc, ok := e.store.(ChunkCounter)
+	if !ok {
+		return false, nil
+	}
+	pending, ms, err := e.pending(ctx)
+	if err != nil || ms == nil || len(pending) > 0 {
+		return false, err
+	}
+	layout, _, err := ms.Meta(ctx, metaIndexLayout)
+	if err != nil {
+		return false, fmt.Errorf("open engine: %w", err)
+	}
+	chunks, err := cc.ChunkCount(ctx)
+	if err != nil {
+		return false, fmt.Errorf("open engine: %w", err)
+	}
+	var arms []*lexArm
+	var vec *vector.Index
+	fail := func() (bool, error) {
+		for _, a := range arms {
+			a.ix.Close()
+		}
+		if vec != nil {
+			vec.Close()
+		}
+		return false, nil
+	}
+	for _, spec := range enabledArms(e.opts) {
+		if e.staleReason(spec, layout) != "" {
+			return fail()
+		}
+		a := &lexArm{spec: spec, weight: spec.weight(e.opts), dir: filepath.Join(dir, spec.dir)}
+		if a.ix, err = bm25.OpenReadOnly(a.dir, spec.options(e)); err != nil {
+			return fail() // the full open reports or repairs it
+		}
+		arms = append(arms, a)
+		if a.ix.Len() != chunks {
+			return fail()
+		}
+	}
+	if e.opts.Embedder != nil {
+		embedder, _, err := ms.Meta(ctx, metaEmbedder)
+		if err != nil {
+			return fail()
+		}
+		vecDir := filepath.Join(dir, vectorDirName)
+		if embedder != e.opts.Embedder.Name() {
+			return fail()
+		}
+		if vec, err = vector.OpenReadOnly(vecDir, e.vectorOptions(0)); err != nil {
+			vec = nil
+			return fail()
+		}
+		if vec.Dim() == 0 || vec.Len() != chunks {
+			return fail()
+		}
+		e.vec, e.vecDir = vec, vecDir
+	}
+	e.arms = arms
+	return true, nil
 }
 
 // openVectorsReader opens the dense arm read-only; it reports whether the

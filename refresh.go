@@ -77,7 +77,7 @@ func (e *Engine) Refresh(ctx context.Context) error {
 	e.vec, e.vecDir = n.vec, n.vecDir
 	e.vecMu.Unlock()
 	e.mu.Lock()
-	e.docs, e.analyzers = n.docs, n.analyzers
+	e.docs, e.analyzers, e.docsLoaded = n.docs, n.analyzers, n.docsLoaded
 	e.docsGen++
 	e.mu.Unlock()
 	e.view.stamp = n.view.stamp

@@ -183,6 +183,9 @@ func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allow
 func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool) (hits []Hit, skipped int, err error) {
 	hits = make([]Hit, 0, min(len(c.ranked), want))
 	chunksOf := map[string][]StoredChunk{}
+	cr, _ := e.store.(ChunkReader)
+	var got map[ChunkRef]StoredChunk
+	fetched := 0 // c.ranked[:fetched] were read through cr
 	// An index may hold a document, or a version of it, that the store no
 	// longer does: a reader searching beside a writer, or an index a crash
 	// left behind (the next writer's Open repairs it). Such hits are
@@ -192,13 +195,40 @@ func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool)
 	if e.readOnly {
 		disagree = e.log.Debug
 	}
-	for _, r := range c.ranked {
+	for i, r := range c.ranked {
 		if len(hits) == want {
 			break
 		}
 		docID, index, err := parseChunkKey(r.ID)
 		if err != nil {
 			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+		if cr != nil {
+			// Only the hits' chunks are read: the next ones wanted, in
+			// one read, when this one was not among those read before.
+			if i >= fetched {
+				end := min(len(c.ranked), i+want-len(hits))
+				refs := make([]ChunkRef, 0, end-i)
+				for _, x := range c.ranked[i:end] {
+					d, n, err := parseChunkKey(x.ID)
+					if err != nil {
+						return nil, 0, fmt.Errorf("search: %w", err)
+					}
+					refs = append(refs, ChunkRef{d, n})
+				}
+				if got, err = cr.ChunksAt(ctx, refs); err != nil {
+					return nil, 0, fmt.Errorf("search: %w", err)
+				}
+				fetched = end
+			}
+			ch, ok := got[ChunkRef{docID, index}]
+			if !ok {
+				disagree("index holds a chunk the store does not, skipping it", "doc", docID, "chunk", index)
+				skipped++
+				continue
+			}
+			hits = append(hits, e.hit(ctx, c, r, docID, index, ch, explain))
+			continue
 		}
 		chunks, ok := chunksOf[docID]
 		if !ok {
@@ -218,16 +248,20 @@ func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool)
 			skipped++
 			continue
 		}
-		ch := chunks[index]
-		h := Hit{DocID: docID, Chunk: index, Text: ch.Text, Context: ch.Context,
-			Heading: ch.Heading, Title: e.title(ctx, docID), Score: r.Score}
-		if explain {
-			l, d := c.lexical[r.ID], c.dense[r.ID]
-			h.Explain = &Explanation{BM25Rank: l.rank, BM25Score: l.score, DenseRank: d.rank, DenseScore: d.score, FusedScore: r.Score}
-		}
-		hits = append(hits, h)
+		hits = append(hits, e.hit(ctx, c, r, docID, index, chunks[index], explain))
 	}
 	return hits, skipped, nil
+}
+
+// hit is one result with its stored chunk.
+func (e *Engine) hit(ctx context.Context, c candidates, r fusion.Result, docID string, index int, ch StoredChunk, explain bool) Hit {
+	h := Hit{DocID: docID, Chunk: index, Text: ch.Text, Context: ch.Context,
+		Heading: ch.Heading, Title: e.title(ctx, docID), Score: r.Score}
+	if explain {
+		l, d := c.lexical[r.ID], c.dense[r.ID]
+		h.Explain = &Explanation{BM25Rank: l.rank, BM25Score: l.score, DenseRank: d.rank, DenseScore: d.score, FusedScore: r.Score}
+	}
+	return h
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -235,10 +269,13 @@ func ptr[T any](v T) *T { return &v }
 // title is a document's title, from the records the Engine holds or, for a
 // document committed since a reader opened, from the store.
 func (e *Engine) title(ctx context.Context, id string) string {
-	if rec, err := e.Document(id); err == nil {
+	e.mu.RLock()
+	rec, ok := e.docs[id]
+	e.mu.RUnlock()
+	if ok {
 		return rec.Title
 	}
-	rec, _ := e.store.Document(ctx, id)
+	rec, _ = e.store.Document(ctx, id)
 	return rec.Title
 }
 

@@ -30,6 +30,28 @@ type StoredChunk struct {
 
 // Store persists documents, their chunks and contexts. It is the source of
 // truth: indexes can always be rebuilt from it.
+// ChunkCounter is implemented by stores that count their chunks without
+// reading them: a reader whose indexes hold as many chunks as the store (and
+// nothing is journalled) opens them without listing the documents.
+type ChunkCounter interface {
+	// ChunkCount is the number of chunks of all documents.
+	ChunkCount(ctx context.Context) (int, error)
+}
+
+// ChunkRef names one chunk of a document.
+type ChunkRef struct {
+	DocID string
+	Index int
+}
+
+// ChunkReader is implemented by stores that read chunks without their
+// documents' others: a search reads only its hits, in one read.
+type ChunkReader interface {
+	// ChunksAt returns, with their contexts, the chunks refs name that the
+	// store holds; those it does not hold are absent from the map.
+	ChunksAt(ctx context.Context, refs []ChunkRef) (map[ChunkRef]StoredChunk, error)
+}
+
 type Store interface {
 	// Document returns the record of one document, or an error wrapping
 	// ErrNotFound.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -412,7 +413,7 @@ func (s *snapshot) refine(sc *scratch, clauses []clause, rest []float64, theta f
 			cands = append(cands, g)
 		}
 	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i] < cands[j] })
+	slices.Sort(cands)
 	var p postings
 	for ci := range clauses {
 		c := &clauses[ci]
@@ -524,10 +525,17 @@ func (s *snapshot) locate(g int32) (*snapSeg, uint32) {
 }
 
 func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
+	// The k-th best score first (linear): only candidates at or above it
+	// can be results, so only they reach the heap, and only ties at it
+	// compare ids.
+	theta := float32(0)
+	if len(cands) > k {
+		theta = s.kth(sc, cands, k)
+	}
 	h := make(hitHeap, 0, min(k, len(cands)))
 	for _, g := range cands {
 		score := float32(sc.acc[g])
-		if len(h) == k && score < h[0].score {
+		if score < theta || (len(h) == k && score < h[0].score) {
 			continue
 		}
 		ss, d := s.locate(g)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -115,4 +116,34 @@ func Reset(dir string, opts Options) error {
 		}
 	}
 	return syncDir(dir)
+}
+
+// Len returns the number of live docs; it reads no document.
+func (ix *Index) Len() int {
+	s := ix.snap.Load()
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for i := range s.segs {
+		n += s.segs[i].seg.numDocs - s.segs[i].delCount
+	}
+	return n
+}
+
+// Analyzers returns the names of the analyzers that hold at least one
+// token of a live doc, sorted; it reads no document.
+func (ix *Index) Analyzers() []string {
+	s := ix.snap.Load()
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for k := range s.parts {
+		if !slices.Contains(out, k.analyzer) {
+			out = append(out, k.analyzer)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -40,6 +40,8 @@ var (
 	_ situate.ContextCache  = (*Store)(nil)
 	_ situate.VectorCache   = (*Store)(nil)
 	_ situate.UsageRecorder = (*Store)(nil)
+	_ situate.ChunkCounter  = (*Store)(nil)
+	_ situate.ChunkReader   = (*Store)(nil)
 )
 
 // Store is a situate store in one SQLite file. It is safe for concurrent use.
@@ -66,6 +68,21 @@ type writeStmts struct {
 // than this build knows is refused with an error wrapping
 // situate.ErrStoreTooNew.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// Options adjust OpenWith.
+type Options struct {
+	// SkipOpenCheck skips the integrity check Open runs on stores up to
+	// QuickCheckMaxBytes, which exists so that a writer does not add to a
+	// damaged store. A process that only reads (a search) skips it: what it
+	// reads is still checked (SQLite's page checks, the row checksums), and
+	// "situate check" checks everything.
+	SkipOpenCheck bool
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlite open: path is empty: %w", situate.ErrInvalid)
 	}
@@ -94,7 +111,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.w.Close()
 		return nil, classify(err)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() <= QuickCheckMaxBytes {
+	if fi, err := os.Stat(path); err == nil && fi.Size() <= QuickCheckMaxBytes && !o.SkipOpenCheck {
 		if err := s.openCheck(ctx); err != nil {
 			s.w.Close()
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/situate/situate"
@@ -254,4 +255,78 @@ func unmarshalList(s string, l *[]string) error {
 		return nil
 	}
 	return json.Unmarshal([]byte(s), l)
+}
+
+// ChunkCount is the number of chunks of all documents (the sum of the
+// records' chunk counts, without reading a chunk).
+func (s *Store) ChunkCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(sum(chunks), 0) FROM documents`).Scan(&n); err != nil {
+		return 0, s.errorf("chunk count", err)
+	}
+	return n, nil
+}
+
+// ChunksAt returns the chunks refs name, with their contexts, read in one
+// query; chunks the store does not hold are absent from the map.
+func (s *Store) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situate.ChunkRef]situate.StoredChunk, error) {
+	out := make(map[situate.ChunkRef]situate.StoredChunk, len(refs))
+	// At most 500 per query, well inside SQLite's limit on parameters.
+	for len(refs) > 500 {
+		if err := s.chunksAt(ctx, refs[:500], out); err != nil {
+			return nil, err
+		}
+		refs = refs[500:]
+	}
+	if err := s.chunksAt(ctx, refs, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[situate.ChunkRef]situate.StoredChunk) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	// An OR of (doc_id, idx) pairs: SQLite looks each up in the primary
+	// key (a row-value IN would scan the table).
+	var q strings.Builder
+	q.WriteString(`SELECT doc_id, idx, start, "end", text, heading, tokens,
+		context_text, context_source, context_flags, sum FROM chunks WHERE `)
+	args := make([]any, 0, 2*len(refs))
+	for i, r := range refs {
+		if i > 0 {
+			q.WriteString(" OR ")
+		}
+		q.WriteString("(doc_id = ? AND idx = ?)")
+		args = append(args, r.DocID, r.Index)
+	}
+	op := fmt.Sprintf("%d chunks", len(refs))
+	rows, err := s.r.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return s.errorf(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c situate.StoredChunk
+		var flags string
+		var sum sql.NullInt64
+		if err := rows.Scan(&c.DocID, &c.Index, &c.Start, &c.End, &c.Text, &c.Heading, &c.Tokens,
+			&c.Context.Text, &c.Context.Source, &flags, &sum); err != nil {
+			return s.errorf(op, err)
+		}
+		where := fmt.Sprintf("chunk %d of %q", c.Index, c.DocID)
+		if err := checkSum(sum, where, c.DocID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
+			c.Context.Text, c.Context.Source, flags); err != nil {
+			return s.errorf(op, err)
+		}
+		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
+			return s.errorf(op+": "+where+": context flags", err)
+		}
+		out[situate.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
+	}
+	if err := rows.Err(); err != nil {
+		return s.errorf(op, err)
+	}
+	return nil
 }

@@ -176,6 +176,17 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 // indexes when no other process of this machine holds them, and otherwise
 // searches indexes built in memory from the store.
 func openReader(ctx context.Context, e *env, c *config) (*situate.Engine, backingStore, error) {
+	return openReaderWith(ctx, e, c, sqlite.Options{})
+}
+
+// openSearcher is openReader for one search: it skips the database's
+// integrity check on open (what a search reads is still checked, and
+// "situate check" checks everything), so a search costs what it reads.
+func openSearcher(ctx context.Context, e *env, c *config) (*situate.Engine, backingStore, error) {
+	return openReaderWith(ctx, e, c, sqlite.Options{SkipOpenCheck: true})
+}
+
+func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options) (*situate.Engine, backingStore, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if c.str("store-url") != "" {
 		store, dir, _, err := openBacking(ctx, e, c, false)
@@ -206,7 +217,7 @@ func openReader(ctx context.Context, e *env, c *config) (*situate.Engine, backin
 	}
 	var es embedStore
 	var store backingStore
-	sq, err := sqlite.Open(ctx, dbPath)
+	sq, err := sqlite.OpenWith(ctx, dbPath, so)
 	if err == nil {
 		store, es = sq, sq
 	} else {

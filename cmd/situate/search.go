@@ -43,7 +43,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	if k <= 0 {
 		return usagef("-k: must be > 0, got %d", k)
 	}
-	eng, store, err := openReader(ctx, e, c)
+	eng, store, err := openSearcher(ctx, e, c)
 	if err != nil {
 		return err
 	}
