@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -182,5 +183,55 @@ func TestLazyChecksum(t *testing.T) {
 	}
 	if len(st) != 2 || !errors.Is(st[1].Err, ErrCorrupt) {
 		t.Errorf("verify: %+v", st)
+	}
+}
+
+// TestBlockSize16 reads a segment whose block table has 16 KiB blocks (as
+// written before blocks became 4 KiB) and finds damage in it.
+func TestBlockSize16(t *testing.T) {
+	ix, err := New(Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []analyzedDoc
+	var in []Doc
+	for i := 0; i < 20000; i++ {
+		in = append(in, Doc{ID: fmt.Sprint(i), Group: "g", Fields: map[string]string{"text": fmt.Sprintf("word%d common", i%300)}})
+	}
+	if docs, err = ix.analyzeDocs(in); err != nil {
+		t.Fatal(err)
+	}
+	data, err := buildSegment([]string{"text"}, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tableOff := int(binary.LittleEndian.Uint64(data[len(data)-footerSize:]))
+	if tableOff < 3*crcBlockSize16 {
+		t.Fatalf("segment of %d bytes is too small for the test", tableOff)
+	}
+	old := reseal(data, tableOff, crcBlockSize16)
+	seg, err := openSegment("old.seg", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seg.bsize != crcBlockSize16 {
+		t.Fatalf("block size %d, want %d", seg.bsize, crcBlockSize16)
+	}
+	ix.snap.Store(newSnapshot(ix, []snapSeg{{seg: seg}}, 1))
+	res, err := ix.Search(Query{Text: "word7", K: 1000})
+	if err != nil || len(res) != 20000/300+1 {
+		t.Fatalf("search: %d results, %v", len(res), err)
+	}
+	if err := seg.verifyAll(); err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]byte(nil), old...)
+	bad[crcBlockSize16+100] ^= 1
+	seg, err = openSegment("bad.seg", bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := seg.check(crcBlockSize16+4096, 10); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("damaged 16 KiB block: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func FuzzSegment(f *testing.F) {
 			tableOff -= c
 			binary.LittleEndian.PutUint64(data[len(data)-footerSize:], uint64(tableOff))
 		}
-		data = reseal(data, tableOff)
+		data = reseal(data, tableOff, crcBlockSize)
 		seg, err := openSegment("fuzz", data)
 		if err == nil {
 			seg.name = "fuzz.seg" // verified lazily like a file
@@ -68,10 +68,10 @@ func FuzzSegment(f *testing.F) {
 // reseal rewrites the block checksum table and the footer of a format 2
 // segment whose bytes before tableOff changed, as a buggy or malicious
 // writer could: the checksums then guard nothing and the decoder must.
-func reseal(data []byte, tableOff int) []byte {
+func reseal(data []byte, tableOff, bsize int) []byte {
 	out := append([]byte(nil), data[:tableOff]...)
-	for lo := 0; lo < tableOff; lo += crcBlockSize {
-		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out[lo:min(lo+crcBlockSize, tableOff)], castagnoli))
+	for lo := 0; lo < tableOff; lo += bsize {
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out[lo:min(lo+bsize, tableOff)], castagnoli))
 	}
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out[tableOff:], castagnoli))
 	foot := data[len(data)-footerSize:]

@@ -28,7 +28,7 @@ import (
 //	                                (u32 offsets + per doc a varint count and
 //	                                key/value strings)
 //	meta                            varint description of all the above
-//	block checksums                 CRC-32C of every 16 KiB block of the
+//	block checksums                 CRC-32C of every 4 KiB block of the
 //	                                bytes before it, then the CRC-32C of
 //	                                the table itself
 //	footer (24 bytes)               block table offset u64, meta offset
@@ -56,8 +56,12 @@ const (
 	footerSize  = 24
 	entrySize   = 32
 	blockSize   = 128
-	// crcBlockSize is the unit of lazy verification.
-	crcBlockSize = 16 << 10
+	// crcBlockSize is the unit of lazy verification: a page, so that a
+	// dictionary probe verifies (and maps) no more than it reads. Segments
+	// written with 16 KiB blocks (crcBlockSize16) are read too: the table's
+	// length says which.
+	crcBlockSize   = 4 << 10
+	crcBlockSize16 = 16 << 10
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -93,6 +97,7 @@ type segment struct {
 	// 1, in-memory segments). verified marks the blocks checked.
 	blockCRC []byte
 	covered  int
+	bsize    int // block size of blockCRC
 	verified []atomic.Uint64
 	numDocs  int
 	// Per-document tables, in the file (format 2) or decoded on the heap
@@ -157,12 +162,12 @@ func (s *segment) check(off, n int) error {
 	if off < 0 || off+n > s.covered {
 		return fmt.Errorf("segment %s: range %d+%d outside the checksummed %d bytes: %w", s.where(), off, n, s.covered, ErrCorrupt)
 	}
-	for b := off / crcBlockSize; b <= (off+n-1)/crcBlockSize; b++ {
+	for b := off / s.bsize; b <= (off+n-1)/s.bsize; b++ {
 		w, bit := b>>6, uint64(1)<<(b&63)
 		if s.verified[w].Load()&bit != 0 {
 			continue
 		}
-		lo, hi := b*crcBlockSize, min((b+1)*crcBlockSize, s.covered)
+		lo, hi := b*s.bsize, min((b+1)*s.bsize, s.covered)
 		if crc32.Checksum(s.data[lo:hi], castagnoli) != u32at(s.blockCRC, b) {
 			return fmt.Errorf("segment %s: checksum mismatch in bytes %d-%d: %w", s.where(), lo, hi, ErrCorrupt)
 		}
@@ -402,12 +407,17 @@ func openSegment(name string, data []byte) (*segment, error) {
 	if tableOff > end || metaOff > tableOff {
 		return nil, fmt.Errorf("segment %s: bad footer offsets: %w", name, ErrCorrupt)
 	}
-	nb := (tableOff + crcBlockSize - 1) / crcBlockSize
 	table := data[tableOff:end]
+	bsize := uint64(crcBlockSize)
+	nb := (tableOff + bsize - 1) / bsize
+	if uint64(len(table)) != 4*nb+4 {
+		bsize = crcBlockSize16
+		nb = (tableOff + bsize - 1) / bsize
+	}
 	if uint64(len(table)) != 4*nb+4 || crc32.Checksum(table[:4*nb], castagnoli) != binary.LittleEndian.Uint32(table[4*nb:]) {
 		return nil, fmt.Errorf("segment %s: block checksum table damaged: %w", name, ErrCorrupt)
 	}
-	s := &segment{name: name, data: data, covered: int(tableOff), blockCRC: table[:4*nb],
+	s := &segment{name: name, data: data, covered: int(tableOff), blockCRC: table[:4*nb], bsize: int(bsize),
 		verified: make([]atomic.Uint64, (nb+63)/64)}
 	if name == "" {
 		// In memory: the bytes were just encoded.
