@@ -28,6 +28,11 @@ import (
 // pending journal, the index layout) is left alone, since another process's
 // indexes are not this one's. A crash between an index commit and the SYNC
 // file only makes the next Sync index a document again.
+//
+// With an index backend (Options.Backend) the index is shared as well:
+// Sync only reloads the document records (titles, access lists, filters).
+// A store-only engine (Options.StoreOnly, a worker) keeps no index and
+// syncs nothing.
 
 // syncFile records what a shared-store engine's local indexes hold.
 const syncFile = "SYNC"

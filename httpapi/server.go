@@ -26,6 +26,9 @@ const (
 	DefaultListLimit      = 100
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultWorkers        = 2
+	// NoWorkers as Options.Workers runs no job in the server: other
+	// processes (situate worker) run the jobs of a shared store.
+	NoWorkers = -1
 	// DefaultJobLease is how long a claimed job stays claimed without news
 	// from its worker; a worker renews it while it runs.
 	DefaultJobLease = situate.DefaultJobLease
@@ -115,7 +118,8 @@ type Options struct {
 	// only (no file uploads).
 	Parse  Parser
 	Limits Limits
-	// Workers is how many jobs of each tenant run at once.
+	// Workers is how many jobs of each tenant run at once (0:
+	// DefaultWorkers, NoWorkers: none).
 	Workers int
 	// JobLease and MaxAttempts tune the job queue (0: defaults).
 	JobLease    time.Duration
@@ -157,7 +161,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.OpenTenant == nil {
 		return nil, fmt.Errorf("httpapi: Options.OpenTenant: must be set: %w", situate.ErrInvalid)
 	}
-	if opts.Workers <= 0 {
+	switch {
+	case opts.Workers == NoWorkers:
+		opts.Workers = 0
+	case opts.Workers <= 0:
 		opts.Workers = DefaultWorkers
 	}
 	if opts.JobLease <= 0 {

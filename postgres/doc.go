@@ -15,6 +15,9 @@
 // the same database at once migrate it exactly once. A database whose schema
 // is newer than the build is refused with situate.ErrStoreTooNew.
 //
+// OpenSchema keeps a store in one schema of the database, so that one
+// database holds the stores of several tenants.
+//
 // Writes of a document happen in one transaction that first locks the
 // document's row, so concurrent writers of one document serialize and a
 // reader (one REPEATABLE READ snapshot) sees one whole version.

@@ -2,10 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/postgres"
@@ -173,5 +175,57 @@ func TestSharedEnginesSync(t *testing.T) {
 	defer r.Close()
 	if got := hitDocs(t, r, "apples lighthouse"); !slices.Equal(got, []string{"harbour", "orchard"}) {
 		t.Errorf("shared reader: %v", got)
+	}
+}
+
+// Two schemas of one database are two stores: a tenant's documents,
+// jobs and keys are not another's. Opening a schema twice (two processes)
+// shares it.
+func TestOpenSchemaIsolates(t *testing.T) {
+	url := postgres.NewTestDatabase(t)
+	ctx := t.Context()
+	a, err := postgres.OpenSchema(ctx, url, "situate_tenant_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := postgres.OpenSchema(ctx, url, "situate_tenant_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	a2, err := postgres.OpenSchema(ctx, url, "situate_tenant_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.Close()
+	rec := situate.DocumentRecord{ID: "secret", Title: "A's", Version: 1}
+	if err := a.PutDocument(ctx, rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EnqueueUpload(ctx, situate.Upload{DocID: "secret", Data: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if docs, err := b.Documents(ctx); err != nil || len(docs) != 0 {
+		t.Errorf("schema b sees %v, %v", docs, err)
+	}
+	if _, ok, err := b.ClaimJob(ctx, time.Minute); err != nil || ok {
+		t.Errorf("schema b claimed a job of a: %v %v", ok, err)
+	}
+	if docs, err := a2.Documents(ctx); err != nil || len(docs) != 1 {
+		t.Errorf("a second handle on schema a sees %v, %v", docs, err)
+	}
+	if _, err := postgres.OpenSchema(ctx, url, ""); !errors.Is(err, situate.ErrInvalid) {
+		t.Errorf("empty schema name: %v", err)
+	}
+	// A hostile name is quoted, not executed.
+	odd := `x"; DROP TABLE documents; --`
+	o, err := postgres.OpenSchema(ctx, url, odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	if docs, err := a.Documents(ctx); err != nil || len(docs) != 1 {
+		t.Errorf("after the odd schema name: %v, %v", docs, err)
 	}
 }

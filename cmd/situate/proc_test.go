@@ -20,7 +20,7 @@ var (
 
 // situateBin builds cmd/situate once per test binary (go build into a
 // temporary directory that TestMain removes) and returns its path.
-func situateBin(t *testing.T, _ string) string {
+func situateBin(t testing.TB, _ string) string {
 	t.Helper()
 	binOnce.Do(func() {
 		if binDir, binErr = os.MkdirTemp("", "situate-bin-"); binErr != nil {

@@ -38,7 +38,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	c.flags(fs, denseSettings...)
 	c.flags(fs, llmSettings...)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	workers := fs.Int("workers", httpapi.DefaultWorkers, "indexing jobs run at once per tenant")
+	workers := fs.Int("workers", httpapi.DefaultWorkers, "indexing jobs run at once per tenant (0 with --store-url: none, 'situate worker' processes run them)")
 	rate := fs.Float64("rate-limit", 0, "requests per second per key (0: unlimited)")
 	burst := fs.Int("rate-burst", 0, "burst size of the per-key rate limit (default: the rate)")
 	maxUpload := fs.Int64("max-upload", httpapi.DefaultMaxUploadBytes, "largest file upload in bytes")
@@ -131,6 +131,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		mounts = append(mounts, ms...)
+	}
+	switch {
+	case *workers < 0:
+		return usagef("--workers %d: must be >= 0", *workers)
+	case *workers == 0 && !shared:
+		return usagef("--workers 0: only with --store-url, where 'situate worker' processes run the jobs")
+	case *workers == 0:
+		*workers = httpapi.NoWorkers
 	}
 	opts := httpapi.Options{OpenTenant: open, Tenants: tenants, Parse: parse, Workers: *workers, Logger: log, Mounts: mounts,
 		Limits: httpapi.Limits{MaxBodyBytes: *maxBody, MaxUploadBytes: *maxUpload, RequestTimeout: *timeout,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/internal/pgtest"
 	"github.com/situate/situate/internal/testskip"
 	"github.com/situate/situate/postgres"
@@ -365,4 +367,187 @@ func TestWorkersSurvivePostgresRestart(t *testing.T) {
 	}
 	t.Logf("PostgreSQL restarted mid-run: %d chunks, %d LLM calls (%d repeated: calls whose result could not be stored while the server was down)",
 		gotChunks, llm.calls.Load(), llm.calls.Load()-int64(chunks))
+}
+
+// BenchmarkWorkers measures contextualization throughput with 1, 2 and 4
+// worker processes (each --jobs 2, --llm-concurrency 3) against a fake vLLM
+// with a fixed latency per call (SITUATE_BENCH_LATENCY, default 200ms), over
+// SITUATE_BENCH_DOCS documents (default 600, about three chunks each). The clock
+// runs from the first enqueue, with the workers already waiting, to the
+// last job done. ideal-% is the document throughput over what the latency
+// allows: workers x jobs documents every two latencies (a document's first
+// call runs alone so that it fills the prefix cache, then its other chunks,
+// at most 3, at once). overhead=1 runs one
+// worker with one job at a time and no latency: everything a job costs
+// besides the model (queue, parsing, chunking, store), serially.
+func BenchmarkWorkers(b *testing.B) {
+	bin := situateBin(b, "")
+	pg := startPostgres(b)
+	latency := 200 * time.Millisecond
+	if v := os.Getenv("SITUATE_BENCH_LATENCY"); v != "" {
+		var err error
+		if latency, err = time.ParseDuration(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := 600
+	if v := os.Getenv("SITUATE_BENCH_DOCS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	docs := workerCorpus(n)
+	// Three calls at once: a document's three chunks take one latency.
+	const jobs, concurrency = 2, 3
+	run := func(b *testing.B, workers, jobs int, latency time.Duration) {
+		for range b.N {
+			ctx := context.Background()
+			dbURL, err := pg.NewDatabase(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := postgres.Open(ctx, dbURL) // migrates before the workers start
+			if err != nil {
+				b.Fatal(err)
+			}
+			llm := newFakeVLLM(b, latency)
+			var ws []*workerProc
+			for range workers {
+				// At info level the banner says when it waits for jobs.
+				args := workerArgs(dbURL, llm, jobs, "--log-level", "info", "--llm-concurrency", fmt.Sprint(concurrency))
+				ws = append(ws, startWorker(b, bin, b.TempDir(), args))
+			}
+			for _, w := range ws {
+				for !strings.Contains(w.stderr.String(), "situate worker:") {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			b.ResetTimer()
+			start := time.Now()
+			for _, d := range docs {
+				if _, err := s.EnqueueUpload(ctx, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			counts := waitJobs(b, s, n, 30*time.Minute, nil)
+			elapsed := time.Since(start)
+			b.StopTimer()
+			if counts[situate.JobDone] != n {
+				b.Fatalf("jobs: %v", counts)
+			}
+			for _, w := range ws {
+				w.stop(b)
+			}
+			s.Close()
+			calls := float64(llm.calls.Load())
+			b.ReportMetric(float64(n)/elapsed.Seconds(), "docs/s")
+			b.ReportMetric(calls/elapsed.Seconds(), "calls/s")
+			if latency > 0 {
+				// A document takes two latencies: its first call alone
+				// (it writes the document into the prefix cache), then
+				// the others at once.
+				ideal := float64(workers*jobs) / (2 * latency.Seconds())
+				b.ReportMetric(100*float64(n)/elapsed.Seconds()/ideal, "ideal-%")
+			} else {
+				b.ReportMetric(elapsed.Seconds()*1000/float64(n), "ms/job")
+			}
+		}
+	}
+	for _, k := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", k), func(b *testing.B) { run(b, k, jobs, latency) })
+	}
+	b.Run("overhead=1", func(b *testing.B) { run(b, 1, 1, 0) })
+}
+
+// Two serve instances over one PostgreSQL store, running no jobs
+// themselves, and one worker: a document upserted through one server is
+// contextualized by the worker and found by a search on the other, once
+// that server synced its local indexes; its job is readable on both. The
+// servers are stateless against the store: a third one started afterwards
+// finds the document at once.
+func TestServeSharedStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two serve processes, a worker and PostgreSQL: not in -short")
+	}
+	pg := startPostgres(t)
+	dbURL, err := pg.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := newFakeVLLM(t, 5*time.Millisecond)
+	common := []string{"--store-url", dbURL, "--llm", "vllm:fake-vllm", "--llm-base-url", llm.proxy.URL + "/v1",
+		"--llm-degenerate", "keep", "--chunk-size", "120", "--chunk-overlap", "0"}
+	serveArgs := func() []string {
+		return append([]string{"--store", t.TempDir(), "--workers", "0"}, common...)
+	}
+	a := startServeProc(t, freeAddr(t), serveArgs()...)
+	b := startServeProc(t, freeAddr(t), serveArgs()...)
+
+	doc := workerCorpus(1)[0]
+	text := string(doc.Data) + "\nThe zanzibarquay marker closes the record."
+	code, body, err := a.do("PUT", "/v1/documents/log-1", "", map[string]any{"text": text})
+	if err != nil || code != 202 {
+		t.Fatalf("upsert: %d %s %v", code, body, err)
+	}
+	var ur struct {
+		Job struct {
+			ID int64 `json:"id"`
+		} `json:"job"`
+	}
+	if err := json.Unmarshal(body, &ur); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if code, body, _ := b.do("GET", fmt.Sprintf("/v1/jobs/%d", ur.Job.ID), "", nil); code != 200 || !strings.Contains(string(body), `"queued"`) {
+		t.Errorf("with no worker the job should wait, queued: %d %s", code, body)
+	}
+	bin := situateBin(t, "")
+	w := startWorker(t, bin, t.TempDir(), append([]string{"worker", "--poll", "100ms"}, common...))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, body, _ := b.do("GET", fmt.Sprintf("/v1/jobs/%d", ur.Job.ID), "", nil)
+		if code == 200 && strings.Contains(string(body), `"done"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not done on the other server: %d %s\nworker:\n%s", code, body, w.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	search := func(s *server) []httpapi.SearchResult {
+		code, body, err := s.do("POST", "/v1/search", "", map[string]any{"query": "zanzibarquay", "k": 3})
+		if err != nil || code != 200 {
+			t.Fatalf("search: %d %s %v", code, body, err)
+		}
+		var sr httpapi.SearchResponse
+		if err := json.Unmarshal(body, &sr); err != nil {
+			t.Fatal(err)
+		}
+		return sr.Results
+	}
+	found := func(s *server) bool {
+		deadline := time.Now().Add(3 * httpapi.DefaultSyncInterval)
+		for time.Now().Before(deadline) {
+			if rs := search(s); len(rs) > 0 {
+				if rs[0].Doc != "log-1" || !strings.HasPrefix(rs[0].Contextualizer, "vllm:") {
+					t.Errorf("hit: %+v", rs[0])
+				}
+				return true
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return false
+	}
+	if !found(b) {
+		t.Errorf("the other server did not find the worker's document within %s", 3*httpapi.DefaultSyncInterval)
+	}
+	if !found(a) {
+		t.Errorf("the upserting server did not find the worker's document")
+	}
+	c := startServeProc(t, freeAddr(t), serveArgs()...)
+	if rs := search(c); len(rs) == 0 {
+		t.Error("a server started afterwards does not find the document at once")
+	}
+	w.stop(t)
+	if n := llm.calls.Load(); n < 2 {
+		t.Errorf("%d LLM calls: the worker did not contextualize", n)
+	}
 }
