@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/chunk"
 	"github.com/situate/situate/rank"
 )
 
@@ -70,6 +72,18 @@ var lexicalArms = []armSpec{
 		options: (*Engine).pairOptions,
 		docs:    (*Engine).pairDocs,
 		query:   (*Engine).pairQuery,
+	},
+	{
+		// What each chunk of a source file declares (chunk.Declarations:
+		// "func (cr *chunkedReader) Read") under the code analyzer, its
+		// scores added to the chunk arms': a question about what a
+		// function does finds the chunk that defines a function named so
+		// above the tests and callers that only use the name (EVAL.md,
+		// "Code search on GOROOT").
+		dir: "bm25-defs", layout: "defs-arm", role: roleChunks,
+		weight:  func(o Options) float64 { return o.DefsArmWeight },
+		options: (*Engine).defsOptions,
+		docs:    (*Engine).defsDocs,
 	},
 }
 
@@ -170,6 +184,33 @@ func (e *Engine) pairOptions() bm25.Options {
 	o.Analyzer = rank.DefaultPairAnalyzer
 	o.K1, o.B = e.opts.PairK1, nonZeroB(e.opts.PairB)
 	return o
+}
+
+// defsOptions are the declaration arm's: one text field of declaration
+// headings under the code analyzer, with BM25 CodeK1 and CodeB.
+func (e *Engine) defsOptions() bm25.Options {
+	o := e.languageOptions()
+	o.Fields = nil
+	o.Analyzer = "code"
+	o.K1, o.B = e.opts.CodeK1, nonZeroB(e.opts.CodeB)
+	return o
+}
+
+// defsDocs turns the language arm's docs into the declaration arm's: the
+// same ids, groups and attributes, and as text the declarations of the chunk
+// (one per line; empty for a chunk that declares nothing or a document whose
+// id names no source language chunk.Declarations knows).
+func (e *Engine) defsDocs(docs []bm25.Doc) []bm25.Doc {
+	out := make([]bm25.Doc, len(docs))
+	for i, d := range docs {
+		text, ok := d.Fields[fieldChunk]
+		if !ok {
+			text = d.Fields[fieldText]
+		}
+		out[i] = bm25.Doc{ID: d.ID, Group: d.Group, Lang: d.Lang, Attrs: d.Attrs,
+			Fields: map[string]string{bm25.DefaultField: strings.Join(chunk.Declarations(d.Group, text), "\n")}}
+	}
+	return out
 }
 
 // nonZeroB keeps a b of 0 (no length normalisation) from reading as "the

@@ -57,6 +57,9 @@ const (
 	// DefaultTestPenalty: see Options.TestPenalty and EVAL.md ("Code search
 	// on GOROOT").
 	DefaultTestPenalty = rank.DefaultTestPenalty
+	// DefaultDefsArmWeight: see Options.DefsArmWeight and EVAL.md ("Code
+	// search on GOROOT").
+	DefaultDefsArmWeight = rank.DefaultDefinitionWeight
 	// DefaultLockWait is how long a writer waits for another writer to
 	// release the store before failing with ErrLocked.
 	DefaultLockWait = 5 * time.Second
@@ -98,6 +101,11 @@ type Options struct {
 	PairArmWeight float64
 	PairK1        float64
 	PairB         float64
+	// DefsArmWeight weights a fourth BM25 arm over what each chunk of a
+	// source file declares (chunk.Declarations: "func (r *Reader) Read"),
+	// with the code analyzer and BM25 CodeK1, CodeB, its scores added to
+	// the language and code arms'; 0 disables it.
+	DefsArmWeight float64
 	// CompoundWeight lets the language arm match German compounds with
 	// their parts ("Gerichtsverfahren" / "Verfahren vor Gericht") through
 	// the index's own vocabulary (bm25.Options.CompoundWeight); each term
@@ -195,6 +203,7 @@ func DefaultOptions() Options {
 		PairK1:            DefaultPairK1,
 		PairB:             DefaultPairB,
 		TestPenalty:       DefaultTestPenalty,
+		DefsArmWeight:     DefaultDefsArmWeight,
 		Candidates:        DefaultCandidates,
 		ParallelDocuments: DefaultParallelDocuments,
 		Fusion:            DefaultFusion,
@@ -233,6 +242,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: PairK1/PairB: want k1 >= 0 and b in [0, 1], got %g/%g: %w", o.PairK1, o.PairB, ErrInvalid)
 	case o.DocumentWeight < 0:
 		return fmt.Errorf("options: DocumentWeight: must be >= 0, got %g: %w", o.DocumentWeight, ErrInvalid)
+	case o.DefsArmWeight < 0:
+		return fmt.Errorf("options: DefsArmWeight: must be >= 0, got %g: %w", o.DefsArmWeight, ErrInvalid)
 	case !(o.TestPenalty >= 0 && o.TestPenalty <= 1):
 		return fmt.Errorf("options: TestPenalty: must be in [0, 1], got %g: %w", o.TestPenalty, ErrInvalid)
 	case o.Fusion != FusionRRF && o.Fusion != FusionCookbook && o.Fusion != FusionMinMax && o.Fusion != FusionRelative:

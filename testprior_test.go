@@ -51,3 +51,43 @@ func TestSearchTestPenalty(t *testing.T) {
 		t.Errorf("TestPenalty 1.5: Validate = %v, want ErrInvalid", err)
 	}
 }
+
+// TestSearchDefsArm: a question about what a function does finds the chunk
+// that declares a function named so above a caller whose words match the
+// question better; without the declaration arm the caller wins.
+func TestSearchDefsArm(t *testing.T) {
+	ctx := context.Background()
+	impl := "package internal\n\n// Read returns the next bytes.\nfunc (cr *chunkedReader) Read(b []byte) (int, error) {\n\treturn cr.r.Read(b)\n}\n"
+	caller := "package http\n\n// body reads the chunked body through a chunked reader.\nfunc body(r io.Reader) io.Reader {\n\treturn &chunkedReader{r: r}\n}\n"
+	first := func(opts situate.Options) string {
+		t.Helper()
+		eng := openMemEngine(t, opts)
+		for _, d := range []situate.Document{{ID: "internal/chunked.go", Text: impl}, {ID: "http/body.go", Text: caller}} {
+			d.Lang, d.Format = "en", situate.FormatCode
+			if _, err := eng.Put(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits, err := eng.Search(ctx, situate.Query{Text: "chunked reader read", K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Fatal("no hits")
+		}
+		return hits[0].DocID
+	}
+	off := situate.DefaultOptions()
+	off.DefsArmWeight = 0
+	if got := first(off); got != "http/body.go" {
+		t.Fatalf("without the declaration arm the caller should rank first (the premise of this test), got %s", got)
+	}
+	if got := first(situate.DefaultOptions()); got != "internal/chunked.go" {
+		t.Errorf("default recipe: first hit %s, want the declaration internal/chunked.go", got)
+	}
+	bad := situate.DefaultOptions()
+	bad.DefsArmWeight = -1
+	if err := bad.Validate(); !errors.Is(err, situate.ErrInvalid) {
+		t.Errorf("DefsArmWeight -1: Validate = %v, want ErrInvalid", err)
+	}
+}

@@ -308,3 +308,32 @@ func isWordByte(c byte) bool {
 
 // maxHeadingBytes bounds a declaration heading.
 const maxHeadingBytes = 80
+
+// Declarations returns what the lines of text declare, as Split names a
+// code chunk's heading ("func (p *Parser) Parse", "class Parser",
+// "type Header struct"), for a file at path in one of the languages Split
+// knows, in order; package, import and use lines name nothing. It returns
+// nil for a path whose language Split does not know. Only whole lines count:
+// a top-level declaration starts at column 0, a nested one (a method of a
+// class) is indented as the language writes it.
+func Declarations(path, text string) []string {
+	lang := languageFor(path)
+	if lang.decl == nil {
+		return nil
+	}
+	var out []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\r\n")
+		var name string
+		switch {
+		case lang.decl.MatchString(line):
+			name = lang.topDeclName(line)
+		case lang.nested != nil && lang.nested.MatchString(line):
+			name = lang.declName(line)
+		}
+		if name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -19,9 +19,12 @@
 //     k1 = DefaultCodeK1, b = DefaultCodeB; and, as word pairs, PairText of
 //     the language analyzer's terms indexed with DefaultPairAnalyzer and
 //     k1 = DefaultPairK1, b = DefaultPairB.
+//     For source files a fourth index holds only what each chunk declares
+//     ("func (cr *chunkedReader) Read"), with the code analyzer.
 //  2. Search each arm (the pair arm with PairText, or PairQuery, of the
-//     query's terms), DefaultCandidates results each; Combine the language
-//     and code arms with weights 1 and DefaultCodeWeight (summed scores).
+//     query's terms), DefaultCandidates results each; Combine the language,
+//     code and declaration arms with weights 1, DefaultCodeWeight and
+//     DefaultDefinitionWeight (summed scores).
 //  3. DocumentEvidence with the pair arm's list and DefaultPairWeight: each
 //     chunk gains that share of the best pair score of its document.
 //  4. DocumentBlend with DefaultDocumentWeight: each chunk gains that share

@@ -28,6 +28,12 @@ const (
 	// DefaultPairAnalyzer is the bm25 analyzer of the word-pair arm: it
 	// keeps every "left_right" pair token whole and unstemmed.
 	DefaultPairAnalyzer = "standard"
+	// DefaultDefinitionWeight weights the declaration arm (what a chunk of
+	// source code declares, "func (r *Reader) Read", under the code
+	// analyzer with DefaultCodeK1 and DefaultCodeB) against the language arm
+	// in Combine; chosen on the tune half of the code-search set on GOROOT
+	// (bench/codesearch, EVAL.md).
+	DefaultDefinitionWeight = 1.25
 	// DefaultCandidates is how many results each arm contributes before
 	// Combine and DocumentBlend (the technique's "top 150").
 	DefaultCandidates = 150

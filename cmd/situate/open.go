@@ -72,7 +72,7 @@ func engineOptionsWith(c *config, e *env, store backingStore, es embedStore, log
 	switch r := c.str("recipe"); r {
 	case "situate":
 	case "lucene":
-		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight, o.TestPenalty = 0, 0, 0, 0, 0
+		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight, o.TestPenalty, o.DefsArmWeight = 0, 0, 0, 0, 0, 0
 	default:
 		return o, usagef("--recipe %q (from %s): must be situate or lucene", r, c.settings["recipe"].origin)
 	}
