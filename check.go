@@ -33,7 +33,7 @@ type CheckFile struct {
 // CheckArm is what Check found in one index (a BM25 arm or the vectors).
 type CheckArm struct {
 	// Name is the arm's directory name in the store: bm25, bm25-code,
-	// bm25-pairs or vectors.
+	// bm25-pairs, bm25-defs or vectors.
 	Name, Dir string
 	// Files are the arm's files as checked (manifest first); none when the
 	// arm holds no index.

@@ -67,8 +67,8 @@ func TestCheckAndRepair(t *testing.T) {
 	if err != nil || !r.OK() {
 		t.Fatalf("Check of a sound store: %+v, %v", r, err)
 	}
-	if len(r.Arms) != 4 {
-		t.Fatalf("Check saw arms %+v, want bm25, bm25-code, bm25-pairs and vectors", r.Arms)
+	if len(r.Arms) != 5 {
+		t.Fatalf("Check saw arms %+v, want bm25, bm25-code, bm25-pairs, bm25-defs and vectors", r.Arms)
 	}
 
 	segOf := func(arm, glob string) string {

@@ -16,8 +16,8 @@ import (
 )
 
 // Open opens the engine over store with its indexes in dir: the lexical
-// arms in dir/bm25, dir/bm25-code and dir/bm25-pairs (lexicalArms), the
-// vectors in dir/vectors. An empty dir keeps them in memory, built from the
+// arms in dir/bm25, dir/bm25-code, dir/bm25-pairs and dir/bm25-defs
+// (lexicalArms), the vectors in dir/vectors. An empty dir keeps them in memory, built from the
 // store on every Open.
 //
 // The store is the source of truth, and a writer's Open makes every index

@@ -24,7 +24,7 @@ import (
 func armState(t *testing.T, store string) string {
 	t.Helper()
 	var b strings.Builder
-	for _, arm := range []string{"bm25", "bm25-code", "bm25-pairs"} {
+	for _, arm := range []string{"bm25", "bm25-code", "bm25-pairs", "bm25-defs"} {
 		ix, err := bm25.OpenReadOnly(filepath.Join(store, arm), bm25.Options{})
 		if err != nil {
 			t.Fatalf("arm %s: %v", arm, err)
