@@ -55,6 +55,15 @@ type LocalServer struct {
 	// measured on one call; 0 = unknown (time then uses Latency).
 	PrefillPerSecond, DecodePerSecond float64
 	Overhead                          time.Duration
+	// Parallel is how many requests' generation the server really runs
+	// side by side (measured: Slots calls at once against one alone); 0 =
+	// unknown, taken as the calls in flight. On a CPU or under load it is
+	// well below the slots: sampling is serial and the cores are shared.
+	Parallel float64
+	// Fixed is the time a run spends beside its calls: asking the server
+	// for its model and slots, reading and chunking the documents and
+	// writing the store (cost measures its own reading and chunking).
+	Fixed time.Duration
 }
 
 // CostEstimate is what contextualizing a corpus would take, with token
@@ -228,10 +237,14 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		// Prompt computation is compute-bound: slots share it. Decoding
 		// one token per request per step is bound by memory bandwidth:
 		// slots decode side by side.
+		par := float64(conc)
+		if l.Parallel > 0 {
+			par = min(par, max(1, l.Parallel))
+		}
 		prefill := float64(e.InputTokens+e.CacheWriteTokens) / l.PrefillPerSecond
-		decode := float64(e.OutputTokens) / l.DecodePerSecond / float64(conc)
-		overhead := l.Overhead.Seconds() * float64(e.Calls) / float64(conc)
-		d = time.Duration((prefill + decode + overhead) * float64(time.Second))
+		decode := float64(e.OutputTokens) / l.DecodePerSecond / par
+		overhead := l.Overhead.Seconds() * float64(e.Calls) / par
+		d = l.Fixed + time.Duration((prefill+decode+overhead)*float64(time.Second))
 	}
 	e.Concurrency = conc
 	if rpm > 0 {

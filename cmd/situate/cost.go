@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/situate/situate"
@@ -51,6 +52,10 @@ type costJSON struct {
 	DecodePerSecond  float64 `json:"decode_per_second,omitempty"`
 	OutputPerCall    int     `json:"output_tokens_per_call,omitempty"`
 	ServerSeconds    float64 `json:"server_seconds,omitempty"`
+	// Parallel: requests the server generates side by side (measured);
+	// FixedSeconds: the run's time beside its calls (part of Seconds).
+	Parallel     float64 `json:"parallel,omitempty"`
+	FixedSeconds float64 `json:"fixed_seconds,omitempty"`
 }
 
 // localProviders run on the user's own hardware: no price, GPU time.
@@ -111,6 +116,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if *rpm < 0 || *itpm < 0 || *latency < 0 || *outTokens < 0 {
 		return usagef("--rpm, --itpm, --latency and --output-tokens must be >= 0")
 	}
+	prepStart := time.Now()
 	docs, skipped, err := collectDocs(ctx, e, c, paths, *stdinID)
 	if err != nil {
 		return err
@@ -119,6 +125,9 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// An index run reads and chunks the same documents (and writes them):
+	// part of the time it spends beside its calls.
+	prep := time.Since(prepStart)
 	o := llm.DefaultOptions()
 	if o.Concurrency, err = c.int("llm-concurrency"); err != nil {
 		return err
@@ -167,6 +176,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		if srv, err = askLocalServer(ctx, c, e, dcs, o); err != nil {
 			return err
 		}
+		srv.server.Fixed += prep
 		spec = srv.name
 		if o.ContextWindow == 0 {
 			eo.ContextWindow = srv.window
@@ -359,6 +369,7 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 	m := models[0]
 	provider, _, _ := strings.Cut(c.str("llm"), ":")
 	info := localInfo{name: m.Name(), url: strings.Join(c.list("llm-base-url"), ", ")}
+	askStart := time.Now()
 	ictx, cancel := context.WithTimeout(ctx, identifyLLMTimeout)
 	defer cancel()
 	fail := func(what string, err error) (localInfo, error) {
@@ -390,6 +401,8 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 		}
 		info.server.Slots = p.TotalSlots
 	}
+	// A run asks the same questions before its first call.
+	info.server.Fixed = time.Since(askStart)
 	if tc, ok := m.(situate.TokenCounter); ok {
 		info.count = func(text string) (int, error) { return tc.CountTokens(ctx, text) }
 	}
@@ -411,6 +424,9 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 		info.server.Overhead = max(0, wall-time.Duration((t.PromptMS+t.PredictedMS)*float64(time.Millisecond)))
 		info.outputTokens = max(t.PredictedN, comp.Usage.OutputTokens)
 		info.latency = wall
+		if info.server.Slots > 1 {
+			info.server.Parallel = measureParallel(ctx, cl, prompt, info.server.Slots)
+		}
 		return info, nil
 	}
 	comp, err := m.Complete(ctx, prompt)
@@ -421,6 +437,58 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 	info.latency = time.Since(start)
 	info.outputTokens = comp.Usage.OutputTokens
 	return info, nil
+}
+
+// measureParallel is how many requests' generation the server runs side
+// by side: the tokens per second of slots short calls at once (one per
+// slot) against one alone. Each is the sample's chunk part behind a line
+// of its own (a cold prompt of a chunk's size). 0 if a call failed.
+func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prompt, slots int) float64 {
+	// Document IDs that the client pins to slots 0..slots-1.
+	ids := make([]string, 0, slots)
+	seen := map[int]bool{}
+	for i := 0; len(ids) < slots && i < 100*slots; i++ {
+		id := fmt.Sprintf("situate-cost-parallel-%d", i)
+		if s := openai.Slot(id, slots); !seen[s] {
+			seen[s] = true
+			ids = append(ids, id)
+		}
+	}
+	run := func(ids []string) (float64, bool) {
+		start := time.Now()
+		tokens := make([]int, len(ids))
+		errs := make([]error, len(ids))
+		var wg sync.WaitGroup
+		for i, id := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := sample
+				p.DocID = id
+				p.Prefix = fmt.Sprintf("situate cost calibration %d %d\n", time.Now().UnixNano(), i)
+				comp, t, err := cl.CompleteTimings(ctx, p)
+				tokens[i], errs[i] = max(t.PredictedN, comp.Usage.OutputTokens), err
+			}()
+		}
+		wg.Wait()
+		sum := 0
+		for i := range ids {
+			if errs[i] != nil {
+				return 0, false
+			}
+			sum += tokens[i]
+		}
+		return float64(sum) / time.Since(start).Seconds(), sum > 0
+	}
+	one, ok := run(ids[:1])
+	if !ok {
+		return 0
+	}
+	all, ok := run(ids)
+	if !ok {
+		return 0
+	}
+	return min(float64(len(ids)), max(1, all/one))
 }
 
 // samplePrompt is the prompt of the first chunk of the corpus, as the
@@ -463,7 +531,8 @@ func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateO
 		CacheWriteTokens: est.CacheWriteTokens, CacheReadTokens: est.CacheReadTokens, OutputTokens: est.OutputTokens,
 		Seconds: est.Duration.Seconds(), Concurrency: est.Concurrency, Skipped: skipped, Local: true, Slots: srv.server.Slots,
 		PrefillPerSecond: srv.server.PrefillPerSecond, DecodePerSecond: srv.server.DecodePerSecond,
-		OutputPerCall: eo.OutputTokens, ServerSeconds: est.Duration.Seconds()}
+		OutputPerCall: eo.OutputTokens, ServerSeconds: (est.Duration - srv.server.Fixed).Seconds(),
+		Parallel: srv.server.Parallel, FixedSeconds: srv.server.Fixed.Seconds()}
 	if est.PromptTokens > 0 {
 		out.CacheReadShare = float64(est.CacheReadTokens) / float64(est.PromptTokens)
 	}
@@ -497,14 +566,26 @@ func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateO
 	if srv.server.PrefillPerSecond > 0 {
 		fmt.Fprintf(w, "speed            prompt %.0f tokens/s, generation %.1f tokens/s per request, %s overhead per call (one measured call)\n",
 			srv.server.PrefillPerSecond, srv.server.DecodePerSecond, srv.server.Overhead.Round(time.Millisecond))
+		if srv.server.Parallel > 0 {
+			fmt.Fprintf(w, "                 %.1f requests generate side by side (%d slots: measured, %d short calls at once against one)\n",
+				srv.server.Parallel, srv.server.Slots, srv.server.Slots)
+		}
 	} else if srv.latency > 0 {
 		fmt.Fprintf(w, "speed            %s per call (one measured call)\n", srv.latency.Round(time.Millisecond))
 	}
 	if srv.note != "" {
 		fmt.Fprintf(w, "note             %s\n", srv.note)
 	}
-	fmt.Fprintf(w, "time             %s at %d calls in flight (server slots %s; --parallel %d x --llm-concurrency %d)\n",
-		est.Duration.Round(time.Second), est.Concurrency, slots, parallel, perDoc)
-	fmt.Fprintf(w, "cost             no price for a local server: %s of server (GPU) time\n", est.Duration.Round(time.Second))
+	fmt.Fprintf(w, "time             %s at %d calls in flight (server slots %s; --parallel %d x --llm-concurrency %d), %s of it beside the calls\n",
+		roundDur(est.Duration), est.Concurrency, slots, parallel, perDoc, roundDur(srv.server.Fixed))
+	fmt.Fprintf(w, "cost             no price for a local server: %s of server (GPU) time\n", roundDur(est.Duration-srv.server.Fixed))
 	return nil
+}
+
+// roundDur rounds to the second, or to 0.1 s under a minute.
+func roundDur(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/situate/situate/internal/gguf"
 	"github.com/situate/situate/internal/llamatest"
+	"github.com/situate/situate/internal/shareddata"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -28,7 +31,7 @@ import (
 // grammarExtra keeps the random model's output parseable (lowercase words).
 const grammarExtra = `{"grammar": "root ::= [a-z ]+"}`
 
-func startLlama(t *testing.T, opts llamatest.Options) *llamatest.Server {
+func startLlama(t testing.TB, opts llamatest.Options) *llamatest.Server {
 	t.Helper()
 	opts.Args = append(opts.Args, "--metrics")
 	return llamatest.Start(t, opts)
@@ -36,7 +39,7 @@ func startLlama(t *testing.T, opts llamatest.Options) *llamatest.Server {
 
 // llamaMetrics reads llama-server's Prometheus counters ("llamacpp:"
 // prefix dropped).
-func llamaMetrics(t *testing.T, s *llamatest.Server) map[string]float64 {
+func llamaMetrics(t testing.TB, s *llamatest.Server) map[string]float64 {
 	t.Helper()
 	resp, err := http.Get(s.URL + "/metrics")
 	if err != nil {
@@ -329,10 +332,101 @@ func TestLlamaCostVersusRun(t *testing.T) {
 	// The time is reported, not asserted: a run of one or two seconds on a
 	// tiny model is dominated by process start and by whatever else the
 	// machine runs (it missed 2x on an idle machine as well as under load),
-	// and the project measures time in benchmarks, not in unit tests.
+	// and the project measures time in benchmarks, not in unit tests:
+	// BenchmarkLlamaCostVersusRun compares it on a corpus of many calls.
 	if r := est.Seconds / took.Seconds(); r < 0.5 || r > 2 {
 		t.Logf("time: predicted %.1f s, observed %.1f s: not within 2x", est.Seconds, took.Seconds())
 	}
+}
+
+// BenchmarkLlamaCostVersusRun: "situate cost" against the real
+// llama-server, then "situate index" with the same settings, on documents
+// generated from the sentences of examples/corpus/en (24 by default,
+// SITUATE_COST_BENCH_DOCS; about 4 chunks each): enough calls that the
+// run is not its start-up. It reports the predicted and observed time and
+// cache-read share (run with -bench LlamaCostVersusRun -benchtime 1x;
+// figures in bench/).
+func BenchmarkLlamaCostVersusRun(b *testing.B) {
+	docs := 24
+	if v, err := strconv.Atoi(os.Getenv("SITUATE_COST_BENCH_DOCS")); err == nil && v > 0 {
+		docs = v
+	}
+	dir := b.TempDir()
+	corpus := generatedCorpus(b, dir, docs)
+	s := startLlama(b, llamatest.Options{})
+	flags := append([]string{"--llm", "llamacpp", "--llm-base-url", s.BaseURL, "--llm-extra", grammarExtra, "--llm-degenerate", "keep",
+		"--chunk-size", "120"}, shortAnswers...)
+	for i := 0; i < b.N; i++ {
+		code, out, errOut := runMain(context.Background(), dir, append(append([]string{"cost", "--json"}, flags...), corpus)...)
+		var est costJSON
+		if err := json.Unmarshal([]byte(out), &est); code != 0 || err != nil {
+			b.Fatalf("cost: exit %d: %v\n%s%s", code, err, out, errOut)
+		}
+		before := llamaMetrics(b, s)
+		start := time.Now()
+		store := filepath.Join(dir, fmt.Sprintf("store%d", i))
+		if code, _, errOut := runMain(context.Background(), dir, append(append([]string{"index", "--store", store}, flags...), corpus)...); code != 0 {
+			b.Fatalf("index: exit %d\n%s", code, errOut)
+		}
+		took := time.Since(start)
+		after := llamaMetrics(b, s)
+		prompt := after["prompt_tokens_total"] - before["prompt_tokens_total"]
+		cached := after["prompt_tokens_cached_total"] - before["prompt_tokens_cached_total"]
+		b.Logf("%d documents, %d calls: time predicted %.1f s (%.1f s beside the calls; prompt %.0f tokens/s, generation %.1f tokens/s, %.1f side by side), observed %.1f s (ratio %.2f); cache-read share predicted %.1f%%, observed %.1f%%",
+			est.Docs, est.Calls, est.Seconds, est.FixedSeconds, est.PrefillPerSecond, est.DecodePerSecond, est.Parallel, took.Seconds(), est.Seconds/took.Seconds(),
+			100*est.CacheReadShare, 100*cached/(prompt+cached))
+		b.ReportMetric(est.Seconds, "predicted-s")
+		b.ReportMetric(took.Seconds(), "observed-s")
+		b.ReportMetric(est.Seconds/took.Seconds(), "predicted/observed")
+	}
+}
+
+// generatedCorpus writes n Markdown documents of 16 sentences each, drawn
+// (reproducibly) from the English documents of examples/corpus.
+func generatedCorpus(tb testing.TB, dir string, n int) string {
+	tb.Helper()
+	var sentences []string
+	files, _ := filepath.Glob(filepath.Join(shareddata.Root(tb), "examples", "corpus", "en", "*.md"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "#") || len(line) < 40 {
+				continue
+			}
+			for _, s := range strings.SplitAfter(line, ". ") {
+				if len(s) > 30 {
+					sentences = append(sentences, strings.TrimSpace(s))
+				}
+			}
+		}
+	}
+	if len(sentences) < 20 {
+		tb.Fatalf("only %d sentences in examples/corpus/en", len(sentences))
+	}
+	corpus := filepath.Join(dir, "generated")
+	if err := os.MkdirAll(corpus, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Report %d\n\n", i+1)
+		for j := range 16 {
+			b.WriteString(sentences[r.IntN(len(sentences))])
+			if j%4 == 3 {
+				b.WriteString("\n\n")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		if err := os.WriteFile(filepath.Join(corpus, fmt.Sprintf("report-%02d.md", i+1)), []byte(b.String()), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return corpus
 }
 
 // TestLlamaModelChangeSameURL: two generated models served one after the
