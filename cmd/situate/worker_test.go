@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -549,5 +551,72 @@ func TestServeSharedStore(t *testing.T) {
 	w.stop(t)
 	if n := llm.calls.Load(); n < 2 {
 		t.Errorf("%d LLM calls: the worker did not contextualize", n)
+	}
+}
+
+// The command line on a shared store: `index --store-url` on one machine
+// (store directory), `search`, `status` and `ls` on another find the same
+// documents with the same ranking, a removal on the first is seen by the
+// second, and the commands that work on SQLite only refuse the URL.
+func TestCLISharedStore(t *testing.T) {
+	pg := startPostgres(t)
+	dbURL, err := pg.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(repoRoot(t), "examples", "corpus")
+	a, b := t.TempDir(), t.TempDir()
+	mustRun(t, a, "index", "--store", "s", "--store-url", dbURL, corpus)
+	if _, err := os.Stat(filepath.Join(a, "s", sharedDir)); err != nil {
+		t.Errorf("no local index directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(a, "s", storeFile)); err == nil {
+		t.Error("a SQLite store was created beside the PostgreSQL one")
+	}
+	const q = "Halden Ironworks third quarter revenue"
+	ra := search(t, a, "s", 5, q, "--store-url", dbURL)
+	rb := search(t, b, "s", 5, q, "--store-url", dbURL)
+	if len(ra.Results) == 0 || ra.Results[0].Doc != "en/halden-ironworks.md" {
+		t.Fatalf("search on the indexing machine: %+v", ra.Results)
+	}
+	if len(rb.Results) != len(ra.Results) {
+		t.Fatalf("search on the other machine: %d results, want %d", len(rb.Results), len(ra.Results))
+	}
+	for i := range ra.Results {
+		if ra.Results[i].Doc != rb.Results[i].Doc || ra.Results[i].Chunk != rb.Results[i].Chunk || ra.Results[i].Context != rb.Results[i].Context {
+			t.Errorf("result %d: %s#%d on a, %s#%d on b", i, ra.Results[i].Doc, ra.Results[i].Chunk, rb.Results[i].Doc, rb.Results[i].Chunk)
+		}
+	}
+	out, _ := mustRun(t, b, "status", "--store", "s", "--store-url", dbURL)
+	if !strings.Contains(out, "documents") || strings.Contains(out, "documents   0\n") {
+		t.Errorf("status on the other machine:\n%s", out)
+	}
+	mustRun(t, a, "rm", "--store", "s", "--store-url", dbURL, "en/halden-ironworks.md")
+	for _, r := range search(t, b, "s", 5, q, "--store-url", dbURL).Results {
+		if r.Doc == "en/halden-ironworks.md" {
+			t.Errorf("the other machine still finds the removed document")
+		}
+	}
+	lsOut, _ := mustRun(t, b, "ls", "--store", "s", "--store-url", dbURL)
+	if strings.Contains(lsOut, "halden-ironworks") {
+		t.Errorf("ls lists the removed document:\n%s", lsOut)
+	}
+	// Commands that work on the SQLite store only say so.
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &strings.Builder{}, workDir: b,
+		getenv: func(k string) string {
+			if k == "SITUATE_STORE_URL" {
+				return dbURL
+			}
+			return ""
+		}}
+	if code := Main(context.Background(), e, []string{"usage", "--store", "s"}); code != exitUsage ||
+		!strings.Contains(e.stderr.(*strings.Builder).String(), "--store-url (from env SITUATE_STORE_URL) is not supported") {
+		t.Errorf("usage with SITUATE_STORE_URL: exit %d\n%s", code, e.stderr)
+	}
+	if code, _, errOut := run(t, b, "worker", "--store", "s"); code != exitUsage || !strings.Contains(errOut, "needs --store-url") {
+		t.Errorf("worker without --store-url: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, b, "index", "--store", "s", "--store-url", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2", corpus); code == exitOK || !strings.Contains(errOut, "--store-url") {
+		t.Errorf("index with an unreachable database: exit %d %s", code, errOut)
 	}
 }
