@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Command-line search cost on a store: every query is a new `situate search`
 # process (cold process, warm page cache), timed with GNU time. Prints each
-# query's wall time and peak RSS, then the medians, for the default recipe
-# and for --recipe lucene.
+# query's wall time, CPU time (user + system) and peak RSS, then the
+# medians, for the default recipe and for --recipe lucene. On a shared
+# machine the CPU time is the steadier figure.
 #
 #   scripts/search-bench.sh STORE [SITUATE_BINARY] [QUERIES_FILE]
 #
@@ -20,15 +21,16 @@ fi
 for recipe in situate lucene; do
   out=$(mktemp)
   while IFS= read -r q; do
-    /usr/bin/time -f "%e %M" -o "$out.t" "$bin" search --store "$store" --recipe "$recipe" -k 10 "$q" >/dev/null
-    read -r wall rss < "$out.t"
-    printf '%s\t%s\t%s\n' "$wall" "$rss" "$q" >> "$out"
+    /usr/bin/time -f "%e %M %U %S" -o "$out.t" "$bin" search --store "$store" --recipe "$recipe" -k 10 "$q" >/dev/null
+    read -r wall rss user sys < "$out.t"
+    printf '%s\t%s\t%s\t%s\n' "$wall" "$rss" "$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" "$q" >> "$out"
   done < "$queries"
-  echo "== --recipe $recipe: wall s, peak RSS KiB, query"
+  echo "== --recipe $recipe: wall s, peak RSS KiB, CPU s, query"
   cat "$out"
   n=$(wc -l < "$out")
   mw=$(cut -f1 "$out" | sort -g | awk -v n="$n" '{a[NR]=$1} END {print (n%2 ? a[(n+1)/2] : (a[n/2]+a[n/2+1])/2)}')
   mr=$(cut -f2 "$out" | sort -g | awk -v n="$n" '{a[NR]=$1} END {print (n%2 ? a[(n+1)/2] : (a[n/2]+a[n/2+1])/2)}')
-  echo "median of $n: wall ${mw} s, peak RSS $((${mr%.*} / 1024)) MiB (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+  mc=$(cut -f3 "$out" | sort -g | awk -v n="$n" '{a[NR]=$1} END {print (n%2 ? a[(n+1)/2] : (a[n/2]+a[n/2+1])/2)}')
+  echo "median of $n: wall ${mw} s, CPU ${mc} s, peak RSS $((${mr%.*} / 1024)) MiB (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
   rm -f "$out" "$out.t"
 done
