@@ -266,6 +266,14 @@ func writeManifest(dir string, gen, next uint64, segs []snapSeg) error {
 	return syncDir(dir)
 }
 
+// writePiece is the size of the writes of writeFileSync. The page cache
+// keeps a file in folios as large as the writes that made it, and a read
+// through a mapping maps the whole folio it touches: written in one piece, a
+// segment's random probes by searches would map (and count in their RSS)
+// about four times what they read on ext4. 16 KiB pieces cost about one
+// more system call per 16 KiB.
+const writePiece = 16 << 10
+
 // writeFileSync writes a new file and fsyncs it.
 func writeFileSync(dir, name string, data []byte) error {
 	path := filepath.Join(dir, name)
@@ -273,9 +281,11 @@ func writeFileSync(dir, name string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	for off := 0; off < len(data) || off == 0; off += writePiece {
+		if _, err := f.Write(data[off:min(off+writePiece, len(data))]); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
