@@ -324,11 +324,21 @@ func Declarations(path, text string) []string {
 	var out []string
 	for line := range strings.Lines(text) {
 		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			continue
+		}
+		// A top-level declaration starts at column 0 and a nested one is
+		// indented (every decl and nested pattern says so): most lines of
+		// a body are tested against neither.
+		indented := line[0] == ' ' || line[0] == '\t'
+		if c := line[0]; c == '}' || c == ')' || c == '/' || c == '*' {
+			continue // a closing brace or a comment: no pattern starts so
+		}
 		var name string
 		switch {
-		case lang.decl.MatchString(line):
+		case !indented && lang.decl.MatchString(line):
 			name = lang.topDeclName(line)
-		case lang.nested != nil && lang.nested.MatchString(line):
+		case indented && lang.nested != nil && lang.nested.MatchString(line):
 			name = lang.declName(line)
 		}
 		if name != "" {
