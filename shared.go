@@ -52,6 +52,14 @@ func syncKey(r DocumentRecord) string {
 	return strconv.Itoa(r.Version) + " " + r.Hash
 }
 
+// ChangeStamper is implemented by shared stores that tell cheaply whether
+// any document was written or deleted: the stamp changes with every such
+// commit. Sync reads it first and skips the document list when it is the
+// stamp of the last Sync.
+type ChangeStamper interface {
+	ChangeStamp(ctx context.Context) (string, error)
+}
+
 // SyncResult says what Sync did to the local indexes.
 type SyncResult struct {
 	// Indexed counts the documents (re-)indexed from the store; Removed
@@ -106,6 +114,8 @@ type sharedState struct {
 	// held maps each document the local indexes hold to its syncKey.
 	held  map[string]string
 	dirty bool
+	// stamp is the store's ChangeStamp at the last complete Sync.
+	stamp string
 }
 
 // openShared opens a shared-store engine: its local indexes in dir ("" in
@@ -218,6 +228,18 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	// The stamp is read before the list: a commit the list misses changes
+	// it, and the next Sync looks again.
+	var stamp string
+	if cs, ok := e.store.(ChangeStamper); ok {
+		var err error
+		if stamp, err = cs.ChangeStamp(ctx); err != nil {
+			return res, fmt.Errorf("sync: %w", err)
+		}
+		if stamp != "" && stamp == e.shared.stamp {
+			return res, e.writeSync()
+		}
+	}
 	records, err := e.store.Documents(ctx)
 	if err != nil {
 		return res, fmt.Errorf("sync: %w", err)
@@ -226,6 +248,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		// The index is shared too: only the records (titles, filters)
 		// are this process's.
 		e.loadDocs(records)
+		e.shared.stamp = stamp
 		return res, nil
 	}
 	want := make(map[string]DocumentRecord, len(records))
@@ -249,6 +272,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		if !loaded {
 			e.loadDocs(records)
 		}
+		e.shared.stamp = stamp
 		return res, e.writeSync()
 	}
 
@@ -322,6 +346,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	}
 	res.Indexed += len(staged)
 	e.loadDocs(records)
+	e.shared.stamp = stamp
 	if err := e.writeSync(); err != nil {
 		return res, fmt.Errorf("sync: %w", err)
 	}

@@ -105,3 +105,51 @@ func BenchmarkClaimAndFinishJob(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSync is what a server over a shared store pays every sync
+// interval (situate.Engine.Sync): docs=N with nothing changed reads the
+// store's change stamp alone; changed=10 adds ten documents another
+// process committed (the document list, then their chunks).
+func BenchmarkSync(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		s := benchStore(b)
+		ctx := context.Background()
+		for i := range n {
+			id := fmt.Sprintf("d%06d", i)
+			if err := s.PutDocument(ctx, situate.DocumentRecord{ID: id, Title: id, Hash: "h", Version: 1, Metadata: map[string]string{"team": "a"}}, benchChunks(id, 1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		o := situate.DefaultOptions()
+		o.SharedStore = true
+		e, err := situate.Open(ctx, b.TempDir(), s, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("docs=%d/changed=0", n), func(b *testing.B) {
+			for range b.N {
+				if res, err := e.Sync(ctx); err != nil || res.Indexed != 0 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+		version := 1
+		b.Run(fmt.Sprintf("docs=%d/changed=10", n), func(b *testing.B) {
+			for range b.N {
+				version++
+				b.StopTimer()
+				for j := range 10 {
+					id := fmt.Sprintf("d%06d", j)
+					if err := s.PutDocument(ctx, situate.DocumentRecord{ID: id, Title: id, Hash: "h", Version: version}, benchChunks(id, 1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				if res, err := e.Sync(ctx); err != nil || res.Indexed != 10 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+		e.Close()
+	}
+}

@@ -126,6 +126,12 @@ var migrations = [][]string{
 			revoked_at BIGINT NOT NULL -- 0 while valid
 		)`,
 	},
+	{ // 3: a change counter every document write bumps in its own
+		// transaction, so a process over the shared store learns with one
+		// row whether anything changed (Store.ChangeStamp).
+		`CREATE TABLE doc_changes (id INTEGER PRIMARY KEY, n BIGINT NOT NULL)`,
+		`INSERT INTO doc_changes VALUES (1, 0)`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +28,7 @@ var (
 	_ situate.ContextCache  = (*Store)(nil)
 	_ situate.VectorCache   = (*Store)(nil)
 	_ situate.UsageRecorder = (*Store)(nil)
+	_ situate.ChangeStamper = (*Store)(nil)
 )
 
 // Store is a situate store in a PostgreSQL database. It is safe for
@@ -255,10 +257,28 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 			return s.errorf(op+": write chunks", err)
 		}
 	}
+	// Last, so the counter's row lock is held only for the commit.
+	if _, err := tx.Exec(ctx, bumpChanges); err != nil {
+		return s.errorf(op+": count the change", err)
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return s.errorf(op+": commit", err)
 	}
 	return nil
+}
+
+// bumpChanges counts a document write (ChangeStamp).
+const bumpChanges = `UPDATE doc_changes SET n = n + 1 WHERE id = 1`
+
+// ChangeStamp changes whenever a document is written or deleted: a
+// counter bumped in the writing transaction, so a stamp read before the
+// document list covers every change the list misses.
+func (s *Store) ChangeStamp(ctx context.Context) (string, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT n FROM doc_changes WHERE id = 1`).Scan(&n); err != nil {
+		return "", s.errorf("change stamp", err)
+	}
+	return strconv.FormatInt(n, 10), nil
 }
 
 func validatePut(rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
@@ -285,9 +305,24 @@ func validatePut(rec situate.DocumentRecord, chunks []situate.StoredChunk) error
 // DeleteDocument removes a document and its chunks; deleting an unknown
 // document is not an error.
 func (s *Store) DeleteDocument(ctx context.Context, id string) error {
+	op := fmt.Sprintf("delete document %q", id)
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return s.errorf(op, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
 	// Chunks go with the record through ON DELETE CASCADE.
-	if _, err := s.pool.Exec(ctx, `DELETE FROM documents WHERE id = $1`, []byte(id)); err != nil {
-		return s.errorf(fmt.Sprintf("delete document %q", id), err)
+	tag, err := tx.Exec(ctx, `DELETE FROM documents WHERE id = $1`, []byte(id))
+	if err != nil {
+		return s.errorf(op, err)
+	}
+	if tag.RowsAffected() > 0 {
+		if _, err := tx.Exec(ctx, bumpChanges); err != nil {
+			return s.errorf(op+": count the change", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.errorf(op+": commit", err)
 	}
 	return nil
 }
