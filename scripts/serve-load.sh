@@ -27,10 +27,19 @@ key=$("$work/situate" keys create --store "$work/store" --tenant load --admin 2>
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -sf "http://$addr/readyz" >/dev/null && break; sleep 0.2; done
+# The server's CPU time (user + system, seconds) so far: on a shared machine
+# the CPU time per request is steadier than the latencies.
+cpu() { awk -v t="$(getconf CLK_TCK)" '{print ($14 + $15) / t}' "/proc/$pid/stat"; }
 echo "== harness: 50 clients, 60 s, writer beside"
-"$work/serveload" run -url "http://$addr" -key "$key" -clients 50 -duration 60s
+c0=$(cpu)
+"$work/serveload" run -url "http://$addr" -key "$key" -clients 50 -duration 60s | tee "$work/harness.txt"
+n=$(sed -n 's/^searches: \([0-9]*\) .*/\1/p' "$work/harness.txt")
+awk -v a="$c0" -v b="$(cpu)" -v n="$n" 'BEGIN {printf "server CPU: %.1f s for %d searches and the writer: %.2f ms per search (load average %s)\n", b - a, n, 1000 * (b - a) / n, "'"$(cut -d' ' -f1-3 /proc/loadavg)"'"}'
 echo "== wrk: 50 connections, 60 s, writer beside"
+c0=$(cpu)
 "$work/serveload" write -url "http://$addr" -key "$key" -duration 62s > "$work/writer.txt" &
 wpid=$!
-SITUATE_KEY=$key SITUATE_QUERIES="$work/queries.txt" wrk -t2 -c50 -d60s --latency -s bench/serveload/search.lua "http://$addr"
+SITUATE_KEY=$key SITUATE_QUERIES="$work/queries.txt" wrk -t2 -c50 -d60s --latency -s bench/serveload/search.lua "http://$addr" | tee "$work/wrk.txt"
+n=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
+awk -v a="$c0" -v b="$(cpu)" -v n="$n" 'BEGIN {printf "server CPU: %.1f s for %d requests and the writer: %.2f ms per request (load average %s)\n", b - a, n, 1000 * (b - a) / n, "'"$(cut -d' ' -f1-3 /proc/loadavg)"'"}'
 wait $wpid && cat "$work/writer.txt" || { cat "$work/writer.txt"; exit 1; }
