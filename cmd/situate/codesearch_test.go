@@ -142,3 +142,29 @@ func TestEvalAnswersIncludeLeavesOutQuestionDoc(t *testing.T) {
 		t.Errorf("stderr does not name the left-out document: %s", stderr.String())
 	}
 }
+
+// TestEvalCodeSearch runs the code-search set's report half through
+// situate eval with the product's defaults (offline contexts) and checks the
+// figures recorded in EVAL.md ("Code search on GOROOT": hit@1 0.3684, hit@5
+// 0.6667, MRR@10 0.4977), allowing one question of the 57 to move.
+func TestEvalCodeSearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 1,372 files of GOROOT/src: not with -short")
+	}
+	src := codeSearchSrc(t)
+	rs := evalJSON(t, "--format", "answers", "--docs", src,
+		"--queries", filepath.Join(codeSearchDir, "queries.jsonl"),
+		"--config", filepath.Join(codeSearchDir, "situate.toml"),
+		"--configs", "offline", "--half", "report")
+	m := rs["offline"].Metrics
+	t.Logf("report half, offline: hit@1 %.4f hit@5 %.4f MRR@10 %.4f", m["hit@1"], m["hit@5"], m["mrr@10"])
+	const slack = 1.0 / 57
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"hit@1", m["hit@1"], 0.3684}, {"hit@5", m["hit@5"], 0.6667}, {"MRR@10", m["mrr@10"], 0.4977}} {
+		if c.got < c.want-slack {
+			t.Errorf("%s %.4f, below the recorded %.4f by more than one question", c.name, c.got, c.want)
+		}
+	}
+}
