@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/situate/situate"
@@ -54,6 +55,9 @@ type Store struct {
 	// writer and each transaction sees one consistent snapshot.
 	r     *sql.DB
 	stmts writeStmts
+	// chunksAt holds ChunksAt's prepared queries by number of chunks
+	// (int -> *sql.Stmt): parsing the query cost more than running it.
+	chunksAtStmts sync.Map
 	// readOnly: opened by OpenReadOnly.
 	readOnly bool
 }
@@ -200,6 +204,10 @@ func (s *Store) Close() error {
 			errs = append(errs, st.Close())
 		}
 	}
+	s.chunksAtStmts.Range(func(_, st any) bool {
+		errs = append(errs, st.(*sql.Stmt).Close())
+		return true
+	})
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}

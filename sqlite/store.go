@@ -288,21 +288,16 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 	if len(refs) == 0 {
 		return nil
 	}
-	// An OR of (doc_id, idx) pairs: SQLite looks each up in the primary
-	// key (a row-value IN would scan the table).
-	var q strings.Builder
-	q.WriteString(`SELECT doc_id, idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags, sum FROM chunks WHERE `)
+	op := fmt.Sprintf("%d chunks", len(refs))
+	st, err := s.chunksAtStmt(ctx, len(refs))
+	if err != nil {
+		return s.errorf(op, err)
+	}
 	args := make([]any, 0, 2*len(refs))
-	for i, r := range refs {
-		if i > 0 {
-			q.WriteString(" OR ")
-		}
-		q.WriteString("(doc_id = ? AND idx = ?)")
+	for _, r := range refs {
 		args = append(args, r.DocID, r.Index)
 	}
-	op := fmt.Sprintf("%d chunks", len(refs))
-	rows, err := s.r.QueryContext(ctx, q.String(), args...)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return s.errorf(op, err)
 	}
@@ -329,4 +324,31 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 		return s.errorf(op, err)
 	}
 	return nil
+}
+
+// chunksAtStmt is the prepared query of n chunks: an OR of (doc_id, idx)
+// pairs, which SQLite looks up in the primary key one by one (a row-value
+// IN would scan the table).
+func (s *Store) chunksAtStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	if st, ok := s.chunksAtStmts.Load(n); ok {
+		return st.(*sql.Stmt), nil
+	}
+	var q strings.Builder
+	q.WriteString(`SELECT doc_id, idx, start, "end", text, heading, tokens,
+		context_text, context_source, context_flags, sum FROM chunks WHERE `)
+	for i := range n {
+		if i > 0 {
+			q.WriteString(" OR ")
+		}
+		q.WriteString("(doc_id = ? AND idx = ?)")
+	}
+	st, err := s.r.PrepareContext(ctx, q.String())
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.chunksAtStmts.LoadOrStore(n, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
 }
