@@ -357,7 +357,7 @@ func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int
 // backendLexical is lexicalSearch over the backend's arms.
 func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filter) ([]bm25.Result, error) {
 	n := k
-	if len(e.arms) > 1 || e.opts.DocumentWeight > 0 {
+	if len(e.arms) > 1 || e.opts.DocumentWeight > 0 || e.opts.TestPenalty > 0 {
 		n = max(k, e.opts.Candidates)
 	}
 	lists := make([][]rank.Hit, len(e.arms))
@@ -393,7 +393,7 @@ func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filte
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 {
+	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 && e.opts.TestPenalty == 0 {
 		out := make([]bm25.Result, len(lists[0]))
 		for i, h := range lists[0] {
 			out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
@@ -420,6 +420,11 @@ func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filte
 	}
 	if e.opts.DocumentWeight > 0 {
 		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
+			return nil, err
+		}
+	}
+	if e.opts.TestPenalty > 0 && !rank.AsksForTests(text) {
+		if hits, err = rank.TestPrior(hits, e.opts.TestPenalty); err != nil {
 			return nil, err
 		}
 	}
