@@ -60,6 +60,21 @@ type ChangeStamper interface {
 	ChangeStamp(ctx context.Context) (string, error)
 }
 
+// DocumentChanges are the documents written and deleted since a change
+// stamp, and the stamp they lead to.
+type DocumentChanges struct {
+	Written []DocumentRecord
+	Deleted []string
+	Stamp   string
+}
+
+// ChangeLister is implemented by shared stores that list what changed
+// since a stamp; Sync then reads only the changes, not every document.
+type ChangeLister interface {
+	ChangeStamper
+	DocumentChanges(ctx context.Context, since string) (DocumentChanges, error)
+}
+
 // SyncResult says what Sync did to the local indexes.
 type SyncResult struct {
 	// Indexed counts the documents (re-)indexed from the store; Removed
@@ -240,38 +255,81 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 			return res, e.writeSync()
 		}
 	}
-	records, err := e.store.Documents(ctx)
-	if err != nil {
-		return res, fmt.Errorf("sync: %w", err)
-	}
-	if e.opts.Backend != nil {
-		// The index is shared too: only the records (titles, filters)
-		// are this process's.
-		e.loadDocs(records)
-		e.shared.stamp = stamp
-		return res, nil
-	}
-	want := make(map[string]DocumentRecord, len(records))
-	var add []DocumentRecord
-	for _, r := range records {
-		want[r.ID] = r
-		if e.shared.held[r.ID] != syncKey(r) {
-			add = append(add, r)
+	var (
+		add    []DocumentRecord
+		remove []string
+		// records brings the Engine's records to the store's.
+		records func()
+	)
+	if cl, ok := e.store.(ChangeLister); ok && e.shared.stamp != "" && e.opts.Backend == nil {
+		// Only what changed since the last Sync.
+		ch, err := cl.DocumentChanges(ctx, e.shared.stamp)
+		if err != nil {
+			return res, fmt.Errorf("sync: %w", err)
 		}
-	}
-	var remove []string
-	for id := range e.shared.held {
-		if _, ok := want[id]; !ok {
-			remove = append(remove, id)
+		stamp = ch.Stamp
+		for _, r := range ch.Written {
+			if e.shared.held[r.ID] != syncKey(r) {
+				add = append(add, r)
+			}
+		}
+		for _, id := range ch.Deleted {
+			if _, ok := e.shared.held[id]; ok {
+				remove = append(remove, id)
+			}
+		}
+		records = func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			for _, r := range ch.Written {
+				e.setDoc(r)
+			}
+			for _, id := range ch.Deleted {
+				e.dropDoc(id)
+			}
+		}
+	} else {
+		all, err := e.store.Documents(ctx)
+		if err != nil {
+			return res, fmt.Errorf("sync: %w", err)
+		}
+		if e.opts.Backend != nil {
+			// The index is shared too: only the records (titles,
+			// filters) are this process's.
+			e.loadDocs(all)
+			e.shared.stamp = stamp
+			return res, nil
+		}
+		want := make(map[string]DocumentRecord, len(all))
+		for _, r := range all {
+			want[r.ID] = r
+			if e.shared.held[r.ID] != syncKey(r) {
+				add = append(add, r)
+			}
+		}
+		for id := range e.shared.held {
+			if _, ok := want[id]; !ok {
+				remove = append(remove, id)
+			}
+		}
+		records = func() {
+			e.mu.RLock()
+			same := len(e.docs) == len(all)
+			for _, r := range all {
+				if !same {
+					break
+				}
+				prev, ok := e.docs[r.ID]
+				same = ok && syncKey(prev) == syncKey(r)
+			}
+			e.mu.RUnlock()
+			if !same {
+				e.loadDocs(all)
+			}
 		}
 	}
 	if len(add) == 0 && len(remove) == 0 {
-		e.mu.RLock()
-		loaded := len(e.docs) == len(records)
-		e.mu.RUnlock()
-		if !loaded {
-			e.loadDocs(records)
-		}
+		records()
 		e.shared.stamp = stamp
 		return res, e.writeSync()
 	}
@@ -317,6 +375,11 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	}
 	for _, r := range add {
 		chunks, err := e.store.Chunks(ctx, r.ID)
+		if errors.Is(err, ErrNotFound) {
+			// Deleted since the list: out of the index; the next Sync
+			// sees the deletion.
+			chunks, err = nil, nil
+		}
 		if err != nil {
 			return res, fmt.Errorf("sync: %w", err)
 		}
@@ -345,7 +408,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	res.Indexed += len(staged)
-	e.loadDocs(records)
+	records()
 	e.shared.stamp = stamp
 	if err := e.writeSync(); err != nil {
 		return res, fmt.Errorf("sync: %w", err)

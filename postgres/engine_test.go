@@ -229,3 +229,60 @@ func TestOpenSchemaIsolates(t *testing.T) {
 		t.Errorf("after the odd schema name: %v, %v", docs, err)
 	}
 }
+
+// Between two Syncs a document is deleted and written again, another
+// written then deleted: the incremental Sync (changes since the last
+// stamp) ends where a full one would.
+func TestSharedSyncChurn(t *testing.T) {
+	url := postgres.NewTestDatabase(t)
+	a, sa := openShared(t, url, t.TempDir(), sharedOptions())
+	defer sa.Close()
+	defer a.Close()
+	b, sb := openShared(t, url, t.TempDir(), sharedOptions())
+	defer sb.Close()
+	defer b.Close()
+	ctx := t.Context()
+	put := func(id, text string) {
+		if _, err := a.Put(ctx, situate.Document{ID: id, Title: id, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("x", "Quince jelly sets overnight in the cellar.")
+	put("y", "Walnuts dry on racks in the attic.")
+	if _, err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Delete(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	put("x", "Plum brandy rests in oak barrels.")
+	put("z", "Chestnuts roast on the stove.")
+	if err := a.Delete(ctx, "z"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Delete(ctx, "y"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Indexed != 1 || res.Removed != 1 {
+		t.Errorf("sync: %+v, want x indexed and y removed", res)
+	}
+	if got := hitDocs(t, b, "plum brandy"); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("plum brandy: %v", got)
+	}
+	for _, q := range []string{"quince jelly", "walnuts", "chestnuts"} {
+		if got := hitDocs(t, b, q); len(got) != 0 {
+			t.Errorf("%s: %v, want nothing", q, got)
+		}
+	}
+	var ids []string
+	for _, r := range b.Documents() {
+		ids = append(ids, r.ID)
+	}
+	if !slices.Equal(ids, []string{"x"}) {
+		t.Errorf("b's records: %v", ids)
+	}
+}

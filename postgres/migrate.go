@@ -132,6 +132,14 @@ var migrations = [][]string{
 		`CREATE TABLE doc_changes (id INTEGER PRIMARY KEY, n BIGINT NOT NULL)`,
 		`INSERT INTO doc_changes VALUES (1, 0)`,
 	},
+	{ // 4: each document remembers the counter value of its last write,
+		// and deletions leave a row with theirs, so a process asks only for
+		// what changed since its last sync (Store.DocumentChanges).
+		`ALTER TABLE documents ADD COLUMN change_n BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX documents_change ON documents (change_n)`,
+		`CREATE TABLE doc_deletions (id BYTEA PRIMARY KEY, change_n BIGINT NOT NULL)`,
+		`CREATE INDEX doc_deletions_change ON doc_deletions (change_n)`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -29,6 +29,7 @@ var (
 	_ situate.VectorCache   = (*Store)(nil)
 	_ situate.UsageRecorder = (*Store)(nil)
 	_ situate.ChangeStamper = (*Store)(nil)
+	_ situate.ChangeLister  = (*Store)(nil)
 )
 
 // Store is a situate store in a PostgreSQL database. It is safe for
@@ -257,8 +258,16 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 			return s.errorf(op+": write chunks", err)
 		}
 	}
-	// Last, so the counter's row lock is held only for the commit.
-	if _, err := tx.Exec(ctx, bumpChanges); err != nil {
+	// Last, so the counter's row lock is held only for the commit. The
+	// lock also orders the writes: counter values follow commit order.
+	var n int64
+	if err := tx.QueryRow(ctx, bumpChanges).Scan(&n); err != nil {
+		return s.errorf(op+": count the change", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE documents SET change_n = $2 WHERE id = $1`, []byte(rec.ID), n); err != nil {
+		return s.errorf(op+": count the change", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM doc_deletions WHERE id = $1`, []byte(rec.ID)); err != nil {
 		return s.errorf(op+": count the change", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -268,7 +277,61 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 }
 
 // bumpChanges counts a document write (ChangeStamp).
-const bumpChanges = `UPDATE doc_changes SET n = n + 1 WHERE id = 1`
+const bumpChanges = `UPDATE doc_changes SET n = n + 1 WHERE id = 1 RETURNING n`
+
+// DocumentChanges returns the documents written and the ids deleted since
+// the change stamp since (from ChangeStamp or an earlier call), and the
+// stamp they bring the caller to, read in one snapshot.
+func (s *Store) DocumentChanges(ctx context.Context, since string) (situate.DocumentChanges, error) {
+	var ch situate.DocumentChanges
+	from, err := strconv.ParseInt(since, 10, 64)
+	if err != nil {
+		return ch, fmt.Errorf("postgres document changes: stamp %q: %w", since, situate.ErrInvalid)
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return ch, s.errorf("document changes", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	var to int64
+	if err := tx.QueryRow(ctx, `SELECT n FROM doc_changes WHERE id = 1`).Scan(&to); err != nil {
+		return ch, s.errorf("document changes", err)
+	}
+	rows, err := tx.Query(ctx, `SELECT `+documentColumns+` FROM documents WHERE change_n > $1 ORDER BY id`, from)
+	if err != nil {
+		return ch, s.errorf("document changes", err)
+	}
+	for rows.Next() {
+		rec, err := scanDocument(rows)
+		if err != nil {
+			rows.Close()
+			return ch, s.errorf("document changes", err)
+		}
+		ch.Written = append(ch.Written, rec)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return ch, s.errorf("document changes", err)
+	}
+	rows, err = tx.Query(ctx, `SELECT id FROM doc_deletions WHERE change_n > $1 ORDER BY id`, from)
+	if err != nil {
+		return ch, s.errorf("document changes", err)
+	}
+	for rows.Next() {
+		var id []byte
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return ch, s.errorf("document changes", err)
+		}
+		ch.Deleted = append(ch.Deleted, string(id))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return ch, s.errorf("document changes", err)
+	}
+	ch.Stamp = strconv.FormatInt(to, 10)
+	return ch, nil
+}
 
 // ChangeStamp changes whenever a document is written or deleted: a
 // counter bumped in the writing transaction, so a stamp read before the
@@ -317,7 +380,12 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 		return s.errorf(op, err)
 	}
 	if tag.RowsAffected() > 0 {
-		if _, err := tx.Exec(ctx, bumpChanges); err != nil {
+		var n int64
+		if err := tx.QueryRow(ctx, bumpChanges).Scan(&n); err != nil {
+			return s.errorf(op+": count the change", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO doc_deletions (id, change_n) VALUES ($1, $2)
+			ON CONFLICT (id) DO UPDATE SET change_n = excluded.change_n`, []byte(id), n); err != nil {
 			return s.errorf(op+": count the change", err)
 		}
 	}
