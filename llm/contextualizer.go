@@ -130,13 +130,20 @@ func (c *Contextualizer) templateFor(doc situate.Document) (Template, string, st
 // budget and context bound, the template and language used for the
 // document (so a forced language changes only the keys of documents whose
 // prompt it changes), the document, the chunk and the window.
-func (c *Contextualizer) cacheKey(tmplHash, lang, docHash, chunkText, desc string) string {
+func (c *Contextualizer) cacheKey(tmplHash, lang, docHash, glossary, chunkText, desc string) string {
 	h := sha256.New()
 	ch := sha256.Sum256([]byte(chunkText))
 	st := c.Settings()
 	for _, s := range []string{"situate-context-v2", st.Model, st.ModelDigest, fmt.Sprint(st.MaxTokens), fmt.Sprint(st.MaxContextTokens),
 		tmplHash, lang, docHash, hex.EncodeToString(ch[:]), desc} {
 		fmt.Fprintf(h, "%d:%s\n", len(s), s)
+	}
+	// The request's extra fields and the document's glossary block, only
+	// when set: keys made before they were part of it stay valid.
+	for _, f := range [][2]string{{"extra", st.Extra}, {"glossary", glossary}} {
+		if f[1] != "" {
+			fmt.Fprintf(h, "%s %d:%s\n", f[0], len(f[1]), f[1])
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -161,14 +168,16 @@ func (c *Contextualizer) window(ctx context.Context) (int, error) {
 
 // docPlan is a planned document.
 type docPlan struct {
-	idx     int
-	doc     situate.Document
-	chunks  []situate.Chunk
-	tmpl    Template
-	lang    string
-	want    string
-	plan    plan
-	replica int
+	idx    int
+	doc    situate.Document
+	chunks []situate.Chunk
+	tmpl   Template
+	lang   string
+	want   string
+	// glossary is the rendered glossary block ("" without one).
+	glossary string
+	plan     plan
+	replica  int
 
 	factsOnce sync.Once
 	facts     *docFacts
@@ -214,7 +223,7 @@ func (c *Contextualizer) planDoc(ctx context.Context, idx int, d DocChunks, wind
 	}
 	h := fnv.New32a()
 	h.Write([]byte(d.Doc.ID))
-	return &docPlan{idx: idx, doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, want: want, plan: p,
+	return &docPlan{idx: idx, doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, want: want, glossary: gl, plan: p,
 		replica: int(h.Sum32() % uint32(len(c.pool)))}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/situate/situate"
 )
@@ -34,6 +35,9 @@ type Settings struct {
 	MaxContextTokens int `json:"max_context_tokens"`
 	// Language is the forced prompt language ("" = each document's own).
 	Language string `json:"language,omitempty"`
+	// Extra is Options.Extra, Glossary Options.GlossaryID.
+	Extra    string `json:"extra,omitempty"`
+	Glossary string `json:"glossary,omitempty"`
 	// Fingerprint hashes all of the above; it is the Contextualizer's
 	// Fingerprint and part of every context's cache key.
 	Fingerprint string `json:"fingerprint"`
@@ -47,6 +51,13 @@ func (s Settings) fingerprint() string {
 	for _, f := range []string{settingsVersion, s.Model, s.ModelDigest, s.TemplateHash,
 		fmt.Sprint(s.MaxTokens), fmt.Sprint(s.MaxContextTokens), s.Language} {
 		fmt.Fprintf(h, "%d:%s\n", len(f), f)
+	}
+	// Added later: only when set, so stores built before keep their
+	// fingerprint.
+	for _, f := range [][2]string{{"extra", s.Extra}, {"glossary", s.Glossary}} {
+		if f[1] != "" {
+			fmt.Fprintf(h, "%s %d:%s\n", f[0], len(f[1]), f[1])
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
@@ -79,6 +90,17 @@ func (s Settings) Changes(old Settings) []string {
 	}
 	if s.Language != old.Language {
 		out = append(out, fmt.Sprintf("language changed (%s → %s)", langName(old.Language), langName(s.Language)))
+	}
+	if s.Extra != old.Extra {
+		out = append(out, fmt.Sprintf("request fields changed (%s → %s)", orNone(old.Extra), orNone(s.Extra)))
+	}
+	if s.Glossary != old.Glossary {
+		name := func(id string) string { n, _, _ := strings.Cut(id, "@"); return orNone(n) }
+		if name(old.Glossary) != name(s.Glossary) {
+			out = append(out, fmt.Sprintf("glossary changed (%s → %s)", name(old.Glossary), name(s.Glossary)))
+		} else {
+			out = append(out, "glossary changed")
+		}
 	}
 	if len(out) == 0 && s.Fingerprint != old.Fingerprint {
 		out = append(out, "contextualizer settings changed")
@@ -113,7 +135,8 @@ func builtinTemplatesHash() string {
 // settingsFor computes the settings of a model name and digest.
 func (c *Contextualizer) settingsFor(model, digest string) Settings {
 	s := Settings{Model: model, ModelDigest: digest, Template: "builtin", TemplateHash: builtinTemplatesHash(),
-		MaxTokens: c.opts.MaxTokens, MaxContextTokens: c.opts.MaxContextTokens, Language: c.opts.Language}
+		MaxTokens: c.opts.MaxTokens, MaxContextTokens: c.opts.MaxContextTokens, Language: c.opts.Language,
+		Extra: c.opts.Extra, Glossary: c.opts.GlossaryID}
 	if c.custom != nil {
 		s.Template, s.TemplateHash = filepath.Base(c.custom.Name), c.custom.Hash
 	}

@@ -68,6 +68,15 @@ type Options struct {
 	TemplateFile string
 	// Glossary, if set, adds a glossary block after the document.
 	Glossary GlossaryFunc
+	// GlossaryID names the glossary and its content (say, the file's name
+	// and a hash of it): it enters Settings and the Fingerprint, so a
+	// changed glossary re-processes the documents, and those whose
+	// glossary block changed get a new call.
+	GlossaryID string
+	// Extra is the extra request fields the model clients send (canonical
+	// JSON, as --llm-extra): sampling settings change the answers, so they
+	// enter Settings, the Fingerprint and every cache key.
+	Extra string
 
 	// MaxTokens is the output budget of one call.
 	MaxTokens int

@@ -202,7 +202,7 @@ func TestParseTemplate(t *testing.T) {
 	a, _ := ParseTemplate("a", "{{WHOLE_DOCUMENT}}\n{{CHUNK_CONTENT}}")
 	b, _ := ParseTemplate("b", "{{WHOLE_DOCUMENT}}\n\n{{CHUNK_CONTENT}}")
 	c := mustNew(t, newFake(), testOptions())
-	if c.cacheKey(a.Hash, "en", "d", "c", "full") == c.cacheKey(b.Hash, "en", "d", "c", "full") {
+	if c.cacheKey(a.Hash, "en", "d", "", "c", "full") == c.cacheKey(b.Hash, "en", "d", "", "c", "full") {
 		t.Error("different templates give the same cache key")
 	}
 	for _, l := range []string{"en", "de", "es", "ru", "zh"} {

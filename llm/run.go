@@ -233,7 +233,7 @@ func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 		g := &dp.plan.groups[gi]
 		var jobs []*job
 		for _, i := range g.chunks {
-			key := c.cacheKey(dp.tmpl.Hash, dp.lang, docHash, d.Chunks[i].Text, g.desc)
+			key := c.cacheKey(dp.tmpl.Hash, dp.lang, docHash, dp.glossary, d.Chunks[i].Text, g.desc)
 			if c.opts.Cache != nil {
 				x, ok, err := c.opts.Cache.CachedContext(r.ctx, key)
 				if err != nil {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -190,6 +193,22 @@ func llmOptions(c *config) (llm.Options, error) {
 			return o, usagef("--llm-glossary (from %s): %v", c.settings["llm-glossary"].origin, err)
 		}
 		o.Glossary = llm.StaticGlossary(terms)
+		// The file's name for messages, its terms' hash for the settings.
+		h := sha256.New()
+		for _, t := range terms {
+			fmt.Fprintf(h, "%d:%s%d:%s\n", len(t.Term), t.Term, len(t.Definition), t.Definition)
+		}
+		o.GlossaryID = filepath.Base(path) + "@" + hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	if s := c.str("llm-extra"); s != "" {
+		var extra map[string]any
+		if err := json.Unmarshal([]byte(s), &extra); err != nil {
+			return o, usagef("--llm-extra (from %s): not a JSON object: %v", c.settings["llm-extra"].origin, err)
+		}
+		if len(extra) > 0 {
+			b, _ := json.Marshal(extra) // keys sorted: one text per set of fields
+			o.Extra = string(b)
+		}
 	}
 	o.Fallback = offline.New(offline.DefaultOptions())
 	return o, nil

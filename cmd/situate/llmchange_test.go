@@ -94,6 +94,8 @@ func TestLLMSettingsChangesResituate(t *testing.T) {
 	if st := status("--llm", "llamacpp", "--llm-base-url", sw.srv.URL+"/v1", "--llm-template", tmpl); !strings.Contains(st, "stale       12 documents: prompt template changed") {
 		t.Errorf("status with another template:\n%s", st)
 	}
+	glossary := filepath.Join(dir, "glossary.json")
+	os.WriteFile(glossary, []byte(`[{"term": "ferry", "definition": "a boat"}]`), 0o644)
 	steps := []struct {
 		name   string
 		change func()
@@ -112,6 +114,15 @@ func TestLLMSettingsChangesResituate(t *testing.T) {
 		// Forcing English changes the prompts of the 8 documents that are
 		// not English; the English ones keep their cached contexts.
 		{"language", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en"}, "language changed (each document's own → en)", 8, -2},
+		// Request fields (sampling) and the glossary change the answers.
+		{"request fields", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature": 0}`},
+			`request fields changed (none → {"temperature":0})`, 12, -1},
+		{"same request fields again", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature":0}`}, "", 0, 0},
+		{"glossary", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature":0}`, "--llm-glossary", glossary},
+			"glossary changed (none → glossary.json)", 12, -1},
+		{"glossary edited", func() { os.WriteFile(glossary, []byte(`[{"term": "ferry", "definition": "a boat that crosses the river"}]`), 0o644) },
+			[]string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature":0}`, "--llm-glossary", glossary},
+			"glossary changed", 12, -1},
 	}
 	for _, s := range steps {
 		s.change()
