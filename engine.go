@@ -365,6 +365,21 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 			version, change = v+1, Updated
 		} else if known {
 			version, change = prev.Version+1, Updated
+			// Re-processed after a settings change (same content, other
+			// processing) with the chunks and contexts it had: stored
+			// again under the new processing, but the same version.
+			if same, err := e.reprocessedUnchanged(ctx, prev, p); err != nil {
+				err = fmt.Errorf("store %s: %w", doc.ID, err)
+				if i == 0 {
+					return nil, err
+				}
+				if ierr := e.indexCommitted(ctx, ids[:i], records[:i], lexBatch, vecBatch, backendDocs); ierr != nil {
+					err = errors.Join(err, ierr)
+				}
+				return changes[:i], err
+			} else if same {
+				version, change = prev.Version, Unchanged
+			}
 		}
 		versions[doc.ID] = version
 		stored := make([]StoredChunk, len(p.chunks))
@@ -403,6 +418,31 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		return nil, err
 	}
 	return changes, nil
+}
+
+// reprocessedUnchanged says whether p re-processes prev's content (the
+// same document hash, another processing fingerprint) into exactly the
+// chunks and contexts stored for it.
+func (e *Engine) reprocessedUnchanged(ctx context.Context, prev DocumentRecord, p *Prepared) (bool, error) {
+	content, _, _ := strings.Cut(p.hash, hashSeparator)
+	if prev.Hash == p.hash || !strings.HasPrefix(prev.Hash, content+hashSeparator) || prev.Chunks != len(p.chunks) {
+		return false, nil
+	}
+	old, err := e.store.Chunks(ctx, prev.ID)
+	if err != nil {
+		return false, err
+	}
+	if len(old) != len(p.chunks) {
+		return false, nil
+	}
+	for i, o := range old {
+		c, x := p.chunks[i], p.contexts[i]
+		if o.Text != c.Text || o.Start != c.Start || o.End != c.End || o.Heading != c.Heading ||
+			o.Context.Text != x.Text || o.Context.Source != x.Source || !slices.Equal(o.Context.Flags, x.Flags) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // indexCommitted indexes stored documents (their staged lexical and vector

@@ -420,7 +420,9 @@ func TestMarkStale(t *testing.T) {
 	}
 	before := cz.calls.Load()
 	res, err := eng.Index(ctx, situate.Documents(docs...), situate.IndexOptions{})
-	if err != nil || res.Updated != 1 || res.Unchanged != 1 || cz.calls.Load() == before {
+	// b is re-situated; its contexts come out the same, so it keeps its
+	// version and counts as unchanged.
+	if err != nil || res.Updated != 0 || res.Unchanged != 2 || cz.calls.Load() == before {
 		t.Fatalf("index after MarkStale: %+v %v", res, err)
 	}
 	if len(eng.Stale()) != 0 {
@@ -514,8 +516,51 @@ func TestIndexStampAfterSettingsChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(read) != 2 || res.Updated != 2 || cz2.calls.Load() == 0 {
-		t.Errorf("after a fingerprint change: read %v, %d updated, %d calls; want both read and re-situated", read, res.Updated, cz2.calls.Load())
+	// The contexts came out the same: re-processed, not updated.
+	if len(read) != 2 || res.Unchanged != 2 || res.Updated != 0 || cz2.calls.Load() == 0 {
+		t.Errorf("after a fingerprint change: read %v, %d updated, %d unchanged, %d calls; want both read and re-situated", read, res.Updated, res.Unchanged, cz2.calls.Load())
+	}
+}
+
+// After a settings change (the contextualizer's Fingerprint), every
+// document is re-processed, but only those whose chunks or contexts came
+// out different get a new version; the others are stored under the new
+// settings with their version, and a rerun makes no call.
+func TestSettingsChangeBumpsOnlyChangedContexts(t *testing.T) {
+	ctx := context.Background()
+	docs := situate.Documents(idxDoc("a", "short text about warehouses"), idxDoc("b", "contracts and invoices"))
+	eng, st := openIndexEngine(t, &fingerprinted{callContextualizer: &callContextualizer{name: "test:llm"}, fp: "a"})
+	if _, err := eng.Index(ctx, docs, situate.IndexOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	versions := func(eng *situate.Engine) string {
+		var out []string
+		for _, r := range eng.Documents() {
+			out = append(out, fmt.Sprintf("%s:%d", r.ID, r.Version))
+		}
+		slices.Sort(out)
+		return fmt.Sprint(out)
+	}
+	// Another fingerprint, the same contexts: no version bumped.
+	same := &fingerprinted{callContextualizer: &callContextualizer{name: "test:llm"}, fp: "b"}
+	eng = reopenIndexEngine(t, st, same)
+	res, err := eng.Index(ctx, docs, situate.IndexOptions{})
+	if err != nil || same.calls.Load() == 0 || res.Updated != 0 || res.Unchanged != 2 || versions(eng) != "[a:1 b:1]" {
+		t.Errorf("same contexts: %+v %v, %d calls, versions %s; want re-processed, unchanged, versions 1", res, err, same.calls.Load(), versions(eng))
+	}
+	res, err = eng.Index(ctx, docs, situate.IndexOptions{})
+	if err != nil || same.calls.Load() != 2 || res.Unchanged != 2 {
+		t.Errorf("rerun: %+v %v, %d calls; want no new call", res, err, same.calls.Load())
+	}
+	eng.Close()
+	// Another fingerprint with other contexts for b only.
+	other := &fingerprinted{callContextualizer: &callContextualizer{name: "test:llm",
+		fallback: func(id string) bool { return id == "b" }}, fp: "c"}
+	eng = reopenIndexEngine(t, st, other)
+	res, err = eng.Index(ctx, docs, situate.IndexOptions{})
+	if err != nil || res.Updated != 1 || res.Unchanged != 1 || versions(eng) != "[a:1 b:2]" {
+		t.Errorf("b's contexts changed: %+v %v, versions %s; want b updated to version 2, a kept", res, err, versions(eng))
 	}
 }
 

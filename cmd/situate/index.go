@@ -87,6 +87,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	}
 	if s := llmSummary(e); s != "" && !*quiet {
 		fmt.Fprintf(e.stderr, "llm: %s\n", s)
+		// Only documents whose chunks or contexts came out different get a
+		// new version.
+		fmt.Fprintf(e.stderr, "llm: %d %s got other contexts (new version), %d kept %s (same version)\n",
+			res.Updated, plural(res.Updated, "document", "documents"), res.Unchanged, plural(res.Unchanged, "its", "theirs"))
 	}
 	if !*quiet {
 		fmt.Fprintln(e.stderr, indexSummary(res, err, storeDir))

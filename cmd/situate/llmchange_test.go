@@ -120,7 +120,9 @@ func TestLLMSettingsChangesResituate(t *testing.T) {
 		{"same request fields again", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature":0}`}, "", 0, 0},
 		{"glossary", func() {}, []string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature":0}`, "--llm-glossary", glossary},
 			"glossary changed (none → glossary.json)", 12, -1},
-		{"glossary edited", func() { os.WriteFile(glossary, []byte(`[{"term": "ferry", "definition": "a boat that crosses the river"}]`), 0o644) },
+		{"glossary edited", func() {
+			os.WriteFile(glossary, []byte(`[{"term": "ferry", "definition": "a boat that crosses the river"}]`), 0o644)
+		},
 			[]string{"--llm-max-tokens", "128", "--llm-language", "en", "--llm-extra", `{"temperature":0}`, "--llm-glossary", glossary},
 			"glossary changed", 12, -1},
 	}
@@ -139,6 +141,12 @@ func TestLLMSettingsChangesResituate(t *testing.T) {
 			t.Errorf("%s: %d calls, want one per chunk (%d)", s.name, n, all)
 		case s.calls == -2 && (n == 0 || n >= all):
 			t.Errorf("%s: %d calls, want those of the affected documents only (fewer than %d)", s.name, n, all)
+		}
+		// The fake's contexts depend on the chunk only: every document
+		// keeps its contexts, and its version (forcing English changes the
+		// flags of the documents in other languages: those are new).
+		if s.reason != "" && s.name != "language" && !strings.Contains(out, "0 documents got other contexts (new version), 12 kept theirs (same version)") {
+			t.Errorf("%s: versions bumped although the contexts are the same:\n%s", s.name, tail(out, 1500))
 		}
 		if st := status(); !strings.Contains(st, "stale       none") {
 			t.Errorf("%s: status after the run:\n%s", s.name, st)
