@@ -24,6 +24,7 @@ var leaves = map[string][]string{
 	"internal/batch": nil, "internal/fakeembed": nil, "internal/gguf": nil,
 	// web (the embedded page) and internal/mcptest (the node client) stand alone too.
 	"web": nil, "internal/mcptest": {"internal/testskip"}, "internal/testskip": nil,
+	"internal/weaviatetest": {"internal/testskip"},
 }
 
 // TestImportRules checks the layout of ../shared/STYLE.md on the non-test

@@ -58,6 +58,7 @@ func settingDefs() []*setting {
 		{name: "mode", usage: "search mode: bm25, dense or hybrid (default: hybrid with --embed, bm25 without)"},
 	}
 	defs = append(defs, denseSettingDefs()...)
+	defs = append(defs, indexSettingDefs()...)
 	return append(defs, llmSettingDefs()...)
 }
 

@@ -208,6 +208,9 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	eo, err := engineOptions(c, e, store, log)
+	if err == nil {
+		err = withBackend(ctx, c, e, &eo, "", false)
+	}
 	if err != nil {
 		return err
 	}

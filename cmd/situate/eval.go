@@ -35,6 +35,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --generate N --llm PROVIDER:MODEL [--seed S] [--out FILE] PATH|--store DIR  (write reference questions for your documents)")
 	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude"}, llmSettings...)...)
 	c.flags(fs, denseSettings...)
+	c.flags(fs, indexSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
 	queriesPath := fs.String("queries", "", "anthropic: evaluation_set.jsonl; answers: queries JSONL")
@@ -246,6 +247,10 @@ func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth
 		},
 		EngineOptions: func(cfg situate.EvalConfig, store situate.Store) (situate.Options, error) {
 			opts, err := engineOptions(c, e, store.(*sqlite.Store), log)
+			if err == nil {
+				// A Weaviate tenant of its own, dropped when the engine closes.
+				err = withBackend(context.Background(), c, e, &opts, "", true)
+			}
 			if err == nil && cfg.Contexts == situate.EvalOffline {
 				opts.Contextualizer = offline.New(offline.DefaultOptions())
 			}

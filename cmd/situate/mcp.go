@@ -44,6 +44,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		"Logs go to stderr. Add it to an agent's MCP configuration as the command `situate mcp --store DIR`.")
 	c.flags(fs, "store", "config", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "contextualizer")
 	c.flags(fs, denseSettings...)
+	c.flags(fs, indexSettings...)
 	c.flags(fs, llmSettings...)
 	principals := fs.String("as", "", "serve as these principals (comma-separated): only documents they may see (default: every document)")
 	rest, err := c.parse(e, fs, args)

@@ -148,6 +148,9 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 		return nil, nil, err
 	}
 	opts, err := engineOptions(c, e, store, log)
+	if err == nil {
+		err = withBackend(ctx, c, e, &opts, "", false)
+	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -228,6 +231,9 @@ func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options) (
 		store, es = ro, readOnlyEmbedStore{ro}
 	}
 	opts, err := engineOptionsWith(c, e, store, es, log)
+	if err == nil {
+		err = withBackend(ctx, c, e, &opts, "", false)
+	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err

@@ -36,6 +36,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b",
 		"context-weight", "compound-weight", "recipe", "parallel", "max-file-size")
 	c.flags(fs, denseSettings...)
+	c.flags(fs, indexSettings...)
 	c.flags(fs, llmSettings...)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	workers := fs.Int("workers", httpapi.DefaultWorkers, "indexing jobs run at once per tenant (0 with --store-url: none, 'situate worker' processes run them)")
@@ -106,6 +107,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 		opts, err := engineOptions(c, &te, store, log)
 		opts.SharedStore = shared
+		if err == nil && authenticated {
+			err = withBackend(ctx, c, e, &opts, name, false)
+		} else if err == nil {
+			err = withBackend(ctx, c, e, &opts, "", false)
+		}
 		if err == nil {
 			var eng *situate.Engine
 			if eng, err = situate.Open(ctx, tdir, store, opts); err == nil {

@@ -1,0 +1,251 @@
+package weaviatetest
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/situate/situate/internal/testskip"
+)
+
+// Environment variables read by Start.
+const (
+	// EnvServer names the weaviate-server binary to use.
+	EnvServer = "SITUATE_WEAVIATE_SERVER"
+	// EnvRequire, when set to anything, turns a missing binary into a test
+	// failure instead of a skip (CI sets it).
+	EnvRequire = "SITUATE_REQUIRE_WEAVIATE"
+	// EnvToolsCache overrides $HOME/.cache/situate, as in
+	// scripts/build-weaviate.sh.
+	EnvToolsCache = "SITUATE_TOOLS_CACHE"
+	// Version is the Weaviate release scripts/build-weaviate.sh builds.
+	Version = "v1.35.2"
+)
+
+// Binary finds weaviate-server: EnvServer, else the build script's cache.
+func Binary() (string, error) {
+	p := os.Getenv(EnvServer)
+	if p == "" {
+		root := os.Getenv(EnvToolsCache)
+		if root == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("weaviatetest: %w", err)
+			}
+			root = filepath.Join(home, ".cache", "situate")
+		}
+		p = filepath.Join(root, "weaviate-"+Version, "weaviate-server")
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("weaviatetest: no weaviate-server at %s (set %s, or run scripts/build-weaviate.sh, about 4 minutes on 2 cores)", p, EnvServer)
+	}
+	return p, nil
+}
+
+// Node is one Weaviate process.
+type Node struct {
+	Name string
+	URL  string
+	dir  string
+	env  []string
+	args []string
+	bin  string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
+}
+
+// Cluster is a running set of nodes.
+type Cluster struct {
+	Nodes []*Node
+}
+
+// URLs are the nodes' REST endpoints.
+func (c *Cluster) URLs() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.URL
+	}
+	return out
+}
+
+// Start starts one node and stops it at cleanup; see StartCluster.
+func Start(tb testing.TB) *Cluster { tb.Helper(); return StartCluster(tb, 1) }
+
+// StartCluster starts n nodes forming one cluster, waits until every node
+// is ready, and stops them at cleanup. Without a binary it skips the test,
+// unless EnvRequire is set.
+func StartCluster(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	bin, err := Binary()
+	if err != nil {
+		if os.Getenv(EnvRequire) != "" {
+			tb.Fatalf("%v (%s is set, so a missing weaviate-server is a failure)", err, EnvRequire)
+		}
+		testskip.Skipf(tb, "weaviate-server absent (.ci/run builds it): %v", err)
+	}
+	ports, err := freePorts(6 * n)
+	if err != nil {
+		tb.Fatalf("weaviatetest: %v", err)
+	}
+	root := tb.TempDir()
+	var join []string
+	for i := range n {
+		join = append(join, fmt.Sprintf("node%d:%d", i, ports[6*i+4]))
+	}
+	c := &Cluster{}
+	for i := range n {
+		p := ports[6*i : 6*i+6]
+		nd := &Node{Name: fmt.Sprintf("node%d", i), URL: fmt.Sprintf("http://127.0.0.1:%d", p[0]), dir: filepath.Join(root, fmt.Sprintf("node%d", i)), bin: bin}
+		nd.env = append(os.Environ(),
+			"PERSISTENCE_DATA_PATH="+filepath.Join(nd.dir, "data"),
+			"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
+			"DEFAULT_VECTORIZER_MODULE=none", "ENABLE_MODULES=", "DISABLE_TELEMETRY=true",
+			"LOG_LEVEL=warning", "QUERY_DEFAULTS_LIMIT=25", "LIMIT_RESOURCES=false",
+			"GRPC_PORT="+strconv.Itoa(p[1]),
+			"CLUSTER_HOSTNAME="+nd.Name, "CLUSTER_IN_LOCALHOST=true",
+			"CLUSTER_ADVERTISE_ADDR=127.0.0.1", "CLUSTER_BIND_ADDR=127.0.0.1",
+			"CLUSTER_GOSSIP_BIND_PORT="+strconv.Itoa(p[2]), "CLUSTER_DATA_BIND_PORT="+strconv.Itoa(p[3]),
+			"RAFT_PORT="+strconv.Itoa(p[4]), "RAFT_INTERNAL_RPC_PORT="+strconv.Itoa(p[5]),
+			"RAFT_JOIN="+strings.Join(join, ","), "RAFT_BOOTSTRAP_EXPECT="+strconv.Itoa(n),
+		)
+		if i > 0 {
+			nd.env = append(nd.env, fmt.Sprintf("CLUSTER_JOIN=127.0.0.1:%d", ports[2]))
+		}
+		nd.args = []string{"--scheme", "http", "--host", "127.0.0.1", "--port", strconv.Itoa(p[0]),
+			"--read-timeout=600s", "--write-timeout=600s"}
+		if err := os.MkdirAll(nd.dir, 0o755); err != nil {
+			tb.Fatalf("weaviatetest: %v", err)
+		}
+		c.Nodes = append(c.Nodes, nd)
+	}
+	tb.Cleanup(func() {
+		for _, nd := range c.Nodes {
+			nd.Stop()
+		}
+	})
+	for _, nd := range c.Nodes {
+		if err := nd.start(); err != nil {
+			tb.Fatalf("weaviatetest: %v", err)
+		}
+	}
+	for _, nd := range c.Nodes {
+		if err := nd.WaitReady(3 * time.Minute); err != nil {
+			tb.Fatalf("weaviatetest: %v", err)
+		}
+	}
+	return c
+}
+
+func (nd *Node) start() error {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	if nd.cmd != nil {
+		return nil
+	}
+	cmd := exec.Command(nd.bin, nd.args...)
+	cmd.Env = nd.env
+	f, err := os.OpenFile(filepath.Join(nd.dir, "weaviate.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("start %s: %w", nd.Name, err)
+	}
+	exited := make(chan struct{})
+	nd.cmd, nd.exited = cmd, exited
+	go func() { cmd.Wait(); f.Close(); close(exited) }()
+	return nil
+}
+
+// Restart starts a stopped node again (with its data) and waits until it is
+// ready.
+func (nd *Node) Restart() error {
+	if err := nd.start(); err != nil {
+		return err
+	}
+	return nd.WaitReady(3 * time.Minute)
+}
+
+// Stop stops the node (SIGTERM, then SIGKILL after 20 s).
+func (nd *Node) Stop() {
+	nd.mu.Lock()
+	cmd, exited := nd.cmd, nd.exited
+	nd.cmd = nil
+	nd.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// Log returns the tail of what the node printed.
+func (nd *Node) Log() string {
+	b, _ := os.ReadFile(filepath.Join(nd.dir, "weaviate.log"))
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+// WaitReady waits until the node answers /v1/.well-known/ready.
+func (nd *Node) WaitReady(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(nd.URL + "/v1/.well-known/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		nd.mu.Lock()
+		exited := nd.exited
+		nd.mu.Unlock()
+		select {
+		case <-exited:
+			return fmt.Errorf("%s exited: %s", nd.Name, nd.Log())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s not ready after %s: %s", nd.Name, timeout, nd.Log())
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	out := make([]int, n)
+	for i := range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		out[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return out, nil
+}

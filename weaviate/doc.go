@@ -1,0 +1,38 @@
+// Package weaviate is situate's index on Weaviate (a situate.IndexBackend):
+// chunks stored with their original text, context, document id and version,
+// heading, metadata and access list, in collections that run situate's
+// ranking with Weaviate doing the retrieval.
+//
+// Every lexical arm of the Engine (the language arm, the code arm, the
+// word-pair arm) is one multi-tenant collection whose BM25 k1 and b are the
+// arm's: <Collection>Chunks (which also holds the text, the context and
+// the vector, "vectorizer": "none"), <Collection>Code and
+// <Collection>Pairs. Each holds, per analyzer, a property of the analyzer's
+// output terms (terms_german, terms_code...) under Weaviate's whitespace
+// tokenization, so BM25 sees exactly situate's terms: German, Russian and
+// Spanish keep their stemming, Chinese its bigrams, code its identifier
+// splitting. A query is analysed the same way and searched per analyzer,
+// and the lists are merged by score as situate's BM25 merges its
+// partitions; the Engine combines the arms and fuses the dense arm. With
+// Config.Native, Weaviate ranks alone instead (its "word" tokenizer over the
+// contextualized text and its relative-score hybrid), for comparison.
+//
+// A situate tenant is a Weaviate tenant. Filters are pushed down as
+// Weaviate filters: the access list (a "public" flag and the principals),
+// metadata equality and sets ("key\x1fvalue" entries), key existence, and
+// number and date ranges (a typed property per metadata key, added on first
+// use). <Collection>Docs holds one object per document and version,
+// written after its chunks, from which the Engine's Open repairs what the
+// store holds and Weaviate does not.
+//
+// Requests go to the configured nodes in turn and move on from a node that
+// does not answer; Config.Replication and Config.Consistency set the
+// replication factor of new collections and the consistency level of every
+// read and write (with a replication factor of 2, ONE keeps searches and
+// writes going while one node is down; Weaviate's asynchronous replication
+// repairs the returning node).
+//
+// It speaks Weaviate's REST and GraphQL API with net/http (the official Go
+// client is not served by this machine's module proxy). It imports the root
+// package only.
+package weaviate
