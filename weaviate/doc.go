@@ -3,19 +3,22 @@
 // heading, metadata and access list, in collections that run situate's
 // ranking with Weaviate doing the retrieval.
 //
-// Every lexical arm of the Engine (the language arm, the code arm, the
-// word-pair arm) is one multi-tenant collection whose BM25 k1 and b are the
-// arm's: <Collection>Chunks (which also holds the text, the context and
-// the vector, "vectorizer": "none"), <Collection>Code and
-// <Collection>Pairs. Each holds, per analyzer, a property of the analyzer's
-// output terms (terms_german, terms_code...) under Weaviate's whitespace
-// tokenization, so BM25 sees exactly situate's terms: German, Russian and
-// Spanish keep their stemming, Chinese its bigrams, code its identifier
-// splitting. A query is analysed the same way and searched per analyzer,
-// and the lists are merged by score as situate's BM25 merges its
-// partitions; the Engine combines the arms and fuses the dense arm. With
+// Each chunk is one object of <Collection>Chunks (text, context, heading,
+// the vector from situate's embedder, "vectorizer": "none") and one object
+// per lexical arm of the Engine (the language arm, the code arm, the
+// word-pair arm) in the collection of that arm and the chunk's analyzer
+// (<Collection>LangGerman, <Collection>CodeCode, <Collection>PairsStandard...),
+// whose BM25 k1 and b are the arm's. Such an object holds the analyzer's
+// output terms under Weaviate's whitespace tokenization, so BM25 sees
+// exactly situate's terms: German, Russian and Spanish keep their stemming,
+// Chinese its bigrams, code its identifier splitting; and a collection per
+// analyzer keeps BM25's statistics per language, as situate's BM25 keeps
+// them per partition. A query is analysed the same way, searched in each
+// analyzer's collection, and the lists are merged by score; the Engine
+// combines the arms by its recipe and fuses the dense arm. With
 // Config.Native, Weaviate ranks alone instead (its "word" tokenizer over the
-// contextualized text and its relative-score hybrid), for comparison.
+// contextualized text in <Collection>Chunks and its relative-score hybrid),
+// for comparison.
 //
 // A situate tenant is a Weaviate tenant. Filters are pushed down as
 // Weaviate filters: the access list (a "public" flag and the principals),

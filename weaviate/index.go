@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -27,7 +28,7 @@ const (
 	DefaultBatchSize   = 200
 	DefaultTimeout     = 60 * time.Second
 	// mainArm is the language arm's name (situate's "bm25" directory): its
-	// collection also holds the chunk's text, context and vector.
+	// k1 and b are also those of the chunks' collection (Native BM25).
 	mainArm = "bm25"
 	// deleteLimit is Weaviate's QUERY_MAXIMUM_RESULTS default: a batch
 	// delete removes at most that many objects, so deletes repeat.
@@ -41,10 +42,11 @@ type Config struct {
 	URLs []string
 	// APIKey, when set, is sent as a bearer token.
 	APIKey string
-	// Collection prefixes situate's collections: <Collection>Chunks (the
-	// language arm, text, context and vectors), <Collection>Code,
-	// <Collection>Pairs (the other lexical arms) and <Collection>Docs (one
-	// object per indexed document and version).
+	// Collection prefixes situate's collections: <Collection>Chunks (text,
+	// context, vectors), one per lexical arm and analyzer
+	// (<Collection>LangEnglish, <Collection>LangGerman...,
+	// <Collection>CodeCode, <Collection>PairsStandard) and <Collection>Docs
+	// (one object per indexed document and version).
 	Collection string
 	// Tenant is the Weaviate tenant (situate's tenant; DefaultTenant when
 	// empty): every collection is multi-tenant.
@@ -155,18 +157,28 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 // Config returns the configuration with defaults filled in.
 func (x *Index) Config() Config { return x.cfg }
 
-func (x *Index) class(arm string) string {
-	switch arm {
-	case mainArm:
-		return x.cfg.Collection + "Chunks"
-	case "":
-		return x.cfg.Collection + "Docs"
+// chunksClass holds every chunk's text, context, vector and the
+// contextualized text under Weaviate's own tokenizer (Native).
+func (x *Index) chunksClass() string { return x.cfg.Collection + "Chunks" }
+
+// docsClass holds one object per document and version.
+func (x *Index) docsClass() string { return x.cfg.Collection + "Docs" }
+
+// lexClass holds one arm's terms under one analyzer: a collection per
+// partition, so BM25's statistics (document count, average length) are the
+// partition's, as in situate's BM25.
+func (x *Index) lexClass(arm, analyzer string) string {
+	name := strings.TrimPrefix(arm, "bm25")
+	if name == "" {
+		name = "lang"
 	}
-	name := strings.TrimPrefix(arm, "bm25-")
+	return x.cfg.Collection + camel(name) + camel(analyzer)
+}
+
+func camel(s string) string {
 	var b strings.Builder
-	b.WriteString(x.cfg.Collection)
 	up := true
-	for _, r := range name {
+	for _, r := range s {
 		if r == '-' || r == '_' {
 			up = true
 			continue
@@ -180,7 +192,20 @@ func (x *Index) class(arm string) string {
 	return b.String()
 }
 
-func termsProp(analyzer string) string { return "terms_" + analyzer }
+// classes lists every collection of the arms Init declared, chunks and
+// documents last.
+func (x *Index) classes() []string {
+	var out []string
+	for _, a := range x.arms {
+		for _, an := range a.Analyzers {
+			out = append(out, x.lexClass(a.Name, an))
+		}
+	}
+	return append(out, x.chunksClass(), x.docsClass())
+}
+
+// termsProp holds a lexical object's terms (whitespace tokenization).
+const termsProp = "terms"
 
 const nativeProp = "native"
 
@@ -225,8 +250,8 @@ type classSchema struct {
 	ReplicationConfig  map[string]any `json:"replicationConfig,omitempty"`
 }
 
-// Init creates (or checks) one collection per lexical arm and the
-// documents' collection, and the tenant in each.
+// Init creates (or checks) the collections: one per arm and analyzer, the
+// chunks' and the documents', and the tenant in each.
 func (x *Index) Init(ctx context.Context, arms []situate.BackendArm) error {
 	var main *situate.BackendArm
 	for i := range arms {
@@ -238,25 +263,27 @@ func (x *Index) Init(ctx context.Context, arms []situate.BackendArm) error {
 		return fmt.Errorf("weaviate: init: no %q arm among %d: %w", mainArm, len(arms), situate.ErrInvalid)
 	}
 	x.arms = arms
+	bm25 := func(a *situate.BackendArm) map[string]any {
+		return map[string]any{"bm25": map[string]any{"k1": a.K1, "b": a.B}, "stopwords": map[string]any{"preset": "none"}}
+	}
 	for _, a := range arms {
-		props := filterProps()
 		for _, an := range a.Analyzers {
-			props = append(props, searchable(termsProp(an), "whitespace"))
-		}
-		s := classSchema{Class: x.class(a.Name), Properties: props, Vectorizer: "none", VectorIndexType: "flat"}
-		if a.Name == mainArm {
-			s.Properties = append(s.Properties, stored("title", "text"), stored("text", "text"), stored("context", "text"),
-				stored("context_source", "text"), stored("heading", "text"), stored("lang", "text"),
-				searchable(nativeProp, "word"))
-			s.VectorIndexType = x.cfg.VectorIndex
-			s.VectorIndexConfig = map[string]any{"distance": "cosine"}
-		}
-		s.InvertedIndex = map[string]any{"bm25": map[string]any{"k1": a.K1, "b": a.B}, "stopwords": map[string]any{"preset": "none"}}
-		if err := x.ensureClass(ctx, s, &a); err != nil {
-			return err
+			s := classSchema{Class: x.lexClass(a.Name, an), Properties: append(filterProps(), searchable(termsProp, "whitespace")),
+				Vectorizer: "none", VectorIndexType: "flat", InvertedIndex: bm25(&a)}
+			if err := x.ensureClass(ctx, s, &a); err != nil {
+				return err
+			}
 		}
 	}
-	docs := classSchema{Class: x.class(""), Vectorizer: "none", VectorIndexType: "flat",
+	chunks := classSchema{Class: x.chunksClass(), Vectorizer: "none", VectorIndexType: x.cfg.VectorIndex,
+		VectorIndexConfig: map[string]any{"distance": "cosine"}, InvertedIndex: bm25(main),
+		Properties: append(filterProps(), stored("title", "text"), stored("text", "text"), stored("context", "text"),
+			stored("context_source", "text"), stored("heading", "text"), stored("lang", "text"),
+			searchable(nativeProp, "word"))}
+	if err := x.ensureClass(ctx, chunks, main); err != nil {
+		return err
+	}
+	docs := classSchema{Class: x.docsClass(), Vectorizer: "none", VectorIndexType: "flat",
 		Properties: []property{{Name: propDocID, DataType: []string{"text"}, Tokenization: "field", IndexFilterable: ptr(true), IndexSearchable: ptr(false)},
 			stored(propVersion, "int"), stored("chunks", "int")}}
 	return x.ensureClass(ctx, docs, nil)
@@ -393,30 +420,21 @@ func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) err
 		for _, ch := range d.Chunks {
 			fv, tp := filterValues(d.Record, ch.Index)
 			typed = append(typed, tp...)
-			terms := map[string]map[string]any{}
+			id := objectID(d.Record.ID, ch.Index)
 			for _, at := range ch.Terms {
-				if terms[at.Arm] == nil {
-					terms[at.Arm] = map[string]any{}
+				class := x.lexClass(at.Arm, at.Analyzer)
+				if !x.hasClass(class) {
+					return fmt.Errorf("weaviate: %s: chunk %d: arm %s analyzer %s was not declared to Init", d.Record.ID, ch.Index, at.Arm, at.Analyzer)
 				}
-				terms[at.Arm][termsProp(at.Analyzer)] = strings.Join(at.Terms, " ")
+				props := maps.Clone(fv)
+				props[termsProp] = strings.Join(at.Terms, " ")
+				objs = append(objs, batchObject{Class: class, ID: id, Properties: props, Tenant: x.cfg.Tenant})
 			}
-			for _, a := range x.arms {
-				props := make(map[string]any, len(fv)+8)
-				for k, v := range fv {
-					props[k] = v
-				}
-				for k, v := range terms[a.Name] {
-					props[k] = v
-				}
-				o := batchObject{Class: x.class(a.Name), ID: objectID(d.Record.ID, ch.Index), Properties: props, Tenant: x.cfg.Tenant}
-				if a.Name == mainArm {
-					props["title"], props["text"], props["context"] = d.Record.Title, ch.Text, ch.Context.Text
-					props["context_source"], props["heading"], props["lang"] = ch.Context.Source, ch.Heading, d.Record.Lang
-					props[nativeProp] = situate.Contextualize(ch.Context.Text, ch.Text)
-					o.Vector = ch.Vector
-				}
-				objs = append(objs, o)
-			}
+			props := maps.Clone(fv)
+			props["title"], props["text"], props["context"] = d.Record.Title, ch.Text, ch.Context.Text
+			props["context_source"], props["heading"], props["lang"] = ch.Context.Source, ch.Heading, d.Record.Lang
+			props[nativeProp] = situate.Contextualize(ch.Context.Text, ch.Text)
+			objs = append(objs, batchObject{Class: x.chunksClass(), ID: id, Properties: props, Vector: ch.Vector, Tenant: x.cfg.Tenant})
 		}
 	}
 	if err := x.addProps(ctx, typed); err != nil {
@@ -443,8 +461,13 @@ func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) err
 		if len(stale) > 1 {
 			w = or(stale...)
 		}
-		for _, a := range x.arms {
-			if err := x.deleteWhere(ctx, x.class(a.Name), w); err != nil {
+		// A document whose language changed left its chunks in another
+		// analyzer's collection: ask every one.
+		for _, c := range x.classes() {
+			if c == x.docsClass() {
+				continue
+			}
+			if err := x.deleteWhere(ctx, c, w); err != nil {
 				return err
 			}
 		}
@@ -457,7 +480,7 @@ func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) err
 	var recs []batchObject
 	for _, d := range docs {
 		if len(d.Chunks) > 0 {
-			recs = append(recs, batchObject{Class: x.class(""), ID: objectID(d.Record.ID, -1), Tenant: x.cfg.Tenant,
+			recs = append(recs, batchObject{Class: x.docsClass(), ID: objectID(d.Record.ID, -1), Tenant: x.cfg.Tenant,
 				Properties: map[string]any{propDocID: d.Record.ID, propVersion: d.Record.Version, "chunks": len(d.Chunks)}})
 		}
 	}
@@ -477,7 +500,7 @@ func (x *Index) held(ctx context.Context, docs []situate.BackendDocument) (map[s
 	for start := 0; start < len(ids); start += 1000 {
 		part := ids[start:min(start+1000, len(ids))]
 		q := fmt.Sprintf(`{Get{%s(tenant: %s, consistencyLevel: %s, limit: %d, where: %s){%s %s chunks}}}`,
-			x.class(""), gqlString(x.cfg.Tenant), x.cfg.Consistency, len(part), containsAny(propDocID, part).gql(), propDocID, propVersion)
+			x.docsClass(), gqlString(x.cfg.Tenant), x.cfg.Consistency, len(part), containsAny(propDocID, part).gql(), propDocID, propVersion)
 		var data struct {
 			Get map[string][]struct {
 				DocID   string `json:"doc_id"`
@@ -488,7 +511,7 @@ func (x *Index) held(ctx context.Context, docs []situate.BackendDocument) (map[s
 		if err := x.c.graphql(ctx, q, &data); err != nil {
 			return nil, fmt.Errorf("weaviate: documents held: %w", err)
 		}
-		for _, r := range data.Get[x.class("")] {
+		for _, r := range data.Get[x.docsClass()] {
 			out[r.DocID] = heldDoc{r.Version, r.Chunks}
 		}
 	}
@@ -500,8 +523,10 @@ func (x *Index) addProps(ctx context.Context, typed []property) error {
 	if len(typed) == 0 {
 		return nil
 	}
-	for _, a := range x.arms {
-		class := x.class(a.Name)
+	for _, class := range x.classes() {
+		if class == x.docsClass() {
+			continue
+		}
 		for _, p := range typed {
 			x.mu.Lock()
 			have := x.props[class][p.Name]
@@ -521,6 +546,13 @@ func (x *Index) addProps(ctx context.Context, typed []property) error {
 		}
 	}
 	return nil
+}
+
+func (x *Index) hasClass(class string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, ok := x.props[class]
+	return ok
 }
 
 func (x *Index) hasProp(class, name string) bool {
@@ -609,13 +641,10 @@ func (x *Index) Delete(ctx context.Context, ids []string) error {
 	for start := 0; start < len(ids); start += 500 {
 		part := ids[start:min(start+500, len(ids))]
 		w := containsAny(propDocID, part)
-		for _, a := range x.arms {
-			if err := x.deleteWhere(ctx, x.class(a.Name), w); err != nil {
+		for _, c := range x.classes() { // the documents' collection last
+			if err := x.deleteWhere(ctx, c, w); err != nil {
 				return err
 			}
-		}
-		if err := x.deleteWhere(ctx, x.class(""), w); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -626,7 +655,7 @@ func (x *Index) Versions(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
 	after := ""
 	for {
-		path := "/v1/objects?class=" + x.class("") + "&limit=1000&tenant=" + url.QueryEscape(x.cfg.Tenant)
+		path := "/v1/objects?class=" + x.docsClass() + "&limit=1000&tenant=" + url.QueryEscape(x.cfg.Tenant)
 		if after != "" {
 			path += "&after=" + after
 		}
@@ -710,10 +739,9 @@ func (x *Index) get(ctx context.Context, class, search string, k int, f situate.
 // property holding that analyzer's terms) and merges the lists by score,
 // ties by chunk key, as situate's BM25 merges its partitions.
 func (x *Index) SearchTerms(ctx context.Context, q situate.TermQuery) ([]situate.BackendHit, error) {
-	class := x.class(q.Arm)
 	names := make([]string, 0, len(q.Terms))
 	for an := range q.Terms {
-		if x.hasProp(class, termsProp(an)) {
+		if x.hasClass(x.lexClass(q.Arm, an)) {
 			names = append(names, an)
 		}
 	}
@@ -723,8 +751,8 @@ func (x *Index) SearchTerms(ctx context.Context, q situate.TermQuery) ([]situate
 	var wg sync.WaitGroup
 	for i, an := range names {
 		wg.Go(func() {
-			search := fmt.Sprintf("bm25: {query: %s, properties: [%s]}", gqlString(strings.Join(q.Terms[an], " ")), gqlString(termsProp(an)))
-			lists[i], errs[i] = x.get(ctx, class, search, q.K, q.Filter, false)
+			search := fmt.Sprintf("bm25: {query: %s, properties: [%s]}", gqlString(strings.Join(q.Terms[an], " ")), gqlString(termsProp))
+			lists[i], errs[i] = x.get(ctx, x.lexClass(q.Arm, an), search, q.K, q.Filter, false)
 		})
 	}
 	wg.Wait()
@@ -752,7 +780,7 @@ func sortHits(h []situate.BackendHit) {
 // SearchVector is a nearVector query on the chunks' collection.
 func (x *Index) SearchVector(ctx context.Context, v []float32, k int, f situate.Filter) ([]situate.BackendHit, error) {
 	b, _ := json.Marshal(v)
-	hits, err := x.get(ctx, x.class(mainArm), "nearVector: {vector: "+string(b)+"}", k, f, true)
+	hits, err := x.get(ctx, x.chunksClass(), "nearVector: {vector: "+string(b)+"}", k, f, true)
 	if err != nil {
 		return nil, fmt.Errorf("weaviate: vector search: %w", err)
 	}
@@ -764,7 +792,7 @@ func (x *Index) Native() bool { return x.cfg.Native }
 
 // SearchNative ranks with Weaviate's own tokenizer and hybrid fusion.
 func (x *Index) SearchNative(ctx context.Context, q situate.NativeQuery) ([]situate.BackendHit, error) {
-	class := x.class(mainArm)
+	class := x.chunksClass()
 	switch q.Mode {
 	case situate.ModeDense:
 		return x.SearchVector(ctx, q.Vector, q.K, q.Filter)
@@ -791,11 +819,7 @@ func (x *Index) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var err error
-	classes := []string{x.class("")}
-	for _, a := range x.arms {
-		classes = append(classes, x.class(a.Name))
-	}
-	for _, c := range classes {
+	for _, c := range x.classes() {
 		if e := x.c.do(ctx, http.MethodDelete, "/v1/schema/"+c+"/tenants", []string{x.cfg.Tenant}, nil); e != nil && !isStatus(e, http.StatusNotFound) {
 			err = errors.Join(err, fmt.Errorf("weaviate: drop tenant %s of %s: %w", x.cfg.Tenant, c, e))
 		}
