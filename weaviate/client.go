@@ -69,10 +69,6 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 			return nil
 		}
 		lastErr = err
-		var ae *apiError
-		if errors.As(err, &ae) && ae.Status < 500 {
-			return err
-		}
 		if !retryable(err) {
 			return err
 		}
@@ -90,7 +86,9 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 func retryable(err error) bool {
 	var ae *apiError
 	if errors.As(err, &ae) {
-		return ae.Status >= 500
+		// A node that is starting answers before it has loaded the
+		// schema: another node can answer.
+		return ae.Status >= 500 || ae.Status == http.StatusUnprocessableEntity && strings.Contains(ae.Body, "no graphql provider present")
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -133,8 +131,28 @@ func (c *client) once(ctx context.Context, method, base, path string, payload []
 	return nil
 }
 
-// graphql runs a GraphQL query and decodes its data into out.
+// graphql runs a GraphQL query and decodes its data into out. Queries only
+// read: an error answer is asked again a few times (a node joining or
+// leaving the cluster fails queries for a moment).
 func (c *client) graphql(ctx context.Context, query string, out any) error {
+	var err error
+	for try := range 4 {
+		if err = c.graphqlOnce(ctx, query, out); err == nil || ctx.Err() != nil {
+			return err
+		}
+		var ae *apiError
+		if errors.As(err, &ae) && !retryable(err) {
+			return err // refused as asked: asking again cannot help
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(try+1) * 250 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func (c *client) graphqlOnce(ctx context.Context, query string, out any) error {
 	var resp struct {
 		Data   json.RawMessage `json:"data"`
 		Errors []struct {

@@ -499,8 +499,8 @@ func (x *Index) held(ctx context.Context, docs []situate.BackendDocument) (map[s
 	out := map[string]heldDoc{}
 	for start := 0; start < len(ids); start += 1000 {
 		part := ids[start:min(start+1000, len(ids))]
-		q := fmt.Sprintf(`{Get{%s(tenant: %s, consistencyLevel: %s, limit: %d, where: %s){%s %s chunks}}}`,
-			x.docsClass(), gqlString(x.cfg.Tenant), x.cfg.Consistency, len(part), containsAny(propDocID, part).gql(), propDocID, propVersion)
+		q := fmt.Sprintf(`{Get{%s(tenant: %s%s, limit: %d, where: %s){%s %s chunks}}}`,
+			x.docsClass(), gqlString(x.cfg.Tenant), x.consistencyArg(), len(part), containsAny(propDocID, part).gql(), propDocID, propVersion)
 		var data struct {
 			Get map[string][]struct {
 				DocID   string `json:"doc_id"`
@@ -561,33 +561,60 @@ func (x *Index) hasProp(class, name string) bool {
 	return x.props[class][name]
 }
 
-// batch writes objects, BatchSize at a time; any object's error fails it.
+// batch writes objects, BatchSize at a time. An object Weaviate refuses
+// (a node joining or leaving the cluster answers so for a moment) makes the
+// whole part be written again, which is safe: object ids are fixed, a write
+// replaces. After writeTries it fails with the object's error.
 func (x *Index) batch(ctx context.Context, objs []batchObject) error {
-	path := "/v1/batch/objects?consistency_level=" + x.cfg.Consistency
 	for start := 0; start < len(objs); start += x.cfg.BatchSize {
 		part := objs[start:min(start+x.cfg.BatchSize, len(objs))]
-		var resp []struct {
-			ID     string `json:"id"`
-			Class  string `json:"class"`
-			Result struct {
-				Errors *struct {
-					Error []struct {
-						Message string `json:"message"`
-					} `json:"error"`
-				} `json:"errors"`
-			} `json:"result"`
-		}
-		if err := x.c.do(ctx, http.MethodPost, path, map[string]any{"objects": part}, &resp); err != nil {
-			return fmt.Errorf("weaviate: write %d objects: %w", len(part), err)
-		}
-		for _, r := range resp {
-			if r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-				return fmt.Errorf("weaviate: write %s object %s: %s", r.Class, r.ID, r.Result.Errors.Error[0].Message)
+		var err error
+		for try := range writeTries {
+			if err = x.batchOnce(ctx, part); err == nil || ctx.Err() != nil {
+				break
 			}
+			sleep(ctx, time.Duration(try+1)*300*time.Millisecond)
 		}
-		if len(resp) != len(part) {
-			return fmt.Errorf("weaviate: write %d objects: %d answered", len(part), len(resp))
+		if err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// writeTries bounds the attempts at one batch of writes or deletes.
+const writeTries = 8
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func (x *Index) batchOnce(ctx context.Context, part []batchObject) error {
+	path := "/v1/batch/objects?consistency_level=" + x.cfg.Consistency
+	var resp []struct {
+		ID     string `json:"id"`
+		Class  string `json:"class"`
+		Result struct {
+			Errors *struct {
+				Error []struct {
+					Message string `json:"message"`
+				} `json:"error"`
+			} `json:"errors"`
+		} `json:"result"`
+	}
+	if err := x.c.do(ctx, http.MethodPost, path, map[string]any{"objects": part}, &resp); err != nil {
+		return fmt.Errorf("weaviate: write %d objects: %w", len(part), err)
+	}
+	for _, r := range resp {
+		if r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+			return fmt.Errorf("weaviate: write %s object %s: %s", r.Class, r.ID, r.Result.Errors.Error[0].Message)
+		}
+	}
+	if len(resp) != len(part) {
+		return fmt.Errorf("weaviate: write %d objects: %d answered", len(part), len(resp))
 	}
 	return nil
 }
@@ -595,6 +622,7 @@ func (x *Index) batch(ctx context.Context, objs []batchObject) error {
 // deleteWhere deletes every object of class that w matches.
 func (x *Index) deleteWhere(ctx context.Context, class string, w *where) error {
 	path := "/v1/batch/objects?consistency_level=" + x.cfg.Consistency + "&tenant=" + url.QueryEscape(x.cfg.Tenant)
+	failures := 0
 	for range 1000 {
 		var resp struct {
 			Results struct {
@@ -614,6 +642,12 @@ func (x *Index) deleteWhere(ctx context.Context, class string, w *where) error {
 		body := map[string]any{"match": map[string]any{"class": class, "where": w}, "output": "minimal"}
 		if err := x.c.do(ctx, http.MethodDelete, path, body, &resp); err != nil {
 			return fmt.Errorf("weaviate: delete from %s: %w", class, err)
+		}
+		if resp.Results.Failed > 0 && failures < writeTries {
+			// A node joining or leaving: deleting again is safe.
+			failures++
+			sleep(ctx, time.Duration(failures)*300*time.Millisecond)
+			continue
 		}
 		if resp.Results.Failed > 0 {
 			msg := ""
@@ -650,36 +684,48 @@ func (x *Index) Delete(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// Versions lists the documents' collection with Weaviate's cursor.
+// Versions lists the documents' collection with Weaviate's cursor, at the
+// configured consistency level.
 func (x *Index) Versions(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
 	after := ""
 	for {
-		path := "/v1/objects?class=" + x.docsClass() + "&limit=1000&tenant=" + url.QueryEscape(x.cfg.Tenant)
+		cursor := ""
 		if after != "" {
-			path += "&after=" + after
+			cursor = ", after: " + gqlString(after)
 		}
-		var resp struct {
-			Objects []struct {
-				ID         string `json:"id"`
-				Properties struct {
-					DocID   string      `json:"doc_id"`
-					Version json.Number `json:"version"`
-				} `json:"properties"`
-			} `json:"objects"`
+		q := fmt.Sprintf(`{Get{%s(tenant: %s%s, limit: 1000%s){%s %s _additional{id}}}}`,
+			x.docsClass(), gqlString(x.cfg.Tenant), x.consistencyArg(), cursor, propDocID, propVersion)
+		var data struct {
+			Get map[string][]struct {
+				DocID      string `json:"doc_id"`
+				Version    int    `json:"version"`
+				Additional struct {
+					ID string `json:"id"`
+				} `json:"_additional"`
+			}
 		}
-		if err := x.c.do(ctx, http.MethodGet, path, nil, &resp); err != nil {
+		if err := x.c.graphql(ctx, q, &data); err != nil {
 			return nil, fmt.Errorf("weaviate: list documents: %w", err)
 		}
-		for _, o := range resp.Objects {
-			v, _ := o.Properties.Version.Int64()
-			out[o.Properties.DocID] = int(v)
+		rows := data.Get[x.docsClass()]
+		for _, r := range rows {
+			out[r.DocID] = r.Version
 		}
-		if len(resp.Objects) < 1000 {
+		if len(rows) < 1000 {
 			return out, nil
 		}
-		after = resp.Objects[len(resp.Objects)-1].ID
+		after = rows[len(rows)-1].Additional.ID
 	}
+}
+
+// consistencyArg is the GraphQL consistency argument, which Weaviate takes
+// only on replicated collections.
+func (x *Index) consistencyArg() string {
+	if x.cfg.Replication > 1 {
+		return ", consistencyLevel: " + x.cfg.Consistency
+	}
+	return ""
 }
 
 type hitRow struct {
@@ -701,7 +747,7 @@ func (x *Index) get(ctx context.Context, class, search string, k int, f situate.
 	if none || k <= 0 {
 		return nil, nil
 	}
-	args := fmt.Sprintf("tenant: %s, consistencyLevel: %s, limit: %d, %s", gqlString(x.cfg.Tenant), x.cfg.Consistency, k, search)
+	args := fmt.Sprintf("tenant: %s%s, limit: %d, %s", gqlString(x.cfg.Tenant), x.consistencyArg(), k, search)
 	if w != nil {
 		args += ", where: " + w.gql()
 	}
@@ -784,6 +830,7 @@ func (x *Index) SearchVector(ctx context.Context, v []float32, k int, f situate.
 	if err != nil {
 		return nil, fmt.Errorf("weaviate: vector search: %w", err)
 	}
+	sortHits(hits)
 	return hits, nil
 }
 

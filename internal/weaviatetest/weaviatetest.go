@@ -99,6 +99,14 @@ func StartCluster(tb testing.TB, n int) *Cluster {
 	if err != nil {
 		tb.Fatalf("weaviatetest: %v", err)
 	}
+	// On one host Weaviate finds a node's Raft RPC port as its Raft port
+	// + 1 (CLUSTER_IN_LOCALHOST): those two are a pair.
+	for i := range n {
+		if ports[6*i+4], err = freePair(); err != nil {
+			tb.Fatalf("weaviatetest: %v", err)
+		}
+		ports[6*i+5] = ports[6*i+4] + 1
+	}
 	root := tb.TempDir()
 	var join []string
 	for i := range n {
@@ -229,6 +237,24 @@ func (nd *Node) WaitReady(timeout time.Duration) error {
 		}
 	}
 	return fmt.Errorf("%s not ready after %s: %s", nd.Name, timeout, nd.Log())
+}
+
+// freePair returns a port p such that p and p+1 are free on loopback.
+func freePair() (int, error) {
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
+		l.Close()
+		if err == nil {
+			l2.Close()
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no two consecutive free ports found")
 }
 
 func freePorts(n int) ([]int, error) {
