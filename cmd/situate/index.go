@@ -22,6 +22,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	c.flags(fs, llmSettings...)
 	c.flags(fs, denseSettings...)
 	c.flags(fs, indexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate)", indexSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
 	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped (files skipped by earlier runs are read again)")
 	allowFallback := fs.Bool("allow-fallback", false, "exit 0 even when chunks got the offline context because their LLM calls failed (the next run retries them)")

@@ -24,6 +24,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	groupFlags(fs, "BM25 ranking", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
 	groupFlags(fs, "Hybrid search and reranking (with --embed or --rerank)", denseSettings...)
 	c.flags(fs, indexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate)", indexSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
 	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")
