@@ -3,12 +3,13 @@ package situatetest
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/situate/situate"
-	"github.com/situate/situate/internal/fakeembed"
 )
 
 // IndexBackendHarness opens what TestIndexBackend needs: an empty backend
@@ -22,7 +23,7 @@ type IndexBackendHarness struct {
 	NewStore func(t *testing.T) situate.Store
 }
 
-// hashEmbedder embeds with fakeembed's hashed bag of words: texts sharing
+// hashEmbedder embeds a hashed bag of words: texts sharing
 // words are near, deterministic in every run.
 type hashEmbedder struct{}
 
@@ -30,9 +31,34 @@ func (hashEmbedder) Name() string { return "hash" }
 func (hashEmbedder) Embed(_ context.Context, texts []string, _ situate.InputType) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = fakeembed.Vector(t, 64)
+		out[i] = hashVector(t, 64)
 	}
 	return out, nil
+}
+
+// hashVector is a unit vector of the text's words hashed into dim buckets.
+func hashVector(text string, dim int) []float32 {
+	v := make([]float32, dim)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		h := fnv.New32a()
+		h.Write([]byte(w))
+		x := h.Sum32()
+		if x&1 == 0 {
+			v[x%uint32(dim)]++
+		} else {
+			v[x%uint32(dim)]--
+		}
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n > 0 {
+		for i := range v {
+			v[i] /= float32(math.Sqrt(n))
+		}
+	}
+	return v
 }
 
 // backendCorpus: five languages and code, access lists and metadata of
@@ -172,8 +198,8 @@ func TestIndexBackend(t *testing.T, h IndexBackendHarness) {
 		e1, e2 := openPair(t, h, true)
 		for _, q := range backendQueries[:8] {
 			for _, mode := range []string{situate.ModeDense, situate.ModeHybrid} {
-				want := search(t, e1, situate.Query{Text: q, K: 5, Mode: mode})
-				got := search(t, e2, situate.Query{Text: q, K: 5, Mode: mode})
+				want := search(t, e1, situate.Query{Text: q, K: 10, Mode: mode})
+				got := search(t, e2, situate.Query{Text: q, K: 10, Mode: mode})
 				tol := 1e-4 // cosine similarities
 				if mode == situate.ModeHybrid {
 					tol = lexicalTol

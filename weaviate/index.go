@@ -422,6 +422,11 @@ func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) err
 			typed = append(typed, tp...)
 			id := objectID(d.Record.ID, ch.Index)
 			for _, at := range ch.Terms {
+				if len(at.Terms) == 0 {
+					// Nothing to match (a chunk that declares nothing):
+					// no object, so it counts in no BM25 statistics.
+					continue
+				}
 				class := x.lexClass(at.Arm, at.Analyzer)
 				if !x.hasClass(class) {
 					return fmt.Errorf("weaviate: %s: chunk %d: arm %s analyzer %s was not declared to Init", d.Record.ID, ch.Index, at.Arm, at.Analyzer)
