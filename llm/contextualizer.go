@@ -266,6 +266,39 @@ func splitName(name string) (string, string) {
 	return "", name
 }
 
+// wholeDocument reports whether d is one chunk holding the whole document
+// (up to surrounding white space): a context cannot situate it further.
+func wholeDocument(d DocChunks) bool {
+	if len(d.Chunks) != 1 {
+		return false
+	}
+	ch, text := d.Chunks[0], d.Doc.Text
+	if ch.Start >= 0 && ch.Start <= ch.End && ch.End <= len(text) && text[ch.Start:ch.End] == ch.Text {
+		return strings.TrimSpace(text[:ch.Start]) == "" && strings.TrimSpace(text[ch.End:]) == ""
+	}
+	return strings.TrimSpace(ch.Text) == strings.TrimSpace(text)
+}
+
+// wholeDocumentContext is the context of a document that is one chunk:
+// Fallback's (the offline context), labelled with its name, unflagged.
+func (c *Contextualizer) wholeDocumentContext(ctx context.Context, doc situate.Document, ch situate.Chunk) (situate.Context, error) {
+	if c.opts.Fallback == nil {
+		return situate.Context{Source: "none"}, nil
+	}
+	xs, err := c.opts.Fallback.Contextualize(ctx, doc, []situate.Chunk{ch})
+	if err != nil {
+		return situate.Context{}, fmt.Errorf("llm: %s context of one-chunk document %s: %w", c.opts.Fallback.Name(), doc.ID, err)
+	}
+	if len(xs) != 1 {
+		return situate.Context{}, fmt.Errorf("llm: %s context of one-chunk document %s: got %d contexts, want 1", c.opts.Fallback.Name(), doc.ID, len(xs))
+	}
+	x := xs[0]
+	if x.Source == "" {
+		x.Source = c.opts.Fallback.Name()
+	}
+	return x, nil
+}
+
 // fallback writes the context of a chunk the model could not do.
 func (c *Contextualizer) fallback(ctx context.Context, doc situate.Document, ch situate.Chunk, reason string) (situate.Context, error) {
 	x := situate.Context{Source: "none"}

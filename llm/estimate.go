@@ -72,8 +72,17 @@ type CostEstimate struct {
 	Model  string
 	Docs   int
 	Chunks int
-	// Calls is the number of model calls: one per chunk, less TooLarge.
+	// Calls is the number of model calls: one per chunk, less TooLarge and
+	// the chunks of WholeDocuments.
 	Calls int
+	// WholeDocuments counts the documents that are one chunk: they get no
+	// call (see Options.CallWholeDocuments) but the offline context.
+	// SavedCalls, SavedCostUSD and SavedDuration are what calling for them
+	// would have taken (costs with prompt caching, as CostUSD).
+	WholeDocuments int
+	SavedCalls     int
+	SavedCostUSD   float64
+	SavedDuration  time.Duration
 	// TooLarge counts chunks that do not fit the window even alone (they
 	// get the fallback context).
 	TooLarge int
@@ -157,65 +166,102 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		c.custom = &t
 	}
 	e.Price, e.PriceKnown = prices.Lookup(model)
-	minCache := e.Price.MinCacheTokens
+	// saved collects, as an estimate of its own, the calls that documents
+	// of one chunk do not make.
+	saved := e
 	for _, d := range docs {
 		e.Chunks += len(d.Chunks)
-		tmpl, lang, _ := c.templateFor(d.Doc)
-		gl := ""
-		if o.Glossary != nil {
-			gl = renderGlossary(lang, o.Glossary(d.Doc))
+		at := &e
+		if !o.CallWholeDocuments && wholeDocument(d) {
+			e.WholeDocuments++
+			at = &saved
 		}
-		p := makePlan(planInput{doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, glossary: gl,
-			window: o.ContextWindow, maxTokens: o.MaxTokens, factor: 1 + o.EstimateMargin})
-		e.TooLarge += len(p.tooLarge)
-		// A local server keeps a slot's last prompt: the next chunk of the
-		// document also reads the instruction before the chunk from it.
-		lead := 0
+		if err := estimateDoc(at, c, d, o, opts, outTok); err != nil {
+			e.Err = err
+			return e
+		}
+	}
+	e.finish(o, opts, lat, rpm, itpm)
+	if e.WholeDocuments > 0 {
+		// What calling for them too would take, less what the run takes.
+		both := e
+		both.Calls += saved.Calls
+		both.Excerpted += saved.Excerpted
+		both.PromptTokens += saved.PromptTokens
+		both.InputTokens += saved.InputTokens
+		both.CacheWriteTokens += saved.CacheWriteTokens
+		both.CacheReadTokens += saved.CacheReadTokens
+		both.OutputTokens += saved.OutputTokens
+		both.finish(o, opts, lat, rpm, itpm)
+		e.SavedCalls = saved.Calls
+		e.SavedCostUSD = max(0, both.CostUSD-e.CostUSD)
+		e.SavedDuration = max(0, both.Duration-e.Duration)
+	}
+	return e
+}
+
+// estimateDoc adds the calls and tokens of one document to e.
+func estimateDoc(e *CostEstimate, c *Contextualizer, d DocChunks, o Options, opts EstimateOptions, outTok int) error {
+	minCache := e.Price.MinCacheTokens
+	tmpl, lang, _ := c.templateFor(d.Doc)
+	gl := ""
+	if o.Glossary != nil {
+		gl = renderGlossary(lang, o.Glossary(d.Doc))
+	}
+	p := makePlan(planInput{doc: d.Doc, chunks: d.Chunks, tmpl: tmpl, lang: lang, glossary: gl,
+		window: o.ContextWindow, maxTokens: o.MaxTokens, factor: 1 + o.EstimateMargin})
+	e.TooLarge += len(p.tooLarge)
+	// A local server keeps a slot's last prompt: the next chunk of the
+	// document also reads the instruction before the chunk from it.
+	lead := 0
+	if opts.Local != nil {
+		lead = scaled(rawTokens(tmpl.suffixA), 1+o.EstimateMargin)
+	}
+	if opts.CountTokens != nil {
+		if err := countExactly(&p, tmpl, d, opts.CountTokens); err != nil {
+			return fmt.Errorf("llm: estimate: count tokens of %s: %w", d.Doc.ID, err)
+		}
 		if opts.Local != nil {
-			lead = scaled(rawTokens(tmpl.suffixA), 1+o.EstimateMargin)
-		}
-		if opts.CountTokens != nil {
-			if err := countExactly(&p, tmpl, d, opts.CountTokens); err != nil {
-				e.Err = fmt.Errorf("llm: estimate: count tokens of %s: %w", d.Doc.ID, err)
-				return e
+			n, err := opts.CountTokens(tmpl.suffixA)
+			if err != nil {
+				return fmt.Errorf("llm: estimate: count tokens of the template: %w", err)
 			}
-			if opts.Local != nil {
-				n, err := opts.CountTokens(tmpl.suffixA)
-				if err != nil {
-					e.Err = fmt.Errorf("llm: estimate: count tokens of the template: %w", err)
-					return e
-				}
-				lead = n
-			}
+			lead = n
 		}
-		for _, g := range p.groups {
-			excerpt := !strings.HasPrefix(g.desc, "full")
-			for k, i := range g.chunks {
-				e.Calls++
-				if excerpt {
-					e.Excerpted++
-				}
-				s := p.suffixTokens[i]
-				e.PromptTokens += g.prefixTokens + s
-				e.InputTokens += s
-				e.OutputTokens += outTok
-				switch {
-				case opts.Local != nil && k == 0:
-					e.CacheWriteTokens += g.prefixTokens
-				case opts.Local != nil:
-					a := min(lead, s)
-					e.CacheReadTokens += g.prefixTokens + a
-					e.InputTokens -= a
-				case g.prefixTokens < minCache || !e.PriceKnown:
-					e.InputTokens += g.prefixTokens
-				case k == 0:
-					e.CacheWriteTokens += g.prefixTokens
-				default:
-					e.CacheReadTokens += g.prefixTokens
-				}
+	}
+	for _, g := range p.groups {
+		excerpt := !strings.HasPrefix(g.desc, "full")
+		for k, i := range g.chunks {
+			e.Calls++
+			if excerpt {
+				e.Excerpted++
+			}
+			s := p.suffixTokens[i]
+			e.PromptTokens += g.prefixTokens + s
+			e.InputTokens += s
+			e.OutputTokens += outTok
+			switch {
+			case opts.Local != nil && k == 0:
+				e.CacheWriteTokens += g.prefixTokens
+			case opts.Local != nil:
+				a := min(lead, s)
+				e.CacheReadTokens += g.prefixTokens + a
+				e.InputTokens -= a
+			case g.prefixTokens < minCache || !e.PriceKnown:
+				e.InputTokens += g.prefixTokens
+			case k == 0:
+				e.CacheWriteTokens += g.prefixTokens
+			default:
+				e.CacheReadTokens += g.prefixTokens
 			}
 		}
 	}
+	return nil
+}
+
+// finish computes the costs and the duration of e from its calls and
+// tokens.
+func (e *CostEstimate) finish(o Options, opts EstimateOptions, lat time.Duration, rpm, itpm int) {
 	if e.PriceKnown {
 		w := e.Price.CacheWrite5m
 		if o.CacheTTL == "1h" {
@@ -255,7 +301,6 @@ func Estimate(docs []DocChunks, model string, prices PriceTable, opts EstimateOp
 		d = max(d, time.Duration(float64(in)/float64(itpm)*float64(time.Minute)))
 	}
 	e.Duration = d
-	return e
 }
 
 // countExactly replaces a plan's estimated prefix and suffix sizes by exact

@@ -98,12 +98,26 @@ func TestEstimate(t *testing.T) {
 // TestEstimateCodebase reports what the codebase set would cost.
 func TestEstimateCodebase(t *testing.T) {
 	docs := codebaseDocs(t)
+	oneChunk := 0
+	for _, d := range docs {
+		if len(d.Chunks) == 1 {
+			oneChunk++
+		}
+	}
 	for _, m := range []string{"claude-3-haiku", "claude-haiku-4-5", "gpt-5-mini"} {
 		e := Estimate(docs, m, nil, EstimateOptions{Options: DefaultOptions()})
-		t.Logf("%s: %d calls, prompt %d tok (input %d, cache write %d, read %d), cost $%.4f cached / $%.4f uncached / $%.4f batch, ~%v at concurrency %d",
-			m, e.Calls, e.PromptTokens, e.InputTokens, e.CacheWriteTokens, e.CacheReadTokens, e.CostUSD, e.CostNoCacheUSD, e.CostBatchUSD, e.Duration, DefaultConcurrency)
-		if e.Calls != 737 || e.CostUSD >= e.CostNoCacheUSD {
-			t.Errorf("%s: %+v", m, e)
+		t.Logf("%s: %d calls, prompt %d tok (input %d, cache write %d, read %d), cost $%.4f cached / $%.4f uncached / $%.4f batch, ~%v at concurrency %d; %d one-chunk documents save %d calls, $%.4f",
+			m, e.Calls, e.PromptTokens, e.InputTokens, e.CacheWriteTokens, e.CacheReadTokens, e.CostUSD, e.CostNoCacheUSD, e.CostBatchUSD, e.Duration, DefaultConcurrency,
+			e.WholeDocuments, e.SavedCalls, e.SavedCostUSD)
+		if e.Calls != 737-oneChunk || e.WholeDocuments != oneChunk || e.SavedCalls != oneChunk || e.CostUSD >= e.CostNoCacheUSD {
+			t.Errorf("%s: %+v (%d documents of one chunk)", m, e, oneChunk)
+		}
+		// Calling for them too costs exactly what was saved.
+		o := DefaultOptions()
+		o.CallWholeDocuments = true
+		all := Estimate(docs, m, nil, EstimateOptions{Options: o})
+		if all.Calls != 737 || all.SavedCalls != 0 || e.SavedCostUSD <= 0 || math.Abs(all.CostUSD-e.CostUSD-e.SavedCostUSD) > 1e-9 {
+			t.Errorf("%s with CallWholeDocuments: %d calls, $%.6f; without: $%.6f + saved $%.6f", m, all.Calls, all.CostUSD, e.CostUSD, e.SavedCostUSD)
 		}
 	}
 }

@@ -143,8 +143,15 @@ type Options struct {
 	Usage situate.UsageRecorder
 	// Fallback writes the context of a chunk whose calls keep failing
 	// (e.g. the offline contextualizer). Nil leaves such a context empty;
-	// it is flagged "fallback" either way.
+	// it is flagged "fallback" either way. It also writes, unflagged, the
+	// context of a document that is one chunk (see CallWholeDocuments).
 	Fallback situate.Contextualizer
+	// CallWholeDocuments asks the model even for a document that fits in
+	// one chunk. By default such a document gets no call: the chunk is the
+	// whole document, so a context situating it in the document can add
+	// nothing; it gets Fallback's context (empty without one), labelled
+	// with Fallback's name and not flagged, since nothing failed.
+	CallWholeDocuments bool
 
 	// Prices is the price table (USD per million tokens); nil uses
 	// DefaultPrices.

@@ -214,6 +214,13 @@ func (r *run) emit(doc, chunk int, x situate.Context) error {
 // and queues the rest.
 func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 	c := r.c
+	if !c.opts.CallWholeDocuments && wholeDocument(d) {
+		x, err := c.wholeDocumentContext(r.ctx, d.Doc, d.Chunks[0])
+		if err != nil {
+			return err
+		}
+		return r.emit(idx, 0, x)
+	}
 	dp, err := c.planDoc(r.ctx, idx, d, window)
 	if err != nil {
 		return err

@@ -44,6 +44,12 @@ type costJSON struct {
 	Seconds          float64 `json:"seconds"`
 	Concurrency      int     `json:"concurrency"`
 	Skipped          int     `json:"skipped_files"`
+	// Documents that are one chunk get no call (the offline context
+	// serves); saved_* is what calling for them would take.
+	OneChunkDocs int     `json:"one_chunk_documents"`
+	SavedCalls   int     `json:"saved_calls"`
+	SavedCostUSD float64 `json:"saved_cost_usd"`
+	SavedSeconds float64 `json:"saved_seconds"`
 	// Local servers (llama.cpp, vLLM, Ollama): what the server said and
 	// what one measured call showed.
 	Local            bool    `json:"local,omitempty"`
@@ -78,6 +84,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	providerFlag := fs.String("provider", "", "provider, with --model: the same as --llm PROVIDER:MODEL")
 	modelFlag := fs.String("model", "", "model, with --provider")
 	stdinID := fs.String("id", "stdin", "document id for text read from stdin")
+	verbose := fs.Bool("verbose", false, "list every skipped file with the reason (by default one line counts them by reason)")
 	rpm := fs.Int("rpm", 0, "provider limit in requests per minute (0: none)")
 	itpm := fs.Int("itpm", 0, "provider limit in input tokens per minute, cache reads excluded (0: none)")
 	latency := fs.Duration("latency", llm.DefaultEstimateLatency, "expected time of one call")
@@ -117,7 +124,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		return usagef("--rpm, --itpm, --latency and --output-tokens must be >= 0")
 	}
 	prepStart := time.Now()
-	docs, skipped, err := collectDocs(ctx, e, c, paths, *stdinID)
+	docs, skipped, err := collectDocs(ctx, e, c, paths, *stdinID, *verbose)
 	if err != nil {
 		return err
 	}
@@ -202,7 +209,8 @@ func runCost(ctx context.Context, e *env, args []string) error {
 		PromptTokens: est.PromptTokens, InputTokens: est.InputTokens, CacheWriteTokens: est.CacheWriteTokens,
 		CacheReadTokens: est.CacheReadTokens, OutputTokens: est.OutputTokens, PriceKnown: est.PriceKnown,
 		CostUSD: est.CostUSD, CostNoCacheUSD: est.CostNoCacheUSD, CostBatchUSD: est.CostBatchUSD,
-		Seconds: est.Duration.Seconds(), Concurrency: o.Concurrency, Skipped: skipped}
+		Seconds: est.Duration.Seconds(), Concurrency: o.Concurrency, Skipped: skipped,
+		OneChunkDocs: est.WholeDocuments, SavedCalls: est.SavedCalls, SavedCostUSD: est.SavedCostUSD, SavedSeconds: est.SavedDuration.Seconds()}
 	if est.PromptTokens > 0 {
 		out.CacheReadShare = float64(est.CacheReadTokens) / float64(est.PromptTokens)
 	}
@@ -217,6 +225,14 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "chunks           %d\n", est.Chunks)
 	fmt.Fprintf(w, "calls            %d (%d too large for the window, %d with a document excerpt; window %d tokens)\n",
 		est.Calls, est.TooLarge, est.Excerpted, o.ContextWindow)
+	if est.WholeDocuments > 0 {
+		saved := "no price known"
+		if est.PriceKnown {
+			saved = fmt.Sprintf("$%.4f", est.SavedCostUSD)
+		}
+		fmt.Fprintf(w, "one-chunk docs   %d (the chunk is the whole document: no call, the offline context serves; saves %d calls, %s, %s)\n",
+			est.WholeDocuments, est.SavedCalls, saved, est.SavedDuration.Round(time.Second))
+	}
 	fmt.Fprintf(w, "prompt tokens    %d\n", est.PromptTokens)
 	fmt.Fprintf(w, "  input          %d\n", est.InputTokens)
 	fmt.Fprintf(w, "  cache write    %d (%s TTL; prefixes under %d tokens are not cached)\n", est.CacheWriteTokens, o.CacheTTL, est.Price.MinCacheTokens)
@@ -240,7 +256,7 @@ func runCost(ctx context.Context, e *env, args []string) error {
 // collectDocs reads documents from paths as "situate index" does: files
 // and directories through ingest.Walk, JSONL files, or stdin ('-'). Files
 // that cannot be read are reported on stderr and counted.
-func collectDocs(ctx context.Context, e *env, c *config, paths []string, stdinID string) ([]situate.Document, int, error) {
+func collectDocs(ctx context.Context, e *env, c *config, paths []string, stdinID string, verbose bool) (_ []situate.Document, _ int, err error) {
 	maxSize, err := c.int("max-file-size")
 	if err != nil {
 		return nil, 0, err
@@ -256,9 +272,19 @@ func collectDocs(ctx context.Context, e *env, c *config, paths []string, stdinID
 		docs    []situate.Document
 		skipped int
 	)
+	// Skipped files are counted by reason on one line, as 'index' does.
+	skips := &indexProgress{w: e.stderr, verbose: verbose, skips: map[string]int{}}
+	defer func() {
+		if s := skips.skipSummary(); s != "" && err == nil {
+			fmt.Fprintln(e.stderr, s)
+		}
+	}()
 	report := func(err error) {
 		skipped++
-		fmt.Fprintf(e.stderr, "skip %v\n", err)
+		skips.skips[ingest.SkipReason(err)]++
+		if verbose {
+			fmt.Fprintf(e.stderr, "skip %v\n", err)
+		}
 	}
 	collect := func(doc situate.Document, err error) error {
 		if err != nil {
@@ -532,7 +558,8 @@ func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateO
 		Seconds: est.Duration.Seconds(), Concurrency: est.Concurrency, Skipped: skipped, Local: true, Slots: srv.server.Slots,
 		PrefillPerSecond: srv.server.PrefillPerSecond, DecodePerSecond: srv.server.DecodePerSecond,
 		OutputPerCall: eo.OutputTokens, ServerSeconds: (est.Duration - srv.server.Fixed).Seconds(),
-		Parallel: srv.server.Parallel, FixedSeconds: srv.server.Fixed.Seconds()}
+		Parallel: srv.server.Parallel, FixedSeconds: srv.server.Fixed.Seconds(),
+		OneChunkDocs: est.WholeDocuments, SavedCalls: est.SavedCalls, SavedSeconds: est.SavedDuration.Seconds()}
 	if est.PromptTokens > 0 {
 		out.CacheReadShare = float64(est.CacheReadTokens) / float64(est.PromptTokens)
 	}
@@ -551,6 +578,10 @@ func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateO
 	fmt.Fprintf(w, "chunks           %d\n", est.Chunks)
 	fmt.Fprintf(w, "calls            %d (%d too large for the window, %d with a document excerpt; window %d tokens per slot)\n",
 		est.Calls, est.TooLarge, est.Excerpted, eo.ContextWindow)
+	if est.WholeDocuments > 0 {
+		fmt.Fprintf(w, "one-chunk docs   %d (the chunk is the whole document: no call, the offline context serves; saves %d calls, %s of server time)\n",
+			est.WholeDocuments, est.SavedCalls, est.SavedDuration.Round(time.Second))
+	}
 	fmt.Fprintf(w, "prompt tokens    %d\n", est.PromptTokens)
 	fmt.Fprintf(w, "  computed       %d (each document's prefix once, and every chunk with its instruction)\n", est.InputTokens+est.CacheWriteTokens)
 	fmt.Fprintf(w, "  cache read     %d (%.1f%% of prompt tokens: the document prefix kept in the server's slot)\n", est.CacheReadTokens, 100*out.CacheReadShare)

@@ -76,8 +76,18 @@ func TestCostExampleCorpus(t *testing.T) {
 		est.CacheReadTokens != want.CacheReadTokens || math.Abs(est.CostUSD-want.CostUSD) > 1e-9 {
 		t.Errorf("cost %+v\ndiffers from llm.Estimate %+v", est, want)
 	}
+	// Documents of one chunk get no call.
+	oneChunk := 0
+	for _, d := range docs {
+		if len(d.Chunks) == 1 {
+			oneChunk++
+		}
+	}
+	if oneChunk == 0 || est.OneChunkDocs != oneChunk || est.SavedCalls != oneChunk || est.SavedCostUSD <= 0 {
+		t.Errorf("%d documents of one chunk; the estimate says %d, saving %d calls, $%g", oneChunk, est.OneChunkDocs, est.SavedCalls, est.SavedCostUSD)
+	}
 	// Consistency of the figures.
-	if est.Docs != 11 || est.Calls != est.Chunks-est.TooLarge || est.PromptTokens != est.InputTokens+est.CacheWriteTokens+est.CacheReadTokens ||
+	if est.Docs != 11 || est.Calls != est.Chunks-est.TooLarge-est.SavedCalls || est.PromptTokens != est.InputTokens+est.CacheWriteTokens+est.CacheReadTokens ||
 		est.OutputTokens != est.Calls*llm.DefaultEstimateOutputTokens || !est.PriceKnown ||
 		math.Abs(est.CostBatchUSD-est.CostNoCacheUSD/2) > 1e-9 || est.MinCacheTokens != 1024 || est.Seconds <= 0 {
 		t.Errorf("inconsistent estimate: %+v", est)

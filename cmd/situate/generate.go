@@ -85,7 +85,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	}
 	var docs []situate.Document
 	if len(paths) == 1 {
-		if docs, _, err = collectDocs(ctx, e, c, paths, ""); err != nil {
+		if docs, _, err = collectDocs(ctx, e, c, paths, "", false); err != nil {
 			return err
 		}
 	} else {
