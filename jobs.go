@@ -109,6 +109,14 @@ type APIKey struct {
 }
 
 // KeyStore keeps API keys.
+// KeyRevisioner is implemented by key stores that count the changes made
+// to keys through them (revocations) in this process. A server that caches
+// keys compares the count to see a revocation at once; one made by another
+// process is seen when its cache entry expires.
+type KeyRevisioner interface {
+	KeyRevision() uint64
+}
+
 type KeyStore interface {
 	CreateKey(ctx context.Context, k APIKey) error
 	// Key returns a key by id (revoked ones too), or an error wrapping

@@ -28,9 +28,14 @@ type Caller struct {
 	// Principals are the principals and groups the caller reads as: it
 	// reads a document whose access list is empty or names one of them.
 	Principals []string
-	// Admin reads every document of the tenant and may write.
+	// Admin reads every document of the tenant, may write, and sees the
+	// tenant's metrics and usage.
 	Admin bool
-	// Write may upsert and delete documents.
+	// Write may upsert and delete documents, and so reads every document
+	// of the tenant: document ids are one namespace per tenant, so a key
+	// that may create documents would otherwise learn from a refused
+	// create that an id it may not read is taken. NewKey refuses
+	// principals for a write key.
 	Write bool
 
 	tenant *tenantState
@@ -43,7 +48,7 @@ func (c *Caller) Engine() *situate.Engine { return c.tenant.Engine }
 // Filter is the access part of every search the caller makes: nil
 // principals for an administrator, the caller's (never nil) otherwise.
 func (c *Caller) Filter() situate.Filter {
-	if c.Admin {
+	if c.ReadsAll() {
 		return situate.Filter{}
 	}
 	p := c.Principals
@@ -57,13 +62,22 @@ func (c *Caller) Filter() situate.Filter {
 // list. A document it may not read must look exactly like one that does
 // not exist.
 func (c *Caller) CanRead(access []string) bool {
-	if c.Admin || len(access) == 0 {
+	if c.ReadsAll() || len(access) == 0 {
 		return true
 	}
 	return slices.ContainsFunc(access, func(a string) bool { return slices.Contains(c.Principals, a) })
 }
 
 func (c *Caller) canWrite() bool { return c.Admin || c.Write }
+
+// ReadsAll reports whether the caller reads every document of its tenant:
+// administrators and keys that may write.
+func (c *Caller) ReadsAll() bool { return c.Admin || c.Write }
+
+// errWriterPrincipals refuses principals for a key that may write.
+var errWriterPrincipals = fmt.Errorf("principals: a key that may write reads every document of its tenant "+
+	"(document ids are one namespace per tenant, and a refused create would reveal a taken id); "+
+	"give a write key no principals, or put principals that must not see each other's documents in separate tenants: %w", situate.ErrInvalid)
 
 type callerKey struct{}
 
@@ -82,6 +96,9 @@ const keyPrefix = "sk_"
 func NewKey(tenant, name string, principals []string, admin, write bool) (string, situate.APIKey, error) {
 	if err := ValidTenant(tenant); err != nil {
 		return "", situate.APIKey{}, err
+	}
+	if (write || admin) && len(principals) > 0 {
+		return "", situate.APIKey{}, errWriterPrincipals
 	}
 	for _, p := range principals {
 		if err := validPrincipal(p); err != nil {
@@ -166,11 +183,22 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *apiError) {
 	if err != nil {
 		return nil, internalError(err)
 	}
-	return &Caller{Tenant: k.Tenant, KeyID: k.ID, Principals: k.Principals, Admin: k.Admin, Write: k.Write || k.Admin, tenant: t}, nil
+	write := k.Write || k.Admin
+	if write && !k.Admin && len(k.Principals) > 0 {
+		// A write key restricted to principals (stored by an older
+		// version): it keeps reading as its principals and loses writing,
+		// rather than reading the whole tenant.
+		write = false
+	}
+	return &Caller{Tenant: k.Tenant, KeyID: k.ID, Principals: k.Principals, Admin: k.Admin, Write: write, tenant: t}, nil
 }
 
 // keyCache keeps looked-up keys briefly, so a search does not read the key
-// store every time; a revocation takes effect within keyCacheTTL.
+// store every time. A key revoked through the server's own KeyStore (in
+// this process) stops working at once when the store counts revocations
+// (situate.KeyRevisioner: the SQLite and PostgreSQL stores do); one revoked
+// by another process ("situate keys revoke" while serve runs) keeps working
+// for at most KeyCacheTTL.
 type keyCache struct {
 	mu sync.Mutex
 	m  map[string]cachedKey
@@ -179,14 +207,24 @@ type keyCache struct {
 type cachedKey struct {
 	k       situate.APIKey
 	fetched time.Time
+	rev     uint64 // the store's KeyRevision before the fetch
 }
 
-// keyCacheTTL bounds how long a revoked key keeps working.
-const keyCacheTTL = 2 * time.Second
+// KeyCacheTTL bounds how long a key revoked by another process keeps
+// working on a running server.
+const KeyCacheTTL = 2 * time.Second
+
+func keyRevision(ks situate.KeyStore) uint64 {
+	if r, ok := ks.(situate.KeyRevisioner); ok {
+		return r.KeyRevision()
+	}
+	return 0
+}
 
 func (c *keyCache) get(ctx context.Context, ks situate.KeyStore, id string) (situate.APIKey, error) {
+	rev := keyRevision(ks)
 	c.mu.Lock()
-	if e, ok := c.m[id]; ok && time.Since(e.fetched) < keyCacheTTL {
+	if e, ok := c.m[id]; ok && e.rev == rev && time.Since(e.fetched) < KeyCacheTTL {
 		c.mu.Unlock()
 		return e.k, nil
 	}
@@ -199,7 +237,7 @@ func (c *keyCache) get(ctx context.Context, ks situate.KeyStore, id string) (sit
 	if c.m == nil || len(c.m) > 10000 {
 		c.m = map[string]cachedKey{}
 	}
-	c.m[id] = cachedKey{k, time.Now()}
+	c.m[id] = cachedKey{k, time.Now(), rev}
 	c.mu.Unlock()
 	return k, nil
 }

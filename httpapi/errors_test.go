@@ -22,7 +22,6 @@ func TestErrors(t *testing.T) {
 	}
 	other := e.key("globex", nil, true, false)
 	e.wait(admin, e.upsert(admin, "kept.md", httpapi.DocumentRequest{Text: "The lighthouse keeper logs the fog.", Access: []string{"bob"}}))
-	time.Sleep(keyCacheWait) // the revocation is seen by the key cache
 
 	big := strings.Repeat("x", 5000)
 	upload, uct := multipartBody(t, httpapi.DocumentRequest{Title: "t"}, "big.txt", []byte(strings.Repeat("y", 9000)))
@@ -152,7 +151,7 @@ func TestErrors(t *testing.T) {
 }
 
 // keyCacheWait outlasts the server's key cache.
-const keyCacheWait = 2100 * time.Millisecond
+const keyCacheWait = httpapi.KeyCacheTTL + 100*time.Millisecond
 
 func TestRateLimit(t *testing.T) {
 	e := newEnv(t, envOptions{auth: true, limits: httpapi.Limits{RatePerSecond: 1, Burst: 3}})

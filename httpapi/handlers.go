@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -342,7 +343,7 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	// two creates of one id cannot both succeed.
 	unlock := t.lockDoc(id)
 	defer unlock()
-	rec, err := c.Engine().Document(id)
+	_, err := c.Engine().Document(id)
 	exists := err == nil
 	if !exists {
 		if _, err := t.Jobs.Upload(r.Context(), id); err == nil {
@@ -351,11 +352,10 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 			return fromError(err)
 		}
 	}
+	// A writer reads every document of its tenant (Caller.Write), so a
+	// conflict reveals no id it may not read.
 	if exists && create {
 		return &apiError{status: http.StatusConflict, code: "conflict", field: "id", msg: "id: a document with this id exists (use PUT to replace it)"}
-	}
-	if exists && !c.Admin && rec.ID != "" && !c.CanRead(rec.Access) {
-		return &apiError{status: http.StatusConflict, code: "conflict", field: "id", msg: "id: in use by a document this key may not replace"}
 	}
 	j, err := t.Jobs.EnqueueUpload(r.Context(), src)
 	if err != nil {
@@ -368,6 +368,9 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 }
 
 func parseError(err error) *apiError {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fromError(err) // the request timed out while the file was parsed
+	}
 	if errors.Is(err, ErrUnsupportedFormat) {
 		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "file", msg: "file: " + err.Error()}
 	}

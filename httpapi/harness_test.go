@@ -78,6 +78,8 @@ type envOptions struct {
 	// contextualizer replaces the offline one.
 	contextualizer situate.Contextualizer
 	tenants        []string
+	// parse replaces parseSource.
+	parse func(context.Context, situate.Upload) (situate.Document, error)
 }
 
 func parseSource(ctx context.Context, src situate.Upload) (situate.Document, error) {
@@ -140,6 +142,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error { eng.Close(); return store.Close() }}, nil
 	}
 	opts := httpapi.Options{OpenTenant: open, Parse: parseSource, Limits: o.limits, Tenants: o.tenants}
+	if o.parse != nil {
+		opts.Parse = o.parse
+	}
 	if o.logs != nil {
 		opts.Logger = slog.New(slog.NewJSONHandler(o.logs, nil))
 	}

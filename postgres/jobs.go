@@ -391,5 +391,10 @@ func (s *Store) RevokeKey(ctx context.Context, id string) error {
 	if tag.RowsAffected() == 0 {
 		return s.errorf(fmt.Sprintf("revoke key %q", id), situate.ErrNotFound)
 	}
+	s.keyRev.Add(1)
 	return nil
 }
+
+// KeyRevision counts the keys revoked through this Store (see
+// situate.KeyRevisioner).
+func (s *Store) KeyRevision() uint64 { return s.keyRev.Load() }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,8 @@ var (
 type Store struct {
 	pool  *pgxpool.Pool
 	where string // host:port/database, without credentials
+	// keyRev counts key revocations through this Store (KeyRevision).
+	keyRev atomic.Uint64
 }
 
 // Open connects to the database at url (a postgres:// URL or a key=value

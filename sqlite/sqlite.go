@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/situate/situate"
@@ -60,6 +61,8 @@ type Store struct {
 	chunksAtStmts sync.Map
 	// readOnly: opened by OpenReadOnly.
 	readOnly bool
+	// keyRev counts key revocations through this Store (KeyRevision).
+	keyRev atomic.Uint64
 }
 
 type writeStmts struct {

@@ -4,7 +4,7 @@
 //
 // Handler serves the page at / and its assets under /ui/. The page calls
 // the JSON API of package httpapi (/v1/search, /v1/documents, /v1/jobs,
-// /v1/status) and the usage route UsageHandler serves (GET /ui/usage, the
+// /v1/status) and the usage route UsageHandler serves (GET /v1/usage, the
 // tenant's provider usage by day, for administrators) with the API key the
 // user enters (kept in the browser's localStorage; none is needed on a
 // loopback server without keys). It has four views:

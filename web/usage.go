@@ -45,7 +45,7 @@ type UsageReport struct {
 // DefaultUsageDays): the usage of the caller's tenant over the last N UTC
 // days, today included. usage returns the days since a time that had calls
 // (keyed by Date); an error matching ErrForbidden answers 403, any other 500.
-// Mount it behind the server's authentication (situate serve: GET /ui/usage).
+// Mount it behind the server's authentication (situate serve: GET /v1/usage, described in httpapi/openapi.json).
 func UsageHandler(usage func(r *http.Request, since time.Time) ([]UsageDay, error), log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

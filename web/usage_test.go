@@ -30,7 +30,7 @@ func TestUsageHandler(t *testing.T) {
 	}, nil)
 	do := func(query, header string) (*httptest.ResponseRecorder, web.UsageReport) {
 		rec := httptest.NewRecorder()
-		req := httptest.NewRequest("GET", "/ui/usage"+query, nil)
+		req := httptest.NewRequest("GET", "/v1/usage"+query, nil)
 		req.Header.Set("X-Test", header)
 		h.ServeHTTP(rec, req)
 		var rep web.UsageReport

@@ -31,7 +31,7 @@ func init() {
 			if !ok {
 				return mcpserver.Scope{}, errors.New("no authenticated caller")
 			}
-			return mcpserver.Scope{Engine: caller.Engine(), Principals: caller.Principals, Unrestricted: caller.Admin}, nil
+			return mcpserver.Scope{Engine: caller.Engine(), Principals: caller.Principals, Unrestricted: caller.ReadsAll()}, nil
 		}, mcpserver.Options{Logger: log})
 		return []httpapi.Mount{{Pattern: "/mcp", Handler: h}}, nil
 	})

@@ -16,9 +16,10 @@ import (
 
 // situate serve shows the search page at / with its assets under /ui/;
 // they hold no data, so they are public, and the page calls the API with
-// the key its user enters. GET /ui/usage (authenticated, administrators
+// the key its user enters. GET /v1/usage (authenticated, administrators
 // only) reads the tenant's recorded provider usage by day for the usage
-// view, from a read-only handle on the tenant's store.
+// view, from a read-only handle on the tenant's store; httpapi/openapi.json
+// describes it with the API.
 func init() {
 	serveMounts = append(serveMounts, func(ctx context.Context, e *env, c *config) ([]httpapi.Mount, error) {
 		dir := c.storeDir(e)
@@ -83,7 +84,7 @@ func init() {
 		return []httpapi.Mount{
 			{Pattern: "GET /{$}", Handler: page, Public: true},
 			{Pattern: "GET /ui/", Handler: page, Public: true},
-			{Pattern: "GET /ui/usage", Handler: web.UsageHandler(usage, log)},
+			{Pattern: "GET /v1/usage", Handler: web.UsageHandler(usage, log)},
 		}, nil
 	})
 }

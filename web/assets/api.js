@@ -65,7 +65,7 @@ export const api = {
   upsertJSON: (id, doc) => request("PUT", "/v1/documents/" + encodeDocID(id), doc),
   remove: (id) => request("DELETE", "/v1/documents/" + encodeDocID(id)),
   job: (id) => request("GET", "/v1/jobs/" + encodeURIComponent(id)),
-  usage: (days) => request("GET", "/ui/usage?days=" + encodeURIComponent(days)),
+  usage: (days) => request("GET", "/v1/usage?days=" + encodeURIComponent(days)),
 };
 
 // encodeDocID keeps the slashes of a document id (a path) and escapes the
