@@ -38,6 +38,9 @@ type Settings struct {
 	// Extra is Options.Extra, Glossary Options.GlossaryID.
 	Extra    string `json:"extra,omitempty"`
 	Glossary string `json:"glossary,omitempty"`
+	// CallWholeDocuments: documents of one chunk are asked too (see
+	// Options.CallWholeDocuments).
+	CallWholeDocuments bool `json:"call_whole_documents,omitempty"`
 	// Fingerprint hashes all of the above; it is the Contextualizer's
 	// Fingerprint and part of every context's cache key.
 	Fingerprint string `json:"fingerprint"`
@@ -58,6 +61,11 @@ func (s Settings) fingerprint() string {
 		if f[1] != "" {
 			fmt.Fprintf(h, "%s %d:%s\n", f[0], len(f[1]), f[1])
 		}
+	}
+	if s.CallWholeDocuments {
+		// Only when set, so that stores built before the option keep
+		// their fingerprint.
+		fmt.Fprintf(h, "call-whole-documents\n")
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
@@ -102,6 +110,13 @@ func (s Settings) Changes(old Settings) []string {
 			out = append(out, "glossary changed")
 		}
 	}
+	if s.CallWholeDocuments != old.CallWholeDocuments {
+		from, to := "offline context", "model call"
+		if old.CallWholeDocuments {
+			from, to = to, from
+		}
+		out = append(out, fmt.Sprintf("documents of one chunk changed (%s → %s)", from, to))
+	}
 	if len(out) == 0 && s.Fingerprint != old.Fingerprint {
 		out = append(out, "contextualizer settings changed")
 	}
@@ -136,7 +151,8 @@ func builtinTemplatesHash() string {
 func (c *Contextualizer) settingsFor(model, digest string) Settings {
 	s := Settings{Model: model, ModelDigest: digest, Template: "builtin", TemplateHash: builtinTemplatesHash(),
 		MaxTokens: c.opts.MaxTokens, MaxContextTokens: c.opts.MaxContextTokens, Language: c.opts.Language,
-		Extra: c.opts.Extra, Glossary: c.opts.GlossaryID}
+		Extra: c.opts.Extra, Glossary: c.opts.GlossaryID,
+		CallWholeDocuments: c.opts.CallWholeDocuments}
 	if c.custom != nil {
 		s.Template, s.TemplateHash = filepath.Base(c.custom.Name), c.custom.Hash
 	}

@@ -22,7 +22,7 @@ import (
 // llmSettings are the settings of the LLM contextualizer.
 var llmSettings = []string{"llm", "llm-base-url", "llm-api-key-env", "llm-concurrency", "llm-context-window",
 	"llm-max-tokens", "llm-cache-ttl", "llm-template", "llm-language", "llm-extra", "llm-rpm", "llm-tpm",
-	"llm-price", "llm-glossary", "llm-timeout", "llm-max-retries", "llm-degenerate", "max-cost"}
+	"llm-price", "llm-glossary", "llm-timeout", "llm-max-retries", "llm-degenerate", "llm-one-chunk", "max-cost"}
 
 func llmSettingDefs() []*setting {
 	d := llm.DefaultOptions()
@@ -43,6 +43,7 @@ func llmSettingDefs() []*setting {
 		{name: "llm-glossary", usage: "glossary file (JSON list of {\"term\",\"definition\"} or TOML [[terms]]) shown after the document in every prompt"},
 		{name: "llm-timeout", def: d.CallTimeout.String(), usage: "time limit of one LLM call; a call that times out is retried"},
 		{name: "llm-max-retries", def: fmt.Sprint(d.MaxRetries), usage: "retries of a failing LLM call (rate limits, overload, server errors, timeouts) before the chunk gets the offline context, flagged"},
+		{name: "llm-one-chunk", def: "offline", usage: "a document that fits in one chunk: offline (no call: the chunk is the whole document, the offline context serves) or call (ask the model anyway)"},
 		{name: "llm-degenerate", def: "reject", usage: "answers that are not a context (repeated words, character noise, no word of the document, far from 50-100 tokens): reject (ask again with another sample, then the offline context, flagged degenerate:KIND) or keep (keep them, flagged)"},
 		{name: "max-cost", def: "0", usage: "stop before the projected spend exceeds this many USD (0: no limit)"},
 	}
@@ -183,6 +184,13 @@ func llmOptions(c *config) (llm.Options, error) {
 		o.KeepDegenerate = true
 	default:
 		return o, usagef("--llm-degenerate (from %s): %q: want reject or keep", c.settings["llm-degenerate"].origin, v)
+	}
+	switch v := c.str("llm-one-chunk"); v {
+	case "offline":
+	case "call":
+		o.CallWholeDocuments = true
+	default:
+		return o, usagef("--llm-one-chunk (from %s): %q: want offline or call", c.settings["llm-one-chunk"].origin, v)
 	}
 	o.CacheTTL = c.str("llm-cache-ttl")
 	o.TemplateFile = c.str("llm-template")

@@ -73,7 +73,8 @@ func TestLLMTimeoutHang(t *testing.T) {
 			}
 			store := filepath.Join(dir, "store")
 			start := time.Now()
-			f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-timeout", "300ms", "--llm-max-retries", "1", "--allow-fallback", corpus)
+			// The document is one chunk: --llm-one-chunk call asks the model anyway.
+			f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-one-chunk", "call", "--llm-timeout", "300ms", "--llm-max-retries", "1", "--allow-fallback", corpus)
 			took := time.Since(start)
 			st := f.srv.Stats()
 			if st.Messages != 2 || st.Faults != c.hangs {
@@ -225,6 +226,7 @@ func TestLLMSettingErrors(t *testing.T) {
 		{[]string{"--llm-timeout", "soon"}, []string{"--llm-timeout", "positive duration"}},
 		{[]string{"--llm-timeout", "0s"}, []string{"--llm-timeout", "positive duration"}},
 		{[]string{"--llm-max-retries", "-2"}, []string{"--llm-max-retries", "must be >= 0"}},
+		{[]string{"--llm-one-chunk", "sometimes"}, []string{"--llm-one-chunk", "want offline or call"}},
 		{[]string{"--llm-price", "input=1,output=x"}, []string{"--llm-price", "price field output"}},
 		{[]string{"--llm-price", "outptu=1"}, []string{"--llm-price", "outptu", "unknown"}},
 		{[]string{"--llm-glossary", filepath.Join(dir, "none.json")}, []string{"--llm-glossary", "none.json"}},
@@ -253,7 +255,7 @@ func TestLLMSettingsFromConfigFile(t *testing.T) {
 	writeShortDoc(t, corpus)
 	store := filepath.Join(dir, "store")
 	os.MkdirAll(store, 0o755)
-	conf := fmt.Sprintf("llm = %q\nllm-rpm = 1000\nllm-tpm = 400000\nllm-timeout = \"45s\"\nllm-price = \"input=2,output=8\"\n", testModel)
+	conf := fmt.Sprintf("llm = %q\nllm-rpm = 1000\nllm-tpm = 400000\nllm-timeout = \"45s\"\nllm-price = \"input=2,output=8\"\nllm-one-chunk = \"call\"\n", testModel)
 	os.WriteFile(filepath.Join(store, "situate.toml"), []byte(conf), 0o644)
 	f := newFakeAPI(t, anthropictest.Config{})
 	out, _ := f.mustRun(t, dir, "config", "--store", store)

@@ -24,7 +24,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	// Only the LLM settings that identify the contexts a model writes (and
 	// those needed to ask a local server which model it serves); rates,
 	// retries, prices and budgets do not make a document stale.
-	statusLLM := []string{"llm", "llm-base-url", "llm-api-key-env", "llm-template", "llm-language", "llm-max-tokens", "llm-extra", "llm-glossary"}
+	statusLLM := []string{"llm", "llm-base-url", "llm-api-key-env", "llm-template", "llm-language", "llm-max-tokens", "llm-extra", "llm-glossary", "llm-one-chunk"}
 	c.flags(fs, statusLLM...)
 	groupFlags(fs, "With --llm: the model whose contexts to compare with the store's (status asks a local\n"+
 		"server which model it serves; a key is only read, never stored)", statusLLM...)

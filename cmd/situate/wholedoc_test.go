@@ -82,4 +82,21 @@ func TestOneChunkDocumentsGetNoCall(t *testing.T) {
 	if n := f.srv.Stats().Messages - before; n != 0 || !strings.Contains(errOut, "nothing changed") {
 		t.Errorf("rerun: %d calls\n%s", n, errOut)
 	}
+
+	// --llm-one-chunk call asks the model for them too: status sees the
+	// change, and index calls for the three FAQs only (the other contexts
+	// come from the cache).
+	st, _ = f.mustRun(t, dir, "status", "--store", store, "--llm", testModel, "--llm-one-chunk", "call")
+	if !strings.Contains(st, "documents of one chunk changed (offline context → model call)") {
+		t.Errorf("status with --llm-one-chunk call:\n%s", st)
+	}
+	before = f.srv.Stats().Messages
+	_, errOut = f.mustRun(t, dir, "index", "--store", store, "--llm", testModel, "--llm-one-chunk", "call", corpus)
+	if n := f.srv.Stats().Messages - before; n != 3 {
+		t.Errorf("--llm-one-chunk call: %d calls, want 3 (the one-chunk documents)\n%s", n, errOut)
+	}
+	show, _ = f.mustRun(t, dir, "show", "--store", store, "faq/parking.md")
+	if !strings.Contains(show, "[context by "+testModel) {
+		t.Errorf("faq/parking.md after --llm-one-chunk call:\n%s", show)
+	}
 }
