@@ -179,17 +179,20 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 // indexes when no other process of this machine holds them, and otherwise
 // searches indexes built in memory from the store.
 func openReader(ctx context.Context, e *env, c *config) (*situate.Engine, backingStore, error) {
-	return openReaderWith(ctx, e, c, sqlite.Options{})
+	return openReaderWith(ctx, e, c, sqlite.Options{}, false)
 }
 
 // openSearcher is openReader for one search: it skips the database's
 // integrity check on open (what a search reads is still checked, and
 // "situate check" checks everything), so a search costs what it reads.
 func openSearcher(ctx context.Context, e *env, c *config) (*situate.Engine, backingStore, error) {
-	return openReaderWith(ctx, e, c, sqlite.Options{SkipOpenCheck: true})
+	return openReaderWith(ctx, e, c, sqlite.Options{SkipOpenCheck: true}, true)
 }
 
-func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options) (*situate.Engine, backingStore, error) {
+// openReaderWith opens a reader. For a command that does not search
+// (status, show, ls), arms the store was indexed without (it was indexed
+// with --recipe lucene) are left out rather than refused.
+func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options, search bool) (*situate.Engine, backingStore, error) {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if c.str("store-url") != "" {
 		store, dir, _, err := openBacking(ctx, e, c, false)
@@ -240,6 +243,10 @@ func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options) (
 	}
 	opts.ReadOnly = true
 	eng, err := situate.Open(ctx, dir, store, opts)
+	if errors.Is(err, situate.ErrNeedsRebuild) && !search {
+		opts.CodeArmWeight, opts.DocumentWeight, opts.PairArmWeight, opts.DefsArmWeight = 0, 0, 0, 0
+		eng, err = situate.Open(ctx, dir, store, opts)
+	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err

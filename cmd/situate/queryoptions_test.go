@@ -67,3 +67,23 @@ func TestQueryOptionsNeverRewriteIndex(t *testing.T) {
 		t.Errorf("the default search differs after the others:\n%s", firstDiff(got, want))
 	}
 }
+
+// TestStatusOnLuceneStore: a store indexed with --recipe lucene holds one
+// arm; search with the default recipe is refused (saying to run situate
+// index), while status, show and ls, which do not search, work.
+func TestStatusOnLuceneStore(t *testing.T) {
+	dir := t.TempDir()
+	p := proc{bin: situateBin(t, dir)}
+	corpus := filepath.Join(dir, "corpus")
+	os.MkdirAll(corpus, 0o755)
+	writeCorpus(t, corpus, 5)
+	store := filepath.Join(dir, "store")
+	p.mustRun(t, "index", "--store", store, "--recipe", "lucene", corpus)
+	if code, _, errOut := p.run("search", "--store", store, "lamp keeper"); code == 0 || !strings.Contains(errOut, "situate index") {
+		t.Errorf("default search on a lucene store: exit %d, want a refusal naming situate index:\n%s", code, errOut)
+	}
+	p.mustRun(t, "search", "--store", store, "--recipe", "lucene", "lamp keeper")
+	for _, args := range [][]string{{"status", "--store", store}, {"show", "--store", store, "doc0003.md"}, {"ls", "--store", store}} {
+		p.mustRun(t, args...)
+	}
+}
