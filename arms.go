@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
@@ -63,6 +64,7 @@ var lexicalArms = []armSpec{
 		dir: "bm25-code", layout: "code-arm", role: roleChunks,
 		weight:  func(o Options) float64 { return o.CodeArmWeight },
 		options: (*Engine).codeOptions,
+		query:   (*Engine).codeQuery,
 	},
 	{
 		// Adjacent term pairs (rank.PairText) whose best score per
@@ -255,6 +257,56 @@ func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc {
 			Fields: map[string]string{bm25.DefaultField: rank.PairText(pairTerms(e.pairAnalyzer(d.Lang), text))}}
 	}
 	return out
+}
+
+// codeQuery is the code arm's query. A query in Chinese, Japanese or Korean
+// searches the code arm only for the identifiers it names (getUserName,
+// parse_json, os.Open, v2), without its Han, kana and Hangul: the code
+// analyzer turns those into the same overlapping bigrams as the chinese
+// analyzer, which the language arm already scores, and summed a second time
+// (at the code arm's k1 and b) they ranked Chinese paragraphs below plain
+// Lucene; plain words ("Debian", "NFL") counted twice against bigrams
+// counted once did too (EVAL.md, "Russian and Chinese"). Without an
+// identifier the arm sits the query out. The index is unchanged.
+func (e *Engine) codeQuery(text string) string {
+	if !strings.ContainsFunc(text, isCJK) {
+		return text
+	}
+	var ids []string
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return isCJK(r) || unicode.IsSpace(r) || unicode.IsPunct(r) && r != '_' && r != '.' }) {
+		if f = strings.Trim(f, "."); identifierLike(f) {
+			ids = append(ids, f)
+		}
+	}
+	return strings.Join(ids, " ")
+}
+
+func isCJK(r rune) bool {
+	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// identifierLike reports whether w is shaped like a code identifier rather
+// than a word: it joins parts with '_' or '.', changes from lower to upper
+// case inside (getUser), or mixes letters and digits (v2, utf8).
+func identifierLike(w string) bool {
+	var letter, digit bool
+	prev := rune(0)
+	for _, r := range w {
+		switch {
+		case r == '_' || r == '.':
+			if prev != 0 {
+				return true
+			}
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			return true
+		case unicode.IsLetter(r):
+			letter = true
+		case unicode.IsDigit(r):
+			digit = true
+		}
+		prev = r
+	}
+	return letter && digit
 }
 
 // pairQuery is the pair arm's query: the query's word pairs under the
