@@ -62,7 +62,9 @@ var verbsZH = []string{"是", "成为", "拥有", "属于", "隶属", "位于", 
 
 // openersZH open a Chinese sentence with something other than its subject:
 // time, cause, purpose, a demonstrative ("本公司", "该镇") or a pronoun.
-var openersZH = []string{"随着", "根据", "按照", "在", "近年", "目前", "去年", "今年", "明年", "截至", "自从", "自", "为了", "由于", "如果", "虽然", "本", "该", "这", "那", "我们", "我", "他们", "他", "她", "它", "其"}
+var openersZH = []string{"随着", "根据", "按照", "在", "近年", "目前", "去年", "今年", "明年", "截至", "自从", "自", "为了", "由于", "如果", "虽然", "本", "该", "这", "那", "我们", "我", "他们", "他", "她", "它", "其",
+	// connectives, prepositions and the reader ("此外，…", "从图形界面…", "您需要…")
+	"此外", "另外", "然而", "但是", "但", "因此", "所以", "同时", "首先", "其次", "最后", "例如", "比如", "通常", "一般", "总之", "如", "若", "当", "从", "对于", "关于", "通过", "用于", "对", "将", "把", "被", "请", "您", "你", "可以", "只", "也", "还", "即", "每", "所有", "一些", "有些", "许多", "大多数"}
 
 // subjectEntity returns the name a document's opening sentence is about:
 // its leading capitalised words ("Brightwater Logistics", "Puerto
@@ -102,7 +104,9 @@ func subjectEntity(sentence string, common func(string) bool) string {
 		case quoted:
 			name = append(name, strings.TrimRight(w, ",;:.!?—–-"))
 		case len(name) == 0 && i == 0 && common(strings.ToLower(core)) &&
-			(utf8.RuneCountInString(core) <= 3 || i+1 == len(words) || !isCapitalised(words[i+1])):
+			(utf8.RuneCountInString(core) <= 3 || i+1 == len(words) || !isCapitalised(words[i+1])) &&
+			// "Кислород — химический элемент": a dash defines the word before it.
+			!(i+1 < len(words) && (words[i+1] == "—" || words[i+1] == "–")):
 			continue
 		case len(name) == 0 && (leadWords[strings.ToLower(core)] || determiners[strings.ToLower(core)]):
 			continue

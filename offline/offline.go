@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/situate/situate"
 )
@@ -96,7 +97,7 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		// A word the document also writes in lower case ("Much", "Import",
 		// "Applications") is a common word, whatever its capital says.
 		caps := midSentenceCaps(doc.Text)
-		if subject != "" && isSingleWord(subject) && !mentions(title, subject) &&
+		if subject != "" && isSingleWord(subject) && !mentions(title, subject) && !definedByDash(lead, subject) &&
 			(caps[stemKey(subject)] == 0 || seenLower(lower, subject)) {
 			subject = ""
 		}
@@ -106,6 +107,11 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		if later := laterName(lead); subject == "" && later != "" &&
 			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2 && !seenLower(lower, later)) {
 			subject = later
+		}
+		// A Chinese subject is a name the document uses again; words found
+		// once are the opening's wording ("您需要注销再登录才能"), not its subject.
+		if hanCount(subject) >= 2 && strings.Count(doc.Text, subject) < 2 && !definedZH(lead, subject) {
+			subject = ""
 		}
 		switch {
 		case subject != "" && !mentions(title, subject):
@@ -123,6 +129,38 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		out[i] = situate.Context{Text: c.proseContext(t, title, entity, subject, ch), Source: Name}
 	}
 	return out, nil
+}
+
+// definedByDash reports whether sentence opens with subject followed by a
+// dash, the Russian copula of a definition ("Кислород — химический элемент",
+// where a common noun is the subject although the text writes it in lower
+// case elsewhere).
+func definedByDash(sentence, subject string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(sentence, "«\"“„"), subject)
+	if !ok {
+		return false
+	}
+	rest = strings.TrimLeft(rest, "»\"”“ ")
+	return strings.HasPrefix(rest, "—") || strings.HasPrefix(rest, "–")
+}
+
+// definedZH reports whether the Chinese sentence opens with subject followed
+// by a verb that defines it ("华为技术有限公司是…", "诺曼人（…）是…"), rather
+// than by a comma.
+func definedZH(sentence, subject string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(sentence, "“「《\"'"), subject)
+	if !ok {
+		return false
+	}
+	rest = strings.TrimLeft(dropParens(strings.TrimLeft(rest, "”」》\"' ")), " ")
+	for _, v := range verbsZH {
+		if utf8.RuneCountInString(v) > 1 || strings.ContainsRune("是为于由", []rune(v)[0]) {
+			if strings.HasPrefix(rest, v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // seenLower reports whether the document also writes word in lower case,

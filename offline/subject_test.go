@@ -89,3 +89,41 @@ func TestCodeContextID(t *testing.T) {
 		t.Errorf("context %q lacks the package doc", got[1].Text)
 	}
 }
+
+// TestSubjectEnglishTitle pins issue 13 item 9: XQuAD-style Russian and
+// Chinese articles keep their English titles, so the subject comes from the
+// opening sentence, in the document's language. Before, a gloss in
+// parentheses with abbreviations ("норм. Normands; фр. …") made the opening
+// no sentence and the next paragraph's first word ("Норманнская") became
+// the subject; a common noun defined with a dash ("Кислород — …") was
+// dropped; a Chinese opening phrase ("此外", "您需要注销再登录才能") was taken
+// for a name.
+func TestSubjectEnglishTitle(t *testing.T) {
+	c := offline.New(offline.DefaultOptions())
+	for _, tc := range []struct {
+		title, lang, text string
+		want              [2]string // the first and the last paragraph's context
+	}{
+		{"Normans", "ru", "Нормандцы (норм. Normands; фр. Normands; лат. Normanni) — народ, который в X и XI веках дал своё имя Нормандии, региону во Франции.\n\nНорманнская династия оказала большое политическое влияние на средневековую Европу.",
+			[2]string{"Из «Normans» (Нормандцы).", "Из «Normans» (Нормандцы): Нормандцы."}},
+		{"Oxygen", "ru", "Кислород — химический элемент с символом O и атомным номером 8.\n\nПри стандартной температуре и давлении два атома элемента связываются, образуя газ; кислород бесцветен.",
+			[2]string{"Из «Oxygen» (Кислород).", "Из «Oxygen» (Кислород): Кислород."}},
+		{"Super Bowl 50", "ru", "Супербоул 50 — игра в американский футбол, целью которой было определить чемпиона НФЛ в сезоне 2015 года.\n\nТак как это был 50-й Супербоул, лига подчеркнула «золотую годовщину».",
+			[2]string{"Из «Super Bowl 50» (Супербоул 50).", "Из «Super Bowl 50» (Супербоул 50): Супербоул 50."}},
+		{"Normans", "zh", "诺曼人（诺曼语：Nourmands；法语：Normands；拉丁语：Normanni）是在 10 和 11 世纪将名字赋予法国诺曼底地区的人。\n\n他们是维京人的后裔。",
+			[2]string{"出自《Normans》（诺曼人）。", "出自《Normans》（诺曼人）：诺曼人。"}},
+		{"Redistributing Debian", "zh", "此外，您可以在商业产品中重新分发 Debian。\n\n所有 CD 厂商需要遵守许可证。",
+			[2]string{"出自《Redistributing Debian》。", "出自《Redistributing Debian》。"}},
+		{"Customizing", "zh", "您需要注销再登录才能成为该组的有效成员。\n\n要检查您属于哪些组，请执行 groups。",
+			[2]string{"出自《Customizing》。", "出自《Customizing》。"}},
+	} {
+		doc := situate.Document{ID: "doc", Title: tc.title, Lang: tc.lang, Text: tc.text}
+		last := strings.LastIndex(tc.text, "\n\n") + 2
+		got := contextsOf(t, c, doc, tc.text[:last-2], tc.text[last:])
+		for i, g := range got {
+			if g.Text != tc.want[i] {
+				t.Errorf("%s/%s chunk %d: context %q, want %q", tc.title, tc.lang, i, g.Text, tc.want[i])
+			}
+		}
+	}
+}

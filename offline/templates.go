@@ -40,7 +40,7 @@ var templates = map[string]template{
 		chunk: "Este fragmento define %s", list: ", ", path: " > ",
 	},
 	"ru": {
-		from: "Из документа «%s»", about: " (%s)", section: ", раздел «%s»", colon: ": ", stop: ".",
+		from: "Из «%s»", about: " (%s)", section: ", раздел «%s»", colon: ": ", stop: ".",
 		file: "Файл %s", code: "Код на %s", pkg: ", пакет %s",
 		defines: "Определяет %s", in: "Этот фрагмент находится в %s", andDef: " и определяет %s",
 		chunk: "Этот фрагмент определяет %s", list: ", ", path: " > ",

@@ -105,7 +105,17 @@ func cleanMarkdown(s string) string {
 // least four words (or eight CJK characters) and mostly letters.
 func firstSentence(s string) string {
 	end := len(s)
+	depth := 0 // open parentheses: "(норм. Normands; фр. Normands)" ends no sentence
 	for i, r := range s {
+		switch r {
+		case '(', '（':
+			depth++
+		case ')', '）':
+			depth = max(depth-1, 0)
+		}
+		if depth > 0 {
+			continue
+		}
 		if strings.ContainsRune("。！？", r) {
 			end = i + utf8.RuneLen(r)
 			break
@@ -129,11 +139,43 @@ func firstSentence(s string) string {
 			break
 		}
 	}
-	sent := strings.TrimSpace(s[:end])
+	// A parenthesis in an opening sentence glosses its subject (other
+	// languages' names, a pronunciation, dates): it is not the subject, and
+	// its semicolons do not make the sentence code.
+	sent := dropParens(strings.TrimSpace(s[:end]))
 	if !isProse(sent) {
 		return ""
 	}
 	return sent
+}
+
+// dropParens removes the parenthesised parts of s, ASCII and fullwidth, and
+// the space before each; an unclosed parenthesis is kept.
+func dropParens(s string) string {
+	if !strings.ContainsAny(s, "(（") {
+		return s
+	}
+	var b strings.Builder
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(', '（':
+			if depth == 0 {
+				b.WriteString(strings.TrimRight(s[start:i], " "))
+			}
+			depth++
+		case ')', '）':
+			if depth == 1 {
+				start = i + utf8.RuneLen(r)
+			}
+			depth = max(depth-1, 0)
+		}
+	}
+	if depth > 0 {
+		return s
+	}
+	b.WriteString(s[start:])
+	return strings.TrimSpace(b.String())
 }
 
 var abbreviations = map[string]bool{
