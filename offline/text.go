@@ -103,18 +103,35 @@ func cleanMarkdown(s string) string {
 
 // firstSentence returns the first sentence of s if it is a real one: at
 // least four words (or eight CJK characters) and mostly letters.
+//
+// When that finds no sentence, the sentence is read again with its
+// parentheses set aside: a gloss such as "(норм. Normands; фр. Normands;
+// лат. Normanni)" ends no sentence there, and it is dropped from the result
+// (its semicolons are no code, and it is not the subject).
 func firstSentence(s string) string {
+	if sent := sentenceOf(s, false); sent != "" {
+		return sent
+	}
+	if !strings.ContainsAny(s, "(（") {
+		return ""
+	}
+	return sentenceOf(s, true)
+}
+
+func sentenceOf(s string, parens bool) string {
 	end := len(s)
-	depth := 0 // open parentheses: "(норм. Normands; фр. Normands)" ends no sentence
+	depth := 0 // open parentheses, counted when parens
 	for i, r := range s {
-		switch r {
-		case '(', '（':
-			depth++
-		case ')', '）':
-			depth = max(depth-1, 0)
-		}
-		if depth > 0 {
-			continue
+		if parens {
+			switch r {
+			case '(', '（':
+				depth++
+			case ')', '）':
+				depth = max(depth-1, 0)
+			}
+			if depth > 0 {
+				continue
+			}
 		}
 		if strings.ContainsRune("。！？", r) {
 			end = i + utf8.RuneLen(r)
@@ -139,10 +156,10 @@ func firstSentence(s string) string {
 			break
 		}
 	}
-	// A parenthesis in an opening sentence glosses its subject (other
-	// languages' names, a pronunciation, dates): it is not the subject, and
-	// its semicolons do not make the sentence code.
-	sent := dropParens(strings.TrimSpace(s[:end]))
+	sent := strings.TrimSpace(s[:end])
+	if parens {
+		sent = dropParens(sent)
+	}
 	if !isProse(sent) {
 		return ""
 	}
