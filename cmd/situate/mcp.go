@@ -42,7 +42,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("mcp", "", "Serve the index to a local agent over the Model Context Protocol on stdin/stdout (tools: search, fetch, list_documents).\n"+
 		"Every result carries the original chunk text with the generated context apart, labelled with what wrote it.\n"+
 		"Logs go to stderr. Add it to an agent's MCP configuration as the command `situate mcp --store DIR`.")
-	c.flags(fs, "store", "config", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "contextualizer")
+	c.flags(fs, "store", "store-url", "config", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "contextualizer")
 	c.flags(fs, denseSettings...)
 	c.flags(fs, indexSettings...)
 	c.flags(fs, llmSettings...)
@@ -127,6 +127,15 @@ func (r *liveReader) reopen() error {
 // changed; release ends the caller's use of it.
 func (r *liveReader) engine() (*situate.Engine, func(), error) {
 	r.mu.RLock()
+	if o := r.eng.Options(); o.SharedStore && !o.ReadOnly {
+		// A shared store (--store-url): the engine syncs its own
+		// indexes with what other processes committed (a cheap check
+		// when nothing changed).
+		if _, err := r.eng.Sync(context.Background()); err != nil {
+			r.log.Warn("mcp: sync with the shared store", "err", err)
+		}
+		return r.eng, r.mu.RUnlock, nil
+	}
 	if r.stamp == r.storeStamp() || time.Since(r.opened) < time.Second {
 		return r.eng, r.mu.RUnlock, nil
 	}

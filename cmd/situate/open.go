@@ -156,7 +156,16 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 		return nil, nil, err
 	}
 	opts.SharedStore = shared
+	if shared {
+		opts.LockWait = -1
+	}
 	eng, err := situate.Open(ctx, dir, store, opts)
+	if shared && errors.Is(err, situate.ErrLocked) {
+		// Another process of this machine (serve, mcp) keeps these
+		// local indexes: write the shared store only; it syncs them.
+		opts.StoreOnly = true
+		eng, err = situate.Open(ctx, "", store, opts)
+	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -618,5 +619,61 @@ func TestCLISharedStore(t *testing.T) {
 	}
 	if code, _, errOut := run(t, b, "index", "--store", "s", "--store-url", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2", corpus); code == exitOK || !strings.Contains(errOut, "--store-url") {
 		t.Errorf("index with an unreachable database: exit %d %s", code, errOut)
+	}
+}
+
+// situate mcp over a shared store holds its local indexes; situate index
+// run beside it with the same --store directory writes the shared store
+// only (it cannot take the indexes' lock) and mcp's next tool call syncs
+// them: the new document is listed and found.
+func TestMCPSharedStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts situate mcp and PostgreSQL")
+	}
+	pg := startPostgres(t)
+	dbURL, err := pg.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	os.MkdirAll(docs, 0o755)
+	os.WriteFile(filepath.Join(docs, "a.md"), []byte("# Anchor\n\nThe anchor chain is rusty.\n"), 0o644)
+	mustRun(t, dir, "index", "--store", "s", "--store-url", dbURL, docs)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "mcp", "--store", filepath.Join(dir, "s"), "--store-url", dbURL)
+	cmd.Env = append(os.Environ(), "SITUATE_TEST_AS_MAIN=1")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return string(b)
+	}
+	if out := call("list_documents", map[string]any{}); !strings.Contains(out, `"total":1`) {
+		t.Fatalf("list_documents: %s", out)
+	}
+	os.WriteFile(filepath.Join(docs, "b.md"), []byte("# Buoy\n\nThe buoy light blinks green.\n"), 0o644)
+	start := time.Now()
+	mustRun(t, dir, "index", "--store", "s", "--store-url", dbURL, docs)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("index beside mcp took %s", d)
+	}
+	if out := call("list_documents", map[string]any{}); !strings.Contains(out, `"total":2`) {
+		t.Errorf("after indexing another document: %s", out)
+	}
+	if out := call("search", map[string]any{"query": "buoy light"}); !strings.Contains(out, "b.md") {
+		t.Errorf("search for the new document: %s", out)
 	}
 }
