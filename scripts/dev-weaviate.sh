@@ -50,12 +50,12 @@ start_node() {
 }
 wait_ready() {
   local i="$1" t
-  for ((t = 0; t < 240; t++)); do
+  for ((t = 0; t < 600; t++)); do
     if curl -fsS "http://127.0.0.1:$((port + i))/v1/.well-known/ready" >/dev/null 2>&1; then return 0; fi
     running "$i" || { echo "dev-weaviate: node $i exited; see $dir/node-$i/weaviate.log:" >&2; tail -20 "$dir/node-$i/weaviate.log" >&2; return 1; }
     sleep 0.5
   done
-  echo "dev-weaviate: node $i not ready after 120 s; see $dir/node-$i/weaviate.log" >&2; return 1
+  echo "dev-weaviate: node $i not ready after 300 s; see $dir/node-$i/weaviate.log" >&2; return 1
 }
 stop_node() {
   local i="$1" pid
@@ -71,7 +71,14 @@ case "$cmd" in
     bin="$(scripts/build-weaviate.sh)"
     mkdir -p "$dir" && echo "$nodes" >"$dir/nodes"
     (( pg )) && scripts/dev-postgres.sh start >&2
-    for ((i = 0; i < nodes; i++)); do start_node "$i" "$bin"; done
+    # The others join node 0's gossip port: it must listen first.
+    start_node 0 "$bin"
+    for ((t = 0; t < 600; t++)); do
+      curl -fsS "http://127.0.0.1:$port/v1/.well-known/live" >/dev/null 2>&1 && break
+      running 0 || { echo "dev-weaviate: node 0 exited; see $dir/node-0/weaviate.log" >&2; exit 1; }
+      sleep 0.5
+    done
+    for ((i = 1; i < nodes; i++)); do start_node "$i" "$bin"; done
     for ((i = 0; i < nodes; i++)); do wait_ready "$i"; done
     urls
     ;;

@@ -143,9 +143,15 @@ func StartCluster(tb testing.TB, n int) *Cluster {
 			nd.Stop()
 		}
 	})
-	for _, nd := range c.Nodes {
+	for i, nd := range c.Nodes {
 		if err := nd.start(); err != nil {
 			tb.Fatalf("weaviatetest: %v", err)
+		}
+		if i == 0 && n > 1 {
+			// The others join node 0's gossip port: it must listen first.
+			if err := nd.waitLive(3 * time.Minute); err != nil {
+				tb.Fatalf("weaviatetest: %v", err)
+			}
 		}
 	}
 	for _, nd := range c.Nodes {
@@ -217,10 +223,14 @@ func (nd *Node) Log() string {
 }
 
 // WaitReady waits until the node answers /v1/.well-known/ready.
-func (nd *Node) WaitReady(timeout time.Duration) error {
+func (nd *Node) WaitReady(timeout time.Duration) error { return nd.wait("ready", timeout) }
+
+func (nd *Node) waitLive(timeout time.Duration) error { return nd.wait("live", timeout) }
+
+func (nd *Node) wait(what string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(nd.URL + "/v1/.well-known/ready")
+		resp, err := http.Get(nd.URL + "/v1/.well-known/" + what)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -236,7 +246,7 @@ func (nd *Node) WaitReady(timeout time.Duration) error {
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("%s not ready after %s: %s", nd.Name, timeout, nd.Log())
+	return fmt.Errorf("%s not %s after %s: %s", nd.Name, what, timeout, nd.Log())
 }
 
 // freePair returns a port p such that p and p+1 are free on loopback.
