@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -75,8 +76,9 @@ func runCost(ctx context.Context, e *env, args []string) error {
 			"model's minimum cacheable length, cost with and without caching and with batch mode, and time at\n"+
 			"the configured concurrency and rate limits. Nothing is sent to a hosted provider and no store is written.\n"+
 			"For a local server (--llm llamacpp, vllm:MODEL, ollama:MODEL) cost asks the server which model it serves,\n"+
-			"its context size and slots, makes ONE real call (the corpus's first chunk) to measure its speed and\n"+
-			"answer length, models its prefix cache (each document's prefix computed once), caps the calls in flight\n"+
+			"its context size and slots, makes a few real calls to measure its speed and answer length (the corpus's\n"+
+			"first chunk; with several slots also its chunk part alone twice and once per slot at once, to see how\n"+
+			"many requests it really runs side by side), models its prefix cache (each document's prefix computed once), caps the calls in flight\n"+
 			"at its slots, and reports server (GPU) time instead of dollars.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "parallel", "include", "exclude", "max-file-size")
 	c.flags(fs, llmSettings...)
@@ -451,7 +453,15 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 		info.outputTokens = max(t.PredictedN, comp.Usage.OutputTokens)
 		info.latency = wall
 		if info.server.Slots > 1 {
-			info.server.Parallel = measureParallel(ctx, cl, prompt, info.server.Slots)
+			// Two more calls alone: the generation speed is the median of
+			// three (one call's few tokens are at the mercy of the load).
+			var rates []float64
+			info.server.Parallel, rates = measureParallel(ctx, cl, prompt, info.server.Slots)
+			if len(rates) > 0 {
+				rates = append(rates, info.server.DecodePerSecond)
+				slices.Sort(rates)
+				info.server.DecodePerSecond = rates[len(rates)/2]
+			}
 		}
 		return info, nil
 	}
@@ -467,9 +477,11 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 
 // measureParallel is how many requests' generation the server runs side
 // by side: the tokens per second of slots short calls at once (one per
-// slot) against one alone. Each is the sample's chunk part behind a line
-// of its own (a cold prompt of a chunk's size). 0 if a call failed.
-func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prompt, slots int) float64 {
+// slot) against one alone (the mean of two, one after the other). Each is
+// the sample's chunk part behind a line of its own (a cold prompt of a
+// chunk's size). It also returns the generation speeds (tokens/s) of the
+// calls alone. 0 and nil if a call failed.
+func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prompt, slots int) (float64, []float64) {
 	// Document IDs that the client pins to slots 0..slots-1.
 	ids := make([]string, 0, slots)
 	seen := map[int]bool{}
@@ -480,9 +492,11 @@ func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prom
 			ids = append(ids, id)
 		}
 	}
+	var rates []float64
 	run := func(ids []string) (float64, bool) {
 		start := time.Now()
 		tokens := make([]int, len(ids))
+		timings := make([]openai.Timings, len(ids))
 		errs := make([]error, len(ids))
 		var wg sync.WaitGroup
 		for i, id := range ids {
@@ -493,7 +507,7 @@ func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prom
 				p.DocID = id
 				p.Prefix = fmt.Sprintf("situate cost calibration %d %d\n", time.Now().UnixNano(), i)
 				comp, t, err := cl.CompleteTimings(ctx, p)
-				tokens[i], errs[i] = max(t.PredictedN, comp.Usage.OutputTokens), err
+				tokens[i], timings[i], errs[i] = max(t.PredictedN, comp.Usage.OutputTokens), t, err
 			}()
 		}
 		wg.Wait()
@@ -504,17 +518,24 @@ func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prom
 			}
 			sum += tokens[i]
 		}
+		if t := timings[0]; len(ids) == 1 && t.PredictedN > 0 && t.PredictedMS > 0 {
+			rates = append(rates, float64(t.PredictedN)/(t.PredictedMS/1000))
+		}
 		return float64(sum) / time.Since(start).Seconds(), sum > 0
 	}
 	one, ok := run(ids[:1])
 	if !ok {
-		return 0
+		return 0, nil
+	}
+	two, ok := run(ids[:1])
+	if !ok {
+		return 0, nil
 	}
 	all, ok := run(ids)
 	if !ok {
-		return 0
+		return 0, nil
 	}
-	return min(float64(len(ids)), max(1, all/one))
+	return min(float64(len(ids)), max(1, all/((one+two)/2))), rates
 }
 
 // samplePrompt is the prompt of the first chunk of the corpus, as the
@@ -598,7 +619,7 @@ func reportLocalCost(e *env, asJSON bool, est llm.CostEstimate, eo llm.EstimateO
 		fmt.Fprintf(w, "speed            prompt %.0f tokens/s, generation %.1f tokens/s per request, %s overhead per call (one measured call)\n",
 			srv.server.PrefillPerSecond, srv.server.DecodePerSecond, srv.server.Overhead.Round(time.Millisecond))
 		if srv.server.Parallel > 0 {
-			fmt.Fprintf(w, "                 %.1f requests generate side by side (%d slots: measured, %d short calls at once against one)\n",
+			fmt.Fprintf(w, "                 %.1f requests generate side by side (%d slots: measured, %d short calls at once against one; generation: the median of 3 calls alone)\n",
 				srv.server.Parallel, srv.server.Slots, srv.server.Slots)
 		}
 	} else if srv.latency > 0 {
