@@ -439,6 +439,15 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 		info.note = "no chunk to measure the server's speed on"
 		return info, nil
 	}
+	if isOpenAI && cl.Flavor() == openai.FlavorLlamaCpp {
+		// A short call first, not measured: a server that just started or
+		// sat idle is slow on its first request (pages of the model read
+		// in, buffers allocated).
+		warm := prompt
+		warm.Prefix = fmt.Sprintf("situate cost warm-up %d\n", time.Now().UnixNano())
+		warm.MaxTokens = min(8, max(1, prompt.MaxTokens))
+		_, _, _ = cl.CompleteTimings(ctx, warm)
+	}
 	start := time.Now()
 	if isOpenAI && cl.Flavor() == openai.FlavorLlamaCpp {
 		comp, t, err := cl.CompleteTimings(ctx, prompt)
