@@ -22,8 +22,7 @@ type encPart struct {
 	analyzer string
 	docCount int64
 	sumTTF   int64
-	entries  []byte
-	blob     []byte
+	dict     dictWriter
 	numTerms int
 }
 
@@ -43,9 +42,6 @@ func (e *segEncoder) addTerm(term string, docs, tfs []uint32, norms []byte) erro
 	p := e.cur
 	if p.numTerms > 0 && term <= e.last {
 		return fmt.Errorf("encode segment: term %q out of order", term)
-	}
-	if len(p.blob)+len(term) > math.MaxUint32 || len(term) > math.MaxUint32 {
-		return fmt.Errorf("encode segment: term dictionary of field %d exceeds 4 GiB", p.field)
 	}
 	e.last = term
 	df := len(docs)
@@ -88,16 +84,9 @@ func (e *segEncoder) addTerm(term string, docs, tfs []uint32, norms []byte) erro
 	if postLen > math.MaxUint32 {
 		return fmt.Errorf("encode segment: postings of term %q exceed 4 GiB", term)
 	}
-	var ent [entrySize]byte
-	binary.LittleEndian.PutUint32(ent[0:], uint32(len(p.blob)))
-	binary.LittleEndian.PutUint32(ent[4:], uint32(len(term)))
-	binary.LittleEndian.PutUint32(ent[8:], uint32(df))
-	binary.LittleEndian.PutUint32(ent[12:], maxTf)
-	binary.LittleEndian.PutUint64(ent[16:], uint64(postOff))
-	binary.LittleEndian.PutUint32(ent[24:], uint32(postLen))
-	ent[28] = minNorm
-	p.entries = append(p.entries, ent[:]...)
-	p.blob = append(p.blob, term...)
+	if err := p.dict.add(term, uint32(df), maxTf, minNorm, uint64(postOff), postLen); err != nil {
+		return fmt.Errorf("%w (field %d)", err, p.field)
+	}
 	p.numTerms++
 	return nil
 }
@@ -121,8 +110,8 @@ func (e *segEncoder) finish(analyzers, fields []string, lengths [][]uint32, norm
 	}
 	partSpans := make([][2]span, len(e.parts))
 	for i := range e.parts {
-		partSpans[i][0] = put(e.parts[i].entries)
-		partSpans[i][1] = put(e.parts[i].blob)
+		partSpans[i][0] = put(e.parts[i].dict.index)
+		partSpans[i][1] = put(e.parts[i].dict.blocks)
 	}
 	fieldSpans := make([][2]span, len(fields))
 	for f := range fields {

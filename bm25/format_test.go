@@ -51,9 +51,16 @@ func copyDir(t *testing.T, from string) string {
 }
 
 // TestFormat1StillRead opens an index written in format 1 and checks that
-// it searches, filters and merges exactly like the same docs in format 2.
-func TestFormat1StillRead(t *testing.T) {
-	old := copyDir(t, "testdata/format1")
+// it searches, filters and merges exactly like the same docs in the
+// current format.
+func TestFormat1StillRead(t *testing.T) { testOldFormat(t, "testdata/format1") }
+
+// TestFormat2StillRead is TestFormat1StillRead for format 2 (fixed-size
+// term entries), written by the format 2 encoder from the same docs.
+func TestFormat2StillRead(t *testing.T) { testOldFormat(t, "testdata/format2") }
+
+func testOldFormat(t *testing.T, dir string) {
+	old := copyDir(t, dir)
 	opts := Options{Analyzer: "english"}
 	v1, err := OpenReadOnly(old, opts)
 	if err != nil {
@@ -82,7 +89,7 @@ func TestFormat1StillRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(a) == 0 || !reflect.DeepEqual(a, b) {
-			t.Errorf("%q: format 1 gives %v, format 2 %v", q.Text, a, b)
+			t.Errorf("%q: %s gives %v, the current format %v", q.Text, dir, a, b)
 		}
 	}
 	if !reflect.DeepEqual(v1.Groups(), v2.Groups()) {
@@ -97,7 +104,7 @@ func TestFormat1StillRead(t *testing.T) {
 			t.Errorf("verify %s: %v", s.Path, s.Err)
 		}
 	}
-	// A writer merges the format 1 segment with new ones into format 2.
+	// A writer merges the old segment with new ones into the current format.
 	w, err := Open(old, Options{Analyzer: "english", MergeFactor: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +121,15 @@ func TestFormat1StillRead(t *testing.T) {
 	}
 	if len(res) != 3 || !strings.HasPrefix(res[0].ID, "new") {
 		t.Errorf("after merge: %v", res)
+	}
+	current := 0
+	for _, ss := range w.snap.Load().segs {
+		if string(ss.seg.data[:len(segMagic)]) == segMagic {
+			current++
+		}
+	}
+	if current == 0 {
+		t.Errorf("after the writes: no segment in the current format %q", segMagic)
 	}
 	if got := len(w.Groups()); got != 74+4 {
 		t.Errorf("after merge: %d groups, want 78", got)

@@ -613,14 +613,13 @@ func (s *snapshot) computeStats() Stats {
 			if pi < 0 {
 				continue
 			}
-			sp := &ss.seg.parts[pi]
-			for t := 0; t < sp.numTerms; t++ {
-				term := sp.term(t)
+			for it := newTermIter(ss.seg, &ss.seg.parts[pi]); it.ok; it.advance() {
+				term := it.term
 				if terms[term] {
 					continue
 				}
 				if ss.delCount > 0 {
-					p.reset(ss.seg.entry(sp, t))
+					p.reset(it.ent)
 					live := false
 					for p.next() {
 						if !ss.deleted(p.doc) {

@@ -131,9 +131,8 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 		}
 	}
 	type src struct {
-		si   int
-		part *segPart
-		next int
+		si    int
+		terms *termIter
 	}
 	keys := map[partKey]bool{}
 	for _, ss := range srcs {
@@ -170,16 +169,14 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 		var cur []src
 		for si, ss := range srcs {
 			if pi := ss.seg.findPart(k.field, k.analyzer); pi >= 0 {
-				cur = append(cur, src{si: si, part: &ss.seg.parts[pi]})
+				cur = append(cur, src{si: si, terms: newTermIter(ss.seg, &ss.seg.parts[pi])})
 			}
 		}
 		for {
 			term, found := "", false
 			for _, c := range cur {
-				if c.next < c.part.numTerms {
-					if t := c.part.term(c.next); !found || t < term {
-						term, found = t, true
-					}
+				if c.terms.ok && (!found || c.terms.term < term) {
+					term, found = c.terms.term, true
 				}
 			}
 			if !found {
@@ -188,11 +185,11 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 			docs, tfs = docs[:0], tfs[:0]
 			for i := range cur {
 				c := &cur[i]
-				if c.next >= c.part.numTerms || c.part.term(c.next) != term {
+				if !c.terms.ok || c.terms.term != term {
 					continue
 				}
-				it.reset(srcs[c.si].seg.entry(c.part, c.next))
-				c.next++
+				it.reset(c.terms.ent)
+				c.terms.advance()
 				for it.next() {
 					if nd := remap[c.si][it.doc]; nd >= 0 {
 						docs = append(docs, uint32(nd))

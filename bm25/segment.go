@@ -15,11 +15,12 @@ import (
 // A segment is immutable: a set of documents with, for every partition
 // (field × analyzer), a sorted term dictionary and block-encoded postings.
 //
-// Layout of format 2 (little endian):
+// Layout of format 3 (little endian):
 //
-//	"SBM25SG2"                      magic and format version
+//	"SBM25SG3"                      magic and format version
 //	postings                        per term, see encodePostings
-//	term blobs and term entries     per partition; entries are fixed-size
+//	term dictionaries               per partition: block index and
+//	                                front-coded blocks (see dict.go)
 //	field lengths and norms         per field: u32 exact length and the
 //	                                Lucene norm byte of every document
 //	doc tables                      ids (u32 offsets + bytes), groups (u32
@@ -43,13 +44,16 @@ import (
 // are used, and a process verifies each block once. Verify checks the
 // whole file against the footer's checksum.
 //
-// Format 1 ("SBM25SG1", footer of 16 bytes without the block table, docs as
-// one varint stream) is still read: its checksum is verified over the
-// whole file on open and its documents are decoded into memory.
+// Format 2 ("SBM25SG2": the same but for a fixed-size 32-byte entry and the
+// whole term per term) and format 1 ("SBM25SG1", footer of 16 bytes without
+// the block table, docs as one varint stream) are still read; format 1's
+// checksum is verified over the whole file on open and its documents are
+// decoded into memory.
 
 const (
 	segMagic1   = "SBM25SG1"
-	segMagic    = "SBM25SG2"
+	segMagic2   = "SBM25SG2"
+	segMagic    = "SBM25SG3"
 	footMagic1  = "BM2E"
 	footMagic   = "BM2F"
 	footerSize1 = 16
@@ -82,8 +86,12 @@ type segPart struct {
 	docCount int64
 	sumTTF   int64
 	numTerms int
-	entries  []byte
-	blob     []byte
+	// compact (format 3): entries is the dictionary's block index and blob
+	// its blocks (dict.go); otherwise entries are fixed-size entries
+	// pointing into blob, the terms.
+	compact bool
+	entries []byte
+	blob    []byte
 	// entriesOff and blobOff are the file offsets of entries and blob.
 	entriesOff, blobOff int
 }
@@ -215,8 +223,21 @@ type termEntry struct {
 }
 
 // term is the partition's i-th term ("" when its entry points outside the
-// term blob, which only a damaged segment does).
+// term blob, which only a damaged segment does). Walking terms in order is
+// termIter's job: on a compact partition term decodes a block each time.
 func (p *segPart) term(i int) string {
+	if p.compact {
+		c := dictCursor{p: p, s: &segment{}}
+		if !c.seek(i / dictBlockTerms) {
+			return ""
+		}
+		for k := 0; k <= i%dictBlockTerms; k++ {
+			if _, ok := c.next(); !ok {
+				return ""
+			}
+		}
+		return string(c.term)
+	}
 	e := p.entries[i*entrySize:]
 	off := uint64(binary.LittleEndian.Uint32(e))
 	n := uint64(binary.LittleEndian.Uint32(e[4:]))
@@ -229,6 +250,20 @@ func (p *segPart) term(i int) string {
 // entry decodes the partition's i-th entry. Offsets that point outside the
 // segment (a damaged or hostile file) give an entry without postings.
 func (s *segment) entry(p *segPart, i int) termEntry {
+	if p.compact {
+		c := dictCursor{p: p, s: s}
+		if !c.seek(i / dictBlockTerms) {
+			return termEntry{limit: uint32(s.numDocs)}
+		}
+		var e termEntry
+		for k := 0; k <= i%dictBlockTerms; k++ {
+			var ok bool
+			if e, ok = c.next(); !ok {
+				return termEntry{limit: uint32(s.numDocs)}
+			}
+		}
+		return e
+	}
 	e := p.entries[i*entrySize:]
 	off := binary.LittleEndian.Uint64(e[16:])
 	n := uint64(binary.LittleEndian.Uint32(e[24:]))
@@ -253,6 +288,10 @@ func (s *segment) entry(p *segPart, i int) termEntry {
 // find returns the index of term in the partition, or -1, verifying the
 // dictionary blocks it reads.
 func (s *segment) find(p *segPart, term string) (int, error) {
+	if p.compact {
+		i, _, err := s.findCompact(p, term)
+		return i, err
+	}
 	var err error
 	probe := func(i int) string {
 		if err != nil {
@@ -290,6 +329,9 @@ func (s *segment) find(p *segPart, term string) (int, error) {
 
 // lookup finds term in the partition and verifies its postings.
 func (s *segment) lookup(p *segPart, term string) (termEntry, bool, error) {
+	if p.compact {
+		return s.lookupCompact(p, term)
+	}
 	i, err := s.find(p, term)
 	if err != nil || i < 0 {
 		return termEntry{}, false, err
@@ -394,9 +436,10 @@ func openSegment(name string, data []byte) (*segment, error) {
 	if len(data) >= len(segMagic1) && string(data[:len(segMagic1)]) == segMagic1 {
 		return openSegmentV1(name, data)
 	}
-	if len(data) < len(segMagic)+footerSize+4 || string(data[:len(segMagic)]) != segMagic {
+	if len(data) < len(segMagic)+footerSize+4 || (string(data[:len(segMagic)]) != segMagic && string(data[:len(segMagic2)]) != segMagic2) {
 		return nil, fmt.Errorf("segment %s: bad header: %w", name, ErrCorrupt)
 	}
+	compact := string(data[:len(segMagic)]) == segMagic
 	foot := data[len(data)-footerSize:]
 	if string(foot[20:]) != footMagic {
 		return nil, fmt.Errorf("segment %s: bad footer: %w", name, ErrCorrupt)
@@ -426,15 +469,15 @@ func openSegment(name string, data []byte) (*segment, error) {
 	if err := s.check(int(metaOff), int(tableOff-metaOff)); err != nil {
 		return nil, err
 	}
-	if err := s.decodeMeta(data[:tableOff], int(metaOff)); err != nil {
+	if err := s.decodeMeta(data[:tableOff], int(metaOff), compact); err != nil {
 		return nil, fmt.Errorf("segment %s: %w", name, err)
 	}
 	return s, nil
 }
 
-// decodeMeta reads format 2's meta at metaOff of body and checks the
-// per-document tables.
-func (s *segment) decodeMeta(body []byte, metaOff int) error {
+// decodeMeta reads format 2's or 3's (compact) meta at metaOff of body and
+// checks the per-document tables.
+func (s *segment) decodeMeta(body []byte, metaOff int, compact bool) error {
 	data := s.data
 	limit := metaOff
 	r := &reader{b: body, off: metaOff}
@@ -461,7 +504,12 @@ func (s *segment) decodeMeta(body []byte, metaOff int) error {
 		p.numTerms = r.int(1 << 31)
 		p.entriesOff, p.entries = r.spanAt(data, limit)
 		p.blobOff, p.blob = r.spanAt(data, limit)
-		if r.err == nil && (p.field >= nf || len(p.entries) != p.numTerms*entrySize) {
+		p.compact = compact
+		want := p.numTerms * entrySize
+		if compact {
+			want = dictBlocks(p.numTerms) * dictIndexEntry
+		}
+		if r.err == nil && (p.field >= nf || len(p.entries) != want) {
 			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
 		s.parts = append(s.parts, p)

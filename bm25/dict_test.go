@@ -1,0 +1,118 @@
+package bm25
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+)
+
+// TestCompactDictionary indexes terms that share long prefixes across many
+// dictionary blocks and checks that every term is found with its postings,
+// that absent terms (before the first, between two, after the last) are
+// not, and that the terms come back in order.
+func TestCompactDictionary(t *testing.T) {
+	ix, err := New(Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	var b Batch
+	for i := 0; i < 1000; i++ {
+		term := fmt.Sprintf("pre_%03d_%s", i/7, string(rune('a'+i%7)))
+		want = append(want, term)
+		b.Replace(fmt.Sprint("g", i), []Doc{{ID: fmt.Sprint(i), Fields: map[string]string{"text": term + " common"}}})
+	}
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(want)
+	seg := ix.snap.Load().segs[0].seg
+	p := &seg.parts[0]
+	if !p.compact || p.numTerms != len(want)+1 {
+		t.Fatalf("compact %v, %d terms; want compact, %d", p.compact, p.numTerms, len(want)+1)
+	}
+	var got []string
+	for it := newTermIter(seg, p); it.ok; it.advance() {
+		if it.term != "common" {
+			got = append(got, it.term)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("terms in order: %d, first %q; want %d, first %q", len(got), got[0], len(want), want[0])
+	}
+	for i, term := range want {
+		e, ok, err := seg.lookup(p, term)
+		if err != nil || !ok || e.df != 1 {
+			t.Fatalf("lookup %q: %v %v df %d", term, ok, err, e.df)
+		}
+		var it postings
+		it.reset(e)
+		if !it.next() || seg.id(it.doc) == "" {
+			t.Fatalf("lookup %q: no posting", term)
+		}
+		if j, _ := seg.find(p, term); p.term(j) != term {
+			t.Fatalf("find %q = %d, term(%d) = %q (entry %d)", term, j, j, p.term(j), i)
+		}
+	}
+	for _, absent := range []string{"a", "pre_", "pre_000_b0", "pre_142_g", "pre_999", "zzz"} {
+		if _, ok, err := seg.lookup(p, absent); ok || err != nil {
+			t.Errorf("lookup %q: found %v, err %v", absent, ok, err)
+		}
+	}
+	res, err := ix.Search(Query{Text: "pre_100_c", K: 3})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("search: %v %v", res, err)
+	}
+}
+
+// TestCompactDictionaryDamage flips every byte of a persistent segment's
+// dictionary in turn: opening or searching reports ErrCorrupt or finds
+// nothing, and never panics.
+func TestCompactDictionaryDamage(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir, Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	for i := 0; i < 200; i++ {
+		b.Replace(fmt.Sprint("g", i), []Doc{{ID: fmt.Sprint(i), Fields: map[string]string{"text": fmt.Sprintf("word%d shared", i)}}})
+	}
+	if err := w.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	seg := w.snap.Load().segs[0].seg
+	p := seg.parts[0]
+	path := seg.path
+	w.Close()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for off := p.entriesOff; off < p.blobOff+len(p.blob); off += step {
+		data := append([]byte(nil), orig...)
+		data[off] ^= 0x5a
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenReadOnly(dir, Options{Analyzer: "standard"})
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("byte %d: open: %v", off, err)
+			}
+			continue
+		}
+		for _, q := range []string{"word7 shared", "word199", "absent"} {
+			if _, err := r.Search(Query{Text: q}); err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("byte %d: search %q: %v", off, q, err)
+			}
+		}
+		r.Close()
+	}
+}
