@@ -16,6 +16,7 @@ var migrations = []migration{
 	migrateV1,
 	migrateV2Service,
 	migrateV3RowSums,
+	migrateV4Packed,
 }
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).

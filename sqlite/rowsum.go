@@ -71,7 +71,7 @@ func (s *Store) verifyRows(ctx context.Context, db *sql.DB) ([]string, error) {
 		return problems, err
 	}
 	rows, err = db.QueryContext(ctx, `SELECT doc_id, idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags, sum FROM chunks`)
+		context_text, context_source, context_flags, sum, packed FROM chunks`)
 	if err != nil {
 		return problems, err
 	}
@@ -81,9 +81,14 @@ func (s *Store) verifyRows(ctx context.Context, db *sql.DB) ([]string, error) {
 			docID, text, heading, ctext, csource, flags string
 			idx, start, end, tokens                     int
 			sum                                         sql.NullInt64
+			packed                                      []byte
 		)
-		if err := rows.Scan(&docID, &idx, &start, &end, &text, &heading, &tokens, &ctext, &csource, &flags, &sum); err != nil {
+		if err := rows.Scan(&docID, &idx, &start, &end, &text, &heading, &tokens, &ctext, &csource, &flags, &sum, &packed); err != nil {
 			return problems, err
+		}
+		if err := unpackChunk(packed, &text, &ctext); err != nil {
+			problems = append(problems, fmt.Sprintf("chunk %d of %q: %s", idx, docID, strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error())))
+			continue
 		}
 		if err := checkSum(sum, fmt.Sprintf("chunk %d of %q", idx, docID), docID, idx, start, end, text, heading, tokens, ctext, csource, flags); err != nil {
 			problems = append(problems, strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error()))

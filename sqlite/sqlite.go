@@ -168,8 +168,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			access = excluded.access, version = excluded.version, chunks = excluded.chunks,
 			indexed_at = excluded.indexed_at, sum = excluded.sum`},
 		{&s.stmts.insertChunk, `INSERT INTO chunks
-			(doc_id, idx, start, "end", text, heading, tokens, context_text, context_source, context_flags, sum)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			(doc_id, idx, start, "end", text, heading, tokens, context_text, context_source, context_flags, sum, packed)
+			VALUES (?, ?, ?, ?, '', ?, ?, '', ?, ?, ?, ?)`},
 		{&s.stmts.deleteDocument, `DELETE FROM documents WHERE id = ?`},
 		{&s.stmts.cacheContext, `INSERT INTO context_cache (key, text, source, flags, created_at)
 			VALUES (?, ?, ?, ?, ?)

@@ -127,9 +127,10 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 		if err != nil {
 			return s.errorf(fmt.Sprintf("%s: chunk %d: context flags", op, i), err)
 		}
-		_, err = ins.ExecContext(ctx, rec.ID, i, c.Start, c.End, c.Text, c.Heading, c.Tokens,
-			c.Context.Text, c.Context.Source, flags,
-			rowSum(rec.ID, i, c.Start, c.End, c.Text, c.Heading, c.Tokens, c.Context.Text, c.Context.Source, flags))
+		_, err = ins.ExecContext(ctx, rec.ID, i, c.Start, c.End, c.Heading, c.Tokens,
+			c.Context.Source, flags,
+			rowSum(rec.ID, i, c.Start, c.End, c.Text, c.Heading, c.Tokens, c.Context.Text, c.Context.Source, flags),
+			packChunk(c.Text, c.Context.Text))
 		if err != nil {
 			return s.errorf(fmt.Sprintf("%s: chunk %d", op, i), err)
 		}
@@ -189,7 +190,7 @@ func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChu
 		return nil, s.errorf(op, err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags, sum FROM chunks WHERE doc_id = ? ORDER BY idx`, docID)
+		context_text, context_source, context_flags, sum, packed FROM chunks WHERE doc_id = ? ORDER BY idx`, docID)
 	if err != nil {
 		return nil, s.errorf(op, err)
 	}
@@ -199,10 +200,14 @@ func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChu
 		c := situate.StoredChunk{Chunk: situate.Chunk{DocID: docID}}
 		var flags string
 		var sum sql.NullInt64
+		var packed []byte
 		err := rows.Scan(&c.Index, &c.Start, &c.End, &c.Text, &c.Heading, &c.Tokens,
-			&c.Context.Text, &c.Context.Source, &flags, &sum)
+			&c.Context.Text, &c.Context.Source, &flags, &sum, &packed)
 		if err != nil {
 			return nil, s.errorf(op, err)
+		}
+		if err := unpackChunk(packed, &c.Text, &c.Context.Text); err != nil {
+			return nil, s.errorf(fmt.Sprintf("%s: chunk %d", op, c.Index), err)
 		}
 		if err := checkSum(sum, fmt.Sprintf("chunk %d", c.Index), docID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
 			c.Context.Text, c.Context.Source, flags); err != nil {
@@ -306,11 +311,15 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 		var c situate.StoredChunk
 		var flags string
 		var sum sql.NullInt64
+		var packed []byte
 		if err := rows.Scan(&c.DocID, &c.Index, &c.Start, &c.End, &c.Text, &c.Heading, &c.Tokens,
-			&c.Context.Text, &c.Context.Source, &flags, &sum); err != nil {
+			&c.Context.Text, &c.Context.Source, &flags, &sum, &packed); err != nil {
 			return s.errorf(op, err)
 		}
 		where := fmt.Sprintf("chunk %d of %q", c.Index, c.DocID)
+		if err := unpackChunk(packed, &c.Text, &c.Context.Text); err != nil {
+			return s.errorf(op+": "+where, err)
+		}
 		if err := checkSum(sum, where, c.DocID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
 			c.Context.Text, c.Context.Source, flags); err != nil {
 			return s.errorf(op, err)
@@ -335,7 +344,7 @@ func (s *Store) chunksAtStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	}
 	var q strings.Builder
 	q.WriteString(`SELECT doc_id, idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags, sum FROM chunks WHERE `)
+		context_text, context_source, context_flags, sum, packed FROM chunks WHERE `)
 	for i := range n {
 		if i > 0 {
 			q.WriteString(" OR ")
