@@ -224,16 +224,17 @@ func isLowerish(r rune) bool {
 	return unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
 }
 
-// pieceCache holds the token counts of short pieces. It stops growing at
-// maxCachedPieces entries (about 10 MB), after which new pieces are
-// counted by the tokenizer each time.
+// pieceCache holds the token counts of short pieces. At maxCachedPieces
+// entries (about 20 MB) it starts over, so that it follows the pieces of
+// the text at hand. The Go distribution's source (100 MB) has 406,000
+// distinct pieces of 2 to 24 bytes among 24 million.
 var pieceCache struct {
 	sync.RWMutex
 	m map[string]int32
 }
 
 const (
-	maxCachedPieces   = 1 << 17
+	maxCachedPieces   = 1 << 19
 	maxCachedPieceLen = 24
 )
 
@@ -272,9 +273,10 @@ func pieceTokens(p string) int {
 	if pieceCache.m == nil {
 		pieceCache.m = make(map[string]int32, 1<<12)
 	}
-	if len(pieceCache.m) < maxCachedPieces {
-		pieceCache.m[strings.Clone(p)] = int32(n)
+	if len(pieceCache.m) >= maxCachedPieces {
+		clear(pieceCache.m)
 	}
+	pieceCache.m[strings.Clone(p)] = int32(n)
 	pieceCache.Unlock()
 	return n
 }
