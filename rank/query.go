@@ -56,6 +56,10 @@ func pairable(t string) bool {
 			if i == 0 || i+utf8.RuneLen(r) >= len(t) {
 				return false
 			}
+		case r < utf8.RuneSelf: // ASCII: letters and digits only
+			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				return false
+			}
 		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar):
 			return false
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/rank"
@@ -83,5 +84,18 @@ func TestPairQuery(t *testing.T) {
 	}
 	if got := rank.PairQuery(); got != "" {
 		t.Errorf("PairQuery() = %q, want empty", got)
+	}
+}
+
+// TestPairTextASCII: a word pairs when its inner ASCII characters are
+// letters, digits, underscores, full stops or apostrophes, as the Unicode
+// classes say, on every ASCII character.
+func TestPairTextASCII(t *testing.T) {
+	for r := rune(0); r < 128; r++ {
+		word := "a" + string(r) + "b"
+		want := r == '_' || r == '.' || r == '\'' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+		if got := rank.PairText([]string{"x", word}) != ""; got != want {
+			t.Errorf("%q pairs: %v, want %v", word, got, want)
+		}
 	}
 }

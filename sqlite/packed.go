@@ -25,6 +25,9 @@ func migrateV4Packed(ctx context.Context, tx *sql.Tx) error {
 	return execAll(ctx, tx, `ALTER TABLE chunks ADD COLUMN packed BLOB`)
 }
 
+// unpackers holds flate readers for reuse (each holds a 32 KiB window).
+var unpackers sync.Pool
+
 var packers = sync.Pool{New: func() any {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return w
@@ -51,9 +54,18 @@ func unpackChunk(packed []byte, text, context *string) error {
 	if packed == nil {
 		return nil
 	}
-	r := flate.NewReader(bytes.NewReader(packed))
-	defer r.Close()
-	b, err := io.ReadAll(r)
+	src := bytes.NewReader(packed)
+	r, _ := unpackers.Get().(io.ReadCloser)
+	if r == nil {
+		r = flate.NewReader(src)
+	} else if err := r.(flate.Resetter).Reset(src, nil); err != nil {
+		return fmt.Errorf("packed text: %w", err)
+	}
+	var out bytes.Buffer
+	out.Grow(3 * len(packed))
+	_, err := out.ReadFrom(r)
+	unpackers.Put(r)
+	b := out.Bytes()
 	if err != nil {
 		return fmt.Errorf("packed text: %w: %w", err, ErrCorrupt)
 	}
