@@ -47,6 +47,8 @@ db=$(($(bytes "$store/situate.db") + $(bytes "$store/situate.db-wal")))
 lang=$(bytes "$store/bm25")
 code=$(bytes "$store/bm25-code")
 pairs=$(bytes "$store/bm25-pairs")
+arms=0
+for d in "$store"/bm25*/; do arms=$((arms + $(bytes "$d"))); done
 vec=$(bytes "$store/vectors")
 total=$(bytes "$store")
 
@@ -59,15 +61,18 @@ if command -v sqlite3 >/dev/null; then
 		tr '\n' '\0' | xargs -0 stat -c %s 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
 fi
 
-echo "situate index $src (offline contexts, defaults): $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), $(nproc) CPUs"
+echo "situate index $src (offline contexts, defaults): $SITUATE, checkout $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), $(nproc) CPUs"
 echo "  wall $wall, user ${user} s, sys ${sys} s (CPU $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }') s), peak RSS $((rss_kb / 1024)) MiB"
 echo "  load average before: $load_before, after: $load_after"
 echo "  documents $docs, text $(mb "$text") MB"
 echo "  store $(mb "$total") MB$( [ "$text" -gt 0 ] && awk -v a="$total" -v b="$text" 'BEGIN { printf " = %.2f x the text", a / b }')"
-printf "    %-22s %8s MB\n" "situate.db (+wal)" "$(mb "$db")" "bm25 (language arm)" "$(mb "$lang")" \
-	"bm25-code (code arm)" "$(mb "$code")" "bm25-pairs (pair arm)" "$(mb "$pairs")" "vectors" "$(mb "$vec")"
-if [ "$lang" -gt 0 ] && [ "$code" -gt 0 ]; then
-	awk -v p="$pairs" -v l="$lang" -v c="$code" 'BEGIN { printf "    pair arm = %.2f x the language arm, %.2f x the code arm, %.0f%% of the three arms\n", p / l, p / c, 100 * p / (p + l + c) }'
+printf "    %-22s %8s MB\n" "situate.db (+wal)" "$(mb "$db")"
+for d in "$store"/bm25*/; do
+	printf "    %-22s %8s MB\n" "$(basename "$d") (BM25 arm)" "$(mb "$(bytes "$d")")"
+done
+printf "    %-22s %8s MB\n" "vectors" "$(mb "$vec")"
+if [ "$lang" -gt 0 ] && [ "$code" -gt 0 ] && [ "$arms" -gt 0 ]; then
+	awk -v p="$pairs" -v l="$lang" -v c="$code" -v a="$arms" 'BEGIN { printf "    pair arm = %.2f x the language arm, %.2f x the code arm, %.0f%% of all BM25 arms\n", p / l, p / c, 100 * p / a }'
 fi
 if command -v sqlite3 >/dev/null; then
 	echo "  SQLite by table and index (MB of pages):"
