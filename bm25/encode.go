@@ -26,8 +26,13 @@ type encPart struct {
 	numTerms int
 }
 
-func newSegEncoder() *segEncoder {
-	return &segEncoder{buf: append(make([]byte, 0, 1<<16), segMagic...)}
+func newSegEncoder() *segEncoder { return newSegEncoderSize(1 << 16) }
+
+// newSegEncoderSize starts an encoder whose buffer holds size bytes before
+// it grows: a merge knows about how large its output is, and growing by
+// doubling would leave up to twice that as garbage at the peak.
+func newSegEncoderSize(size int) *segEncoder {
+	return &segEncoder{buf: append(make([]byte, 0, max(size, 1<<16)), segMagic...)}
 }
 
 func (e *segEncoder) beginPart(field int, analyzer string, docCount, sumTTF int64) {

@@ -150,7 +150,15 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 		}
 		return sorted[i].analyzer < sorted[j].analyzer
 	})
-	enc := newSegEncoder()
+	// The output is at most the sources' live share (the compact
+	// dictionary of merged terms only shrinks).
+	size := 0
+	for _, ss := range srcs {
+		if n := ss.seg.numDocs; n > 0 {
+			size += int(int64(len(ss.seg.data)) * int64(n-ss.delCount) / int64(n))
+		}
+	}
+	enc := newSegEncoderSize(size + size/16)
 	var docs, tfs []uint32
 	var it postings
 	for _, k := range sorted {
