@@ -382,6 +382,13 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	return e.combineArms(text, k, lists, ran)
+}
+
+// combineArms is the recipe over the arms' ranked lists (lists[i] is arm
+// i's, ran[i] whether it was searched): the embedded arms and an index
+// backend's lists go through this one function, so both rank alike.
+func (e *Engine) combineArms(text string, k int, lists [][]rank.Hit, ran []bool) ([]bm25.Result, error) {
 	var chunkLists [][]rank.Hit
 	var weights []float64
 	for i, a := range e.arms {

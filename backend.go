@@ -400,38 +400,5 @@ func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filte
 		}
 		return out, nil
 	}
-	var chunkLists [][]rank.Hit
-	var weights []float64
-	for i, a := range e.arms {
-		if a.spec.role == roleChunks && ran[i] {
-			chunkLists, weights = append(chunkLists, lists[i]), append(weights, a.weight)
-		}
-	}
-	hits, err := rank.Combine(chunkLists, weights)
-	if err != nil {
-		return nil, err
-	}
-	for i, a := range e.arms {
-		if a.spec.role == roleDocument && ran[i] {
-			if hits, err = rank.DocumentEvidence(hits, lists[i], a.weight); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if e.opts.DocumentWeight > 0 {
-		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
-			return nil, err
-		}
-	}
-	if e.opts.TestPenalty > 0 && !rank.AsksForTests(text) {
-		if hits, err = rank.TestPrior(hits, e.opts.TestPenalty); err != nil {
-			return nil, err
-		}
-	}
-	hits = hits[:min(k, len(hits))]
-	out := make([]bm25.Result, len(hits))
-	for i, h := range hits {
-		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
-	}
-	return out, nil
+	return e.combineArms(text, k, lists, ran)
 }
