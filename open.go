@@ -184,8 +184,12 @@ func (e *Engine) openWriter(ctx context.Context, dir string) error {
 		}
 		a.dir = filepath.Join(dir, spec.dir)
 		if reason := e.staleReason(spec, st.layout); reason != "" {
-			if exists(a.dir) {
-				e.log.Info("rebuilding index from the store", "index", a.dir, "reason", reason)
+			// A rebuild over documents the store already holds takes a
+			// while and is no change of theirs: say so, or an index run
+			// that only rebuilt an arm (a new arm after an upgrade, an
+			// analyzer change) looks as if it did nothing.
+			if len(st.records) > 0 {
+				e.log.Warn("rebuilding an index from the store", "index", spec.dir, "documents", len(st.records), "reason", reason)
 			}
 			if err := bm25.Reset(a.dir, spec.options(e)); err != nil {
 				return fmt.Errorf("open engine: %w", err)
