@@ -323,10 +323,8 @@ func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int
 			return c, fmt.Errorf("search: index backend: %w", err)
 		}
 		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
-		for i, r := range res {
-			c.lexical[r.ID] = armHit{i + 1, r.Score}
-			lexList.IDs = append(lexList.IDs, r.ID)
-			lexList.Scores = append(lexList.Scores, r.Score)
+		for _, r := range res {
+			push(&lexList, c.lexical, r.ID, r.Score)
 		}
 	}
 	wg.Wait()
@@ -334,24 +332,11 @@ func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int
 		return c, fmt.Errorf("search: index backend: %w", denseErr)
 	}
 	denseList := fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-	for i, h := range denseHits {
-		id := chunkKey(h.DocID, h.Chunk)
-		c.dense[id] = armHit{i + 1, h.Score}
-		denseList.IDs = append(denseList.IDs, id)
-		denseList.Scores = append(denseList.Scores, h.Score)
+	for _, h := range denseHits {
+		push(&denseList, c.dense, chunkKey(h.DocID, h.Chunk), h.Score)
 	}
-	switch mode {
-	case ModeBM25:
-		c.ranked = single(lexList)
-	case ModeDense:
-		c.ranked = single(denseList)
-	default:
-		var err error
-		if c.ranked, err = e.fuse(denseList, lexList); err != nil {
-			return c, fmt.Errorf("search: fusion: %w", err)
-		}
-	}
-	return c, nil
+	err := e.rankCandidates(&c, mode, lexList, denseList)
+	return c, err
 }
 
 // backendLexical is lexicalSearch over the backend's arms.

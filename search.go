@@ -146,10 +146,8 @@ func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allow
 			return c, fmt.Errorf("search: %w", err)
 		}
 		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
-		for i, r := range res {
-			c.lexical[r.ID] = armHit{i + 1, r.Score}
-			lexList.IDs = append(lexList.IDs, r.ID)
-			lexList.Scores = append(lexList.Scores, r.Score)
+		for _, r := range res {
+			push(&lexList, c.lexical, r.ID, r.Score)
 		}
 	}
 	denseWG.Wait()
@@ -158,12 +156,25 @@ func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allow
 	}
 	if mode != ModeBM25 {
 		denseList = fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-		for i, r := range denseRes {
-			c.dense[r.ID] = armHit{i + 1, r.Score}
-			denseList.IDs = append(denseList.IDs, r.ID)
-			denseList.Scores = append(denseList.Scores, r.Score)
+		for _, r := range denseRes {
+			push(&denseList, c.dense, r.ID, r.Score)
 		}
 	}
+	err := e.rankCandidates(&c, mode, lexList, denseList)
+	return c, err
+}
+
+// push appends an arm's next hit to the arm's fusion list and records its
+// rank and score, which explain shows.
+func push(l *fusion.List, seen map[string]armHit, id string, score float64) {
+	seen[id] = armHit{len(l.IDs) + 1, score}
+	l.IDs = append(l.IDs, id)
+	l.Scores = append(l.Scores, score)
+}
+
+// rankCandidates sets c.ranked from the arms' lists: one arm's list as it
+// is, or both fused.
+func (e *Engine) rankCandidates(c *candidates, mode string, lexList, denseList fusion.List) error {
 	switch mode {
 	case ModeBM25:
 		c.ranked = single(lexList)
@@ -172,10 +183,10 @@ func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allow
 	default:
 		var err error
 		if c.ranked, err = e.fuse(denseList, lexList); err != nil {
-			return c, fmt.Errorf("search: fusion: %w", err)
+			return fmt.Errorf("search: fusion: %w", err)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // hits turns the first want candidates the store holds into hits with the
