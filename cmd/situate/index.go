@@ -31,7 +31,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	verbose := fs.Bool("verbose", false, "list every skipped file with the reason, also those skipped by earlier runs (by default one line counts this run's by reason)")
 	batch := fs.Bool("batch", false, "write LLM contexts through Anthropic's Message Batches (half price, may take hours; a restart resumes the batch)")
 	batchPoll := fs.Duration("batch-poll", llm.DefaultBatchPoll, "how often --batch polls the batch")
+	queue := fs.Bool("queue", false, "with --store-url: contextualize nothing here; store each new or changed document with a job for 'situate worker' processes")
+	tenant := fs.String("tenant", "", "with --queue: queue into this tenant of a serve with keys (its schema situate_tenant_NAME)")
 	groupFlags(fs, "Which files", "include", "exclude", "max-file-size", "id")
+	groupFlags(fs, "Shared store (--store-url): queue for workers", "store-url", "queue", "tenant")
 	groupFlags(fs, "Chunks, contexts and BM25", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel")
 	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(llmSettings), "batch", "batch-poll", "allow-fallback")...)
@@ -62,6 +65,18 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		MaxFileSize: int64(maxSize), PDF: pdfx}
 	if err := ingestOpts.Validate(); err != nil {
 		return usageError{err}
+	}
+
+	if *tenant != "" && !*queue {
+		return usagef("--tenant works with --queue only")
+	}
+	if *queue {
+		if *batch {
+			return usagef("--batch cannot be used with --queue: the workers write the contexts")
+		}
+		src := ingest.Source(paths, ingest.SourceOptions{Options: ingestOpts, Stdin: e.stdin, StdinID: *stdinID,
+			SkipDir: c.storeDir(e), Reread: *verbose || *strict})
+		return queueIndex(ctx, e, c, src, *tenant, *prune, *strict, *quiet, *verbose)
 	}
 
 	eng, store, err := openEngine(ctx, e, c, true)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/situate/situate"
-	"github.com/situate/situate/postgres"
 )
 
 // runWorker is `situate worker`: it runs the document jobs of a shared
@@ -60,17 +59,14 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	var store *postgres.Store
-	if *tenant != "" {
-		store, err = postgres.OpenSchema(ctx, url, "situate_tenant_"+*tenant)
-		e.cacheSalt = "situate-tenant-" + *tenant
-	} else {
-		store, err = postgres.Open(ctx, url)
-	}
+	store, err := openSharedStore(ctx, c, *tenant)
 	if err != nil {
-		return fmt.Errorf("--store-url (from %s): %w", c.settings["store-url"].origin, err)
+		return err
 	}
 	defer store.Close()
+	if *tenant != "" {
+		e.cacheSalt = "situate-tenant-" + *tenant
+	}
 	opts, err := engineOptions(c, e, store, log)
 	if err != nil {
 		return err
