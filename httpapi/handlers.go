@@ -35,6 +35,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c *Caller)
 	if e := s.validateSearch(&req, c); e != nil {
 		return e
 	}
+	release, e := s.search.enter(r.Context())
+	if e != nil {
+		if e.code == "overloaded" {
+			w.Header().Set("Retry-After", "1")
+		}
+		return e
+	}
+	defer release()
 	hits, err := c.Engine().Search(r.Context(), situate.Query{Text: req.Query, K: req.K, Mode: req.Mode,
 		Rerank: req.Rerank, Explain: req.Explain, Filter: engineFilter(c, req.Filters)})
 	if err != nil {

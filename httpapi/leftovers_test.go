@@ -160,3 +160,30 @@ func TestRequestTimeout(t *testing.T) {
 		t.Errorf("after a timeout: %d", r.status)
 	}
 }
+
+// Searches beyond Limits.MaxSearches wait their turn; one that waits longer
+// than Limits.SearchQueueTimeout is answered 503 overloaded with
+// Retry-After (a response the OpenAPI document describes), counted in
+// /metrics, and the server serves again once the running searches end.
+func TestSearchQueueOverloaded(t *testing.T) {
+	e := newEnv(t, envOptions{auth: true, limits: httpapi.Limits{MaxSearches: 1, SearchQueueTimeout: 100 * time.Millisecond}})
+	admin := e.key("acme", nil, true, false)
+	e.wait(admin, e.upsert(admin, "a.md", httpapi.DocumentRequest{Text: "The Harbourton pier budget."}))
+	release := e.srv.HoldSearches(1)
+	r := e.do(call{method: "POST", path: "/v1/search", key: admin, body: httpapi.SearchRequest{Query: "Harbourton pier"}})
+	if r.status != 503 || r.errBody(t).Code != "overloaded" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("search while the only slot is taken: %d %s (Retry-After %q), want 503 overloaded", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	// Other routes do not queue.
+	if r := e.do(call{method: "GET", path: "/v1/documents/a.md", key: admin}); r.status != 200 {
+		t.Errorf("get while searches are full: %d", r.status)
+	}
+	m := e.do(call{method: "GET", path: "/metrics", key: admin})
+	if !strings.Contains(string(m.body), "situate_search_queue_rejected_total 1") || !strings.Contains(string(m.body), "situate_search_queue_waiting 0") {
+		t.Errorf("metrics lack the queue's rejection and depth:\n%s", m.body)
+	}
+	release()
+	if res := e.search(admin, httpapi.SearchRequest{Query: "Harbourton pier"}); len(res.Results) != 1 {
+		t.Errorf("after the slot is free: %+v", res.Results)
+	}
+}

@@ -48,7 +48,13 @@ func newMetrics(s *Server, reg *prometheus.Registry) (*metrics, error) {
 			Name: "situate_llm_spend_usd_total", Help: "LLM spend in US dollars, from the configured price table.",
 		}, []string{"tenant"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.jobs, m.calls, m.tokens, m.spend, &stateCollector{s: s}} {
+	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "situate_search_queue_waiting", Help: "Searches waiting for their turn (Limits.MaxSearches run at once).",
+	}, func() float64 { return float64(s.search.waiting.Load()) })
+	rejected := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "situate_search_queue_rejected_total", Help: "Searches answered 503 overloaded: they waited longer than the search queue timeout.",
+	}, func() float64 { return float64(s.search.rejected.Load()) })
+	for _, c := range []prometheus.Collector{m.requests, m.jobs, m.calls, m.tokens, m.spend, waiting, rejected, &stateCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -53,6 +53,13 @@ type Limits struct {
 	// 0 disables the limit.
 	RatePerSecond float64
 	Burst         int
+	// MaxSearches is how many searches run at once; the others wait in
+	// arrival order (see admission.go). 0 means GOMAXPROCS,
+	// UnlimitedSearches no limit.
+	MaxSearches int
+	// SearchQueueTimeout is how long a search waits for its turn before it
+	// is answered 503 overloaded; 0 means DefaultSearchQueueTimeout.
+	SearchQueueTimeout time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -73,6 +80,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.RequestTimeout <= 0 {
 		l.RequestTimeout = DefaultRequestTimeout
+	}
+	if l.SearchQueueTimeout <= 0 {
+		l.SearchQueueTimeout = DefaultSearchQueueTimeout
 	}
 	if l.RatePerSecond > 0 && l.Burst <= 0 {
 		l.Burst = max(1, int(l.RatePerSecond))
@@ -143,6 +153,7 @@ type Server struct {
 	handler http.Handler
 	metrics *metrics
 	rates   *rateLimiter
+	search  *admission
 	keys    keyCache
 
 	mu      sync.Mutex
@@ -185,6 +196,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, limits: opts.Limits.withDefaults(), log: opts.Logger, tenants: map[string]*tenantState{}}
 	s.workCtx, s.stopWork = context.WithCancel(context.Background())
 	s.rates = newRateLimiter(s.limits.RatePerSecond, s.limits.Burst)
+	s.search = newAdmission(maxSearches(s.limits.MaxSearches), s.limits.SearchQueueTimeout)
 	var err error
 	if s.metrics, err = newMetrics(s, opts.Registry); err != nil {
 		return nil, err

@@ -174,8 +174,8 @@ type ErrorResponse struct {
 // ErrorBody says what went wrong and, for bad input, which field.
 type ErrorBody struct {
 	// Code is bad_request, unauthenticated, forbidden, not_found, conflict,
-	// too_large, unsupported_media_type, rate_limited, timeout, unavailable
-	// or internal.
+	// too_large, unsupported_media_type, rate_limited, timeout, unavailable,
+	// overloaded (a search that waited too long for its turn) or internal.
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`

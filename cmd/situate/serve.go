@@ -45,10 +45,21 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxUpload := fs.Int64("max-upload", httpapi.DefaultMaxUploadBytes, "largest file upload in bytes")
 	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest JSON body in bytes (also the largest text upserted as JSON)")
 	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "time limit of one API request")
+	maxSearches := fs.Int("max-searches", 0, "searches run at once; the others wait their turn in arrival order (0: the number of processors, -1: no limit)")
+	queueTimeout := fs.Duration("search-queue-timeout", httpapi.DefaultSearchQueueTimeout, "how long a search waits for its turn before it is answered 503 overloaded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	prof := profileFlags(fs)
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
 	}
+	if err := prof.start(); err != nil {
+		return err
+	}
+	defer func() {
+		if perr := prof.stop(); perr != nil {
+			fmt.Fprintln(e.stderr, "situate serve:", perr)
+		}
+	}()
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usagef("--log-level %q: want debug, info, warn or error", *logLevel)
@@ -146,9 +157,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	case *workers == 0:
 		*workers = httpapi.NoWorkers
 	}
+	switch {
+	case *maxSearches < -1:
+		return usagef("--max-searches %d: want -1 (no limit), 0 (the number of processors) or more", *maxSearches)
+	case *queueTimeout <= 0:
+		return usagef("--search-queue-timeout %s: must be > 0", *queueTimeout)
+	}
 	opts := httpapi.Options{OpenTenant: open, Tenants: tenants, Parse: parse, Workers: *workers, Logger: log, Mounts: mounts,
 		Limits: httpapi.Limits{MaxBodyBytes: *maxBody, MaxUploadBytes: *maxUpload, RequestTimeout: *timeout,
-			RatePerSecond: *rate, Burst: *burst}}
+			RatePerSecond: *rate, Burst: *burst, MaxSearches: *maxSearches, SearchQueueTimeout: *queueTimeout}}
 	if authenticated {
 		opts.Keys = root
 	}

@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// Search admission. A search is CPU work from start to end (the indexes
+// and the store are memory-mapped or cached), so more searches running at
+// once than there are processors only makes each take longer: the Go
+// scheduler slices them, and a search's latency becomes the sum of every
+// search running beside it, so one slow query slows all of them and the
+// tail spreads. The server therefore runs at most Limits.MaxSearches
+// searches at once (default GOMAXPROCS) and queues the others in arrival
+// order (FIFO): a search's latency is then its wait in the queue plus its
+// own service time, and under load the waits are the same for everyone. A
+// search that waits longer than Limits.SearchQueueTimeout is answered 503
+// (code "overloaded", Retry-After 1) instead of piling up behind the rest.
+// A client that goes away leaves the queue.
+
+// DefaultSearchQueueTimeout is how long a search waits for its turn by
+// default.
+const DefaultSearchQueueTimeout = 5 * time.Second
+
+// UnlimitedSearches as Limits.MaxSearches runs every search at once (no
+// queue), as the Go scheduler would.
+const UnlimitedSearches = -1
+
+// admission is the FIFO gate in front of searches.
+type admission struct {
+	sem     *semaphore.Weighted // nil: unlimited
+	limit   int
+	timeout time.Duration
+	waiting atomic.Int64
+	// rejected counts searches answered 503 because their wait ran out.
+	rejected atomic.Int64
+}
+
+func newAdmission(limit int, timeout time.Duration) *admission {
+	a := &admission{limit: limit, timeout: timeout}
+	if limit > 0 {
+		a.sem = semaphore.NewWeighted(int64(limit))
+	}
+	return a
+}
+
+// maxSearches resolves Limits.MaxSearches: 0 is GOMAXPROCS.
+func maxSearches(n int) int {
+	switch {
+	case n == 0:
+		return runtime.GOMAXPROCS(0)
+	case n < 0:
+		return 0
+	}
+	return n
+}
+
+// enter waits for the search's turn; release must be called when it ends.
+func (a *admission) enter(ctx context.Context) (release func(), e *apiError) {
+	if a.sem == nil {
+		return func() {}, nil
+	}
+	if a.sem.TryAcquire(1) {
+		return func() { a.sem.Release(1) }, nil
+	}
+	a.waiting.Add(1)
+	defer a.waiting.Add(-1)
+	wctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	if err := a.sem.Acquire(wctx, 1); err != nil {
+		if ctx.Err() != nil {
+			// The request's own deadline or the client: not the queue's.
+			return nil, fromError(ctx.Err())
+		}
+		a.rejected.Add(1)
+		return nil, &apiError{status: http.StatusServiceUnavailable, code: "overloaded",
+			msg: "too many searches waiting: this one did not start within " + a.timeout.String() + "; retry after the Retry-After header's seconds"}
+	}
+	return func() { a.sem.Release(1) }, nil
+}
