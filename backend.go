@@ -93,6 +93,10 @@ type BackendChunk struct {
 type ArmTerms struct {
 	Arm, Analyzer string
 	Terms         []string
+	// Positions is the number of token positions the terms take (terms at
+	// one position count once): the length the embedded BM25 normalises
+	// by (bm25.DocScore).
+	Positions int
 }
 
 // TermQuery is one lexical arm's query.
@@ -235,12 +239,17 @@ func (e *Engine) backendDocument(rec DocumentRecord, chunks []StoredChunk, vecs 
 			}
 			toks := an.Analyze(text)
 			terms := make([]string, 0, len(toks))
-			for _, t := range toks {
+			positions := 0
+			for j, t := range toks {
 				if t.Term != "" {
 					terms = append(terms, t.Term)
+					// As bm25 counts a field's norm length.
+					if j == 0 || t.Position != toks[j-1].Position {
+						positions++
+					}
 				}
 			}
-			out.Chunks[i].Terms = append(out.Chunks[i].Terms, ArmTerms{Arm: a.spec.dir, Analyzer: an.Name(), Terms: terms})
+			out.Chunks[i].Terms = append(out.Chunks[i].Terms, ArmTerms{Arm: a.spec.dir, Analyzer: an.Name(), Terms: terms, Positions: positions})
 		}
 	}
 	return out

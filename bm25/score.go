@@ -48,3 +48,40 @@ func termScore(weight, freq, normInverse float32) float32 {
 	q := float32(weight / d)
 	return float32(weight - q)
 }
+
+// TermStat is one query term as DocScore sees it.
+type TermStat struct {
+	// Boost is the term's weight in the query: its count there (a
+	// compound part: Options.CompoundWeight) times the field's weight.
+	Boost float64
+	// DF is the number of the partition's documents holding the term.
+	DF int64
+	// TF is the term's frequency in the document scored.
+	TF int
+}
+
+// DocScore is the score Search gives one document of a partition holding
+// docCount documents of sumTTF tokens in all, whose field has positions
+// token positions (its length norm): the sum over terms of Lucene's BM25
+// term score, with Search's float32 rounding and one-byte length norm, so
+// equal to the bit to what Search returns for the document. A backend that
+// keeps situate's terms outside this package (an index on Weaviate) scores
+// its candidates with it, and ranks them as the embedded index does.
+func DocScore(k1, b float64, docCount, sumTTF int64, positions uint32, terms []TermStat) float64 {
+	if docCount <= 0 {
+		return 0
+	}
+	cache := normCache(float32(k1), float32(b), avgFieldLength(sumTTF, docCount))
+	norm := cache[intToByte4(positions)]
+	var sum float64
+	for _, t := range terms {
+		if t.TF <= 0 || t.DF <= 0 {
+			continue
+		}
+		w := float32(float32(weight32(t.Boost)) * idf(t.DF, docCount))
+		if w > 0 {
+			sum += float64(termScore(w, float32(t.TF), norm))
+		}
+	}
+	return float64(float32(sum))
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Starts or stops a local Weaviate cluster for development and tests: N nodes
 # (default 3) of the weaviate-server that scripts/build-weaviate.sh builds,
-# all on loopback ports, anonymous access, no vectorizer module, data and logs
-# outside the repository. With --postgres, start and stop also run
-# scripts/dev-postgres.sh, the local PostgreSQL.
+# all on loopback ports, anonymous access, no vectorizer module, BM25 by the
+# exact WAND (USE_BLOCKMAX_WAND=false: v1.35.2's BlockMax WAND misses recently
+# written matches, see weaviate.EnvHint), data and logs outside the repository.
+# With --postgres, start and stop also run scripts/dev-postgres.sh, the local
+# PostgreSQL.
 #
 #   scripts/dev-weaviate.sh start [--nodes N] [--postgres]   # prints the nodes' URLs, comma-separated
 #   scripts/dev-weaviate.sh stop  [--postgres]
@@ -38,7 +40,7 @@ start_node() {
   if running "$i"; then return; fi
   env PERSISTENCE_DATA_PATH="$d/data" AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true \
     DEFAULT_VECTORIZER_MODULE=none ENABLE_MODULES="" DISABLE_TELEMETRY=true LOG_LEVEL=warning \
-    QUERY_DEFAULTS_LIMIT=25 LIMIT_RESOURCES=false GRPC_PORT=$((15060 + i)) \
+    QUERY_DEFAULTS_LIMIT=25 LIMIT_RESOURCES=false GRPC_PORT=$((15060 + i)) USE_BLOCKMAX_WAND=false \
     CLUSTER_HOSTNAME="node$i" CLUSTER_IN_LOCALHOST=true CLUSTER_ADVERTISE_ADDR=127.0.0.1 CLUSTER_BIND_ADDR=127.0.0.1 \
     CLUSTER_GOSSIP_BIND_PORT=$((17100 + 2 * i)) CLUSTER_DATA_BIND_PORT=$((17101 + 2 * i)) \
     CLUSTER_JOIN="$([[ $i == 0 ]] || echo 127.0.0.1:17100)" \

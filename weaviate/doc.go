@@ -13,9 +13,19 @@
 // exactly situate's terms: German, Russian and Spanish keep their stemming,
 // Chinese its bigrams, code its identifier splitting; and a collection per
 // analyzer keeps BM25's statistics per language, as situate's BM25 keeps
-// them per partition. A query is analysed the same way, searched in each
-// analyzer's collection, and the lists are merged by score; the Engine
-// combines the arms by its recipe and fuses the dense arm. With
+// them per partition. A query is analysed the same way and searched in
+// each analyzer's collection; Weaviate's best matches are rescored with
+// situate's BM25 (bm25.DocScore) from the collection's statistics, fetched
+// in the same request (object count, summed length, each term's document
+// frequency), so the scores are the embedded index's to the bit; the lists
+// are merged by score, and the Engine combines the arms by its recipe and
+// fuses the dense arm.
+//
+// Init checks that the server's BM25 returns the true top matches and
+// refuses one that does not: Weaviate v1.35.2's default BlockMax WAND skips
+// recently written objects once its heap is full. Start it with
+// USE_BLOCKMAX_WAND=false (EnvHint), as scripts/dev-weaviate.sh and
+// internal/weaviatetest do. With
 // Config.Native, Weaviate ranks alone instead (its "word" tokenizer over the
 // contextualized text in <Collection>Chunks and its relative-score hybrid),
 // for comparison.

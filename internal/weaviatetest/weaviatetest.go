@@ -85,8 +85,17 @@ func Start(tb testing.TB) *Cluster { tb.Helper(); return StartCluster(tb, 1) }
 
 // StartCluster starts n nodes forming one cluster, waits until every node
 // is ready, and stops them at cleanup. Without a binary it skips the test,
-// unless EnvRequire is set.
+// unless EnvRequire is set. The nodes run BM25 with the exact WAND
+// (USE_BLOCKMAX_WAND=false), as situate's weaviate package requires of
+// Weaviate v1.35.2 (weaviate.EnvHint).
 func StartCluster(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	return StartClusterEnv(tb, n)
+}
+
+// StartClusterEnv is StartCluster with env (KEY=value) added to every
+// node's environment, overriding the defaults.
+func StartClusterEnv(tb testing.TB, n int, env ...string) *Cluster {
 	tb.Helper()
 	bin, err := Binary()
 	if err != nil {
@@ -127,7 +136,11 @@ func StartCluster(tb testing.TB, n int) *Cluster {
 			"CLUSTER_GOSSIP_BIND_PORT="+strconv.Itoa(p[2]), "CLUSTER_DATA_BIND_PORT="+strconv.Itoa(p[3]),
 			"RAFT_PORT="+strconv.Itoa(p[4]), "RAFT_INTERNAL_RPC_PORT="+strconv.Itoa(p[5]),
 			"RAFT_JOIN="+strings.Join(join, ","), "RAFT_BOOTSTRAP_EXPECT="+strconv.Itoa(n),
+			// v1.35.2's BlockMax WAND prunes recently written matches
+			// away (weaviate.EnvHint); the old WAND is exact.
+			"USE_BLOCKMAX_WAND=false",
 		)
+		nd.env = append(nd.env, env...)
 		if i > 0 {
 			nd.env = append(nd.env, fmt.Sprintf("CLUSTER_JOIN=127.0.0.1:%d", ports[2]))
 		}
