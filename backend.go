@@ -104,9 +104,23 @@ type TermQuery struct {
 	Arm string
 	// Terms maps each analyzer to the query's terms under it; a term
 	// repeated n times counts n times (Lucene's boost by query count).
-	Terms  map[string][]string
-	K      int
-	Filter Filter
+	Terms map[string][]string
+	// Weights, where set, maps an analyzer's term to its weight instead
+	// of its count: compound matching (Options.CompoundWeight) adds terms
+	// weighted CompoundWeight.
+	Weights map[string]map[string]float64
+	K       int
+	Filter  Filter
+}
+
+// TermLookup is implemented by an IndexBackend that can say which terms
+// its chunks hold. The Engine then matches German compounds with their
+// parts on the backend as the embedded index does (Options.CompoundWeight:
+// the backend's vocabulary is the dictionary).
+type TermLookup interface {
+	// KnownTerms returns the terms of terms that at least one chunk holds
+	// in the arm under the analyzer.
+	KnownTerms(ctx context.Context, arm, analyzer string, terms []string) (map[string]bool, error)
 }
 
 // BackendHit is one chunk a backend found.
@@ -256,8 +270,12 @@ func (e *Engine) backendDocument(rec DocumentRecord, chunks []StoredChunk, vecs 
 }
 
 // backendQuery is an arm's query terms per analyzer: the analyzers of the
-// indexed documents' languages, or the arm's one analyzer.
-func (e *Engine) backendQuery(a *lexArm, text string) map[string][]string {
+// indexed documents' languages, or the arm's one analyzer. Under an
+// analyzer that matches compounds (German) and a CompoundWeight, the terms
+// are expanded as the embedded index expands them (bm25.ExpandCompounds)
+// against the backend's vocabulary, when it is a TermLookup; the added
+// terms' weights go to weights.
+func (e *Engine) backendQuery(ctx context.Context, a *lexArm, text string) (terms map[string][]string, weights map[string]map[string]float64, err error) {
 	o := a.spec.options(e)
 	var names []string
 	if o.Analyzer != "" {
@@ -270,23 +288,100 @@ func (e *Engine) backendQuery(a *lexArm, text string) map[string][]string {
 		e.mu.RUnlock()
 		slices.Sort(names)
 	}
-	out := map[string][]string{}
+	terms = map[string][]string{}
 	for _, n := range names {
 		an, err := analysis.New(n)
 		if err != nil {
 			continue
 		}
-		var terms []string
+		var ts []string
 		for _, t := range an.Analyze(text) {
 			if t.Term != "" {
-				terms = append(terms, t.Term)
+				ts = append(ts, t.Term)
 			}
 		}
-		if len(terms) > 0 {
-			out[n] = terms
+		if len(ts) == 0 {
+			continue
+		}
+		terms[n] = ts
+		c, ok := an.(analysis.Compounder)
+		lookup, ok2 := e.opts.Backend.(TermLookup)
+		if !ok || !ok2 || o.CompoundWeight <= 0 {
+			continue
+		}
+		w, err := expandBackendQuery(ctx, c, text, ts, o.CompoundWeight, func(ask []string) (map[string]bool, error) {
+			return lookup.KnownTerms(ctx, a.spec.dir, n, ask)
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s arm: %s compounds: %w", a.spec.dir, n, err)
+		}
+		if len(w) > 0 {
+			if weights == nil {
+				weights = map[string]map[string]float64{}
+			}
+			weights[n] = w
+			for t := range w {
+				terms[n] = append(terms[n], t)
+			}
+			slices.Sort(terms[n][len(ts):])
 		}
 	}
-	return out
+	return terms, weights, nil
+}
+
+// maxLookupRounds bounds expandBackendQuery's round trips.
+const maxLookupRounds = 8
+
+// expandBackendQuery runs bm25.ExpandCompounds over terms with a
+// vocabulary that lookup answers in batches: each round expands with what
+// is known so far, asks about the terms the expansion wanted to know and
+// did not, and stops when it wanted nothing new. It returns the added terms
+// with their weights.
+func expandBackendQuery(ctx context.Context, c analysis.Compounder, text string, terms []string, weight float64, lookup func([]string) (map[string]bool, error)) (map[string]float64, error) {
+	var uniq []string
+	var counts []float32
+	at := map[string]int{}
+	for _, t := range terms {
+		if i, ok := at[t]; ok {
+			counts[i]++
+			continue
+		}
+		at[t] = len(uniq)
+		uniq, counts = append(uniq, t), append(counts, 1)
+	}
+	known := map[string]bool{}
+	var out []string
+	var ws []float32
+	for range maxLookupRounds {
+		var ask []string
+		asked := map[string]bool{}
+		out, ws = bm25.ExpandCompounds(c, text, uniq, counts, float32(weight), func(t string) bool {
+			v, ok := known[t]
+			if !ok && !asked[t] {
+				asked[t] = true
+				ask = append(ask, t)
+			}
+			return v
+		})
+		if len(ask) == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		got, err := lookup(ask)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ask {
+			known[t] = got[t]
+		}
+	}
+	added := map[string]float64{}
+	for i := len(uniq); i < len(out); i++ {
+		added[out[i]] = float64(ws[i])
+	}
+	return added, nil
 }
 
 // backendCandidates is candidates over the backend: each lexical arm's list
@@ -365,13 +460,17 @@ func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filte
 				continue
 			}
 		}
-		terms := e.backendQuery(a, q)
+		terms, weights, err := e.backendQuery(ctx, a, q)
+		if err != nil {
+			wg.Wait()
+			return nil, err
+		}
 		if len(terms) == 0 {
 			continue
 		}
 		ran[i] = true
 		wg.Go(func() {
-			res, err := e.opts.Backend.SearchTerms(ctx, TermQuery{Arm: a.spec.dir, Terms: terms, K: n, Filter: f})
+			res, err := e.opts.Backend.SearchTerms(ctx, TermQuery{Arm: a.spec.dir, Terms: terms, Weights: weights, K: n, Filter: f})
 			if err != nil {
 				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
 				return

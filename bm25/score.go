@@ -1,6 +1,10 @@
 package bm25
 
-import "math"
+import (
+	"math"
+
+	"github.com/situate/situate/analysis"
+)
 
 // Scoring reproduces org.apache.lucene.search.similarities.BM25Similarity of
 // Lucene 8 (read from the 8.7 jar's bytecode), including where it rounds to
@@ -84,4 +88,16 @@ func DocScore(k1, b float64, docCount, sumTTF int64, positions uint32, terms []T
 		}
 	}
 	return float64(float32(sum))
+}
+
+// ExpandCompounds is the query expansion Search applies under
+// Options.CompoundWeight to the terms of an analyzer that is an
+// analysis.Compounder: terms the partition does not know (known reports
+// whether its live documents hold a term) are replaced by their known
+// parts, and known compounds of neighbouring query words are added, each
+// added term counting weight; the original terms keep their counts. An
+// index kept elsewhere (an index backend) expands its queries with it
+// against its own vocabulary.
+func ExpandCompounds(c analysis.Compounder, text string, terms []string, counts []float32, weight float32, known func(string) bool) ([]string, []float32) {
+	return expandCompounds(c, text, terms, counts, weight, known)
 }

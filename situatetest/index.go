@@ -89,7 +89,7 @@ var backendCorpus = []situate.Document{
 
 var backendQueries = []string{
 	"harbor cranes ships", "Brightwater revenue quarter", "run runner", "Haus Hafen", "Häusern",
-	"Gerichtsverfahren", "корабль порт", "港口收入", "barco puerto", "LoadShips", "load ships harbor name",
+	"Gerichtsverfahren", "Verfahren vor dem Gericht", "Hafenhäuser", "корабль порт", "港口收入", "barco puerto", "LoadShips", "load ships harbor name",
 	"nothing matches this zzzqqq",
 }
 

@@ -60,7 +60,7 @@ func (x *Index) SearchTerms(ctx context.Context, q situate.TermQuery) ([]situate
 	var wg sync.WaitGroup
 	for i, an := range names {
 		wg.Go(func() {
-			lists[i], errs[i] = x.searchClass(ctx, x.lexClass(q.Arm, an), arm, q.Terms[an], q.K, q.Filter)
+			lists[i], errs[i] = x.searchClass(ctx, x.lexClass(q.Arm, an), arm, q.Terms[an], q.Weights[an], q.K, q.Filter)
 		})
 	}
 	wg.Wait()
@@ -100,7 +100,7 @@ type aggRow struct {
 // collection's object count and summed length, and each query term's
 // document frequency; then the candidates scored as situate's BM25 scores
 // them, the best k.
-func (x *Index) searchClass(ctx context.Context, class string, arm situate.BackendArm, terms []string, k int, f situate.Filter) ([]situate.BackendHit, error) {
+func (x *Index) searchClass(ctx context.Context, class string, arm situate.BackendArm, terms []string, weights map[string]float64, k int, f situate.Filter) ([]situate.BackendHit, error) {
 	w, none, err := filterWhere(f, func(p string) bool { return x.hasProp(class, p) })
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 		return nil, nil
 	}
 	// The query's distinct terms, each boosted by its count (as bm25 and
-	// Weaviate both do).
+	// Weaviate both do) or its weight.
 	var uniq []string
 	count := map[string]int{}
 	for _, t := range terms {
@@ -161,6 +161,9 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 	for i, t := range uniq {
 		at[t] = i
 		stats[i].Boost = float64(count[t])
+		if w, ok := weights[t]; ok {
+			stats[i].Boost = w
+		}
 		if r := data.Aggregate["t"+strconv.Itoa(i)]; len(r) == 1 {
 			stats[i].DF = r[0].Meta.Count
 		}
@@ -184,4 +187,37 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 	}
 	sortHits(out)
 	return out[:min(len(out), k)], nil
+}
+
+var _ situate.TermLookup = (*Index)(nil)
+
+// KnownTerms asks the arm's collection of the analyzer which of terms at
+// least one object holds: one count per term, up to 100 in a request.
+func (x *Index) KnownTerms(ctx context.Context, arm, analyzer string, terms []string) (map[string]bool, error) {
+	class := x.lexClass(arm, analyzer)
+	out := map[string]bool{}
+	if !x.hasClass(class) {
+		return out, nil
+	}
+	for start := 0; start < len(terms); start += 100 {
+		part := terms[start:min(start+100, len(terms))]
+		var q strings.Builder
+		q.WriteString("{Aggregate{")
+		for i, t := range part {
+			fmt.Fprintf(&q, " t%d: %s(tenant: %s, where: %s){meta{count}}", i, class, gqlString(x.cfg.Tenant), textEq(termsProp, t).gql())
+		}
+		q.WriteString("}}")
+		var data struct {
+			Aggregate map[string][]aggRow
+		}
+		if err := x.c.graphql(ctx, q.String(), &data); err != nil {
+			return nil, fmt.Errorf("weaviate: known terms of %s: %w", class, err)
+		}
+		for i, t := range part {
+			if r := data.Aggregate["t"+strconv.Itoa(i)]; len(r) == 1 && r[0].Meta.Count > 0 {
+				out[t] = true
+			}
+		}
+	}
+	return out, nil
 }
