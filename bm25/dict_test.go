@@ -116,3 +116,76 @@ func TestCompactDictionaryDamage(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestTermCache checks that a large partition's lookups answer the same
+// from its cache as from the dictionary, found and absent terms alike,
+// with a cache too small for all of them (entries are replaced), and that
+// a damaged dictionary block is reported on every lookup, never cached as
+// an absent term.
+func TestTermCache(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir, Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	var terms []string
+	for i := 0; i < 3000; i++ {
+		term := fmt.Sprintf("t%04dx", i)
+		terms = append(terms, term)
+		b.Replace(fmt.Sprint("g", i), []Doc{{ID: fmt.Sprint(i), Fields: map[string]string{"text": term + " common"}}})
+	}
+	if err := w.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	seg := w.snap.Load().segs[0].seg
+	p := &seg.parts[0]
+	if p.cache == nil || len(p.cache.slots) >= len(terms) {
+		t.Fatalf("cache %v for %d terms: want one smaller than the partition", p.cache != nil, p.numTerms)
+	}
+	absent := []string{"a", "t0000", "t1500y", "zzz"}
+	for round := 0; round < 3; round++ {
+		for _, term := range append(append([]string(nil), terms...), absent...) {
+			want, wantOK, err := seg.lookupUncached(p, term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := seg.lookup(p, term)
+			if err != nil || ok != wantOK || got.df != want.df || got.maxTf != want.maxTf || got.minNorm != want.minNorm ||
+				len(got.post) != len(want.post) || (len(got.post) > 0 && &got.post[0] != &want.post[0]) {
+				t.Fatalf("round %d: lookup %q = %+v %v %v, want %+v %v", round, term, got, ok, err, want, wantOK)
+			}
+		}
+	}
+	path := seg.path
+	w.Close()
+
+	// Damage the block holding t2000x's dictionary entry.
+	r, err := OpenReadOnly(dir, Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := r.snap.Load().segs[0].seg
+	rp := &rs.parts[0]
+	i, _ := rs.find(rp, "t2000x")
+	off, _ := (&dictCursor{s: rs, p: rp}).blockRange(i / dictBlockTerms)
+	r.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off+1] ^= 0x5a
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = OpenReadOnly(dir, Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for round := 0; round < 2; round++ {
+		if _, err := r.Search(Query{Text: "t2000x"}); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("round %d: search of a term in a damaged block: %v, want ErrCorrupt", round, err)
+		}
+	}
+}

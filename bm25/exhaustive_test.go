@@ -179,3 +179,60 @@ func TestSearchMatchesExhaustive(t *testing.T) {
 	t.Logf("segments after deletions: %d, live docs %d", ix.Stats().Segments, len(rest))
 	check("after deletions", rest)
 }
+
+// TestSearchTiesMatchExhaustive checks the tie-breaking by ID on a corpus
+// made of ties: docs of five words from a vocabulary of eight, so most
+// scores are shared by many docs, IDs in no particular order (the
+// per-segment ordinals matter), spread over many segments with deletions.
+// Every k must cut the ties exactly where exhaustive scoring does.
+func TestSearchTiesMatchExhaustive(t *testing.T) {
+	a, err := analysis.New("standard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := New(Options{Analyzer: "standard", MergeFactor: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewSource(7))
+	vocab := []string{"ka", "to", "ri", "ne", "mo", "sa", "lu", "pe"}
+	live := map[string]string{}
+	for round := 0; round < 40; round++ {
+		var b Batch
+		for range 1 + rng.Intn(60) {
+			id := fmt.Sprintf("%x/%d", rng.Int63n(1<<20), rng.Intn(12))
+			var words []string
+			for range 5 {
+				words = append(words, vocab[rng.Intn(len(vocab))])
+			}
+			text := fmt.Sprint(words)
+			b.Replace(id, []Doc{{ID: id, Fields: map[string]string{"text": text}}})
+			live[id] = text
+		}
+		for id := range live {
+			if rng.Intn(30) == 0 {
+				b.Delete(id)
+				delete(live, id)
+			}
+		}
+		if err := ix.Apply(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var docs []textDoc
+	for id, text := range live {
+		docs = append(docs, textDoc{id, text})
+	}
+	ref := newReference(a, docs, DefaultK1, DefaultB)
+	t.Logf("%d docs in %d segments", len(docs), ix.Stats().Segments)
+	for _, q := range []string{"ka", "ka to", "ri ri ne", "pe lu sa mo", "ka to ri ne mo sa lu pe"} {
+		for _, k := range []int{1, 3, 10, 50, 150, 1000} {
+			got, err := ix.Search(Query{Text: q, K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResults(t, fmt.Sprintf("%q k=%d", q, k), got, ref.search(q, k))
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -94,6 +96,8 @@ type segPart struct {
 	blob    []byte
 	// entriesOff and blobOff are the file offsets of entries and blob.
 	entriesOff, blobOff int
+	// cache holds recent lookups (termcache.go); nil in small partitions.
+	cache *termCache
 }
 
 type segment struct {
@@ -122,6 +126,11 @@ type segment struct {
 	analyzers                      []string
 	fields                         []segField
 	parts                          []segPart
+	// ord[d] is doc d's rank among the segment's ids in string order
+	// (deleted docs included): searches break score ties by comparing
+	// integers. Computed on first use (ordinals).
+	ordOnce sync.Once
+	ord     []uint32
 }
 
 func u32at(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
@@ -129,6 +138,33 @@ func u32at(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) 
 // id is doc d's id; it points into the segment's bytes (clone it to keep it).
 func (s *segment) id(d uint32) string {
 	return unsafeString(s.idBytes[u32at(s.idOff, int(d)):u32at(s.idOff, int(d)+1)])
+}
+
+// ordinals returns the segment's id ordinals (see segment.ord).
+func (s *segment) ordinals() []uint32 {
+	s.ordOnce.Do(func() {
+		n := s.numDocs
+		s.ord = make([]uint32, n)
+		sorted := true
+		for d := 1; d < n && sorted; d++ {
+			sorted = s.id(uint32(d-1)) < s.id(uint32(d))
+		}
+		if sorted {
+			for d := range s.ord {
+				s.ord[d] = uint32(d)
+			}
+			return
+		}
+		perm := make([]uint32, n)
+		for d := range perm {
+			perm[d] = uint32(d)
+		}
+		slices.SortFunc(perm, func(a, b uint32) int { return strings.Compare(s.id(a), s.id(b)) })
+		for i, d := range perm {
+			s.ord[d] = uint32(i)
+		}
+	})
+	return s.ord
 }
 
 // group is doc d's group; it points into the segment's bytes.
@@ -329,6 +365,23 @@ func (s *segment) find(p *segPart, term string) (int, error) {
 
 // lookup finds term in the partition and verifies its postings.
 func (s *segment) lookup(p *segPart, term string) (termEntry, bool, error) {
+	if p.cache == nil {
+		return s.lookupUncached(p, term)
+	}
+	if e, found, ok := p.cache.get(term); ok {
+		return e, found, nil
+	}
+	e, found, err := s.lookupUncached(p, term)
+	if err == nil {
+		// The key is the caller's string: it may point into a mapping or a
+		// buffer the caller reuses.
+		p.cache.put(strings.Clone(term), e, found)
+	}
+	return e, found, err
+}
+
+// lookupUncached is lookup without the partition's cache.
+func (s *segment) lookupUncached(p *segPart, term string) (termEntry, bool, error) {
 	if p.compact {
 		return s.lookupCompact(p, term)
 	}
@@ -512,6 +565,7 @@ func (s *segment) decodeMeta(body []byte, metaOff int, compact bool) error {
 		if r.err == nil && (p.field >= nf || len(p.entries) != want) {
 			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
+		p.cache = newTermCache(p.numTerms)
 		s.parts = append(s.parts, p)
 	}
 	s.idOff = r.span(data, limit)
@@ -629,6 +683,7 @@ func openSegmentV1(name string, data []byte) (*segment, error) {
 		if r.err == nil && (p.field >= nf || len(p.entries) != p.numTerms*entrySize) {
 			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
+		p.cache = newTermCache(p.numTerms)
 		s.parts = append(s.parts, p)
 	}
 	docs := r.span(data, body)
@@ -782,10 +837,42 @@ func (p *postings) advance(target uint32) bool {
 			p.i = j * blockSize
 		}
 	}
-	for p.next() {
-		if p.doc >= target {
+	// The scan decodes in local variables (next, inlined by hand): in a
+	// search's second phase this loop is where the time goes.
+	data, off, doc, i := p.data, p.off, p.doc, p.i
+	for i < p.df && off < len(data) {
+		var v uint64
+		if b := data[off]; b < 0x80 {
+			v = uint64(b)
+			off++
+		} else {
+			n := 0
+			if v, n = binary.Uvarint(data[off:]); n <= 0 {
+				break
+			}
+			off += n
+		}
+		delta := uint32(v >> 1)
+		doc += delta
+		if doc >= p.limit || (i > 0 && delta == 0) {
+			break // corrupt, as in next
+		}
+		tf := uint32(1)
+		if v&1 == 0 {
+			t, m := binary.Uvarint(data[off:])
+			if m <= 0 {
+				break
+			}
+			off += m
+			tf = uint32(t)
+		}
+		i++
+		if doc >= target {
+			p.off, p.doc, p.tf, p.i, p.valid = off, doc, tf, i, true
 			return true
 		}
 	}
+	// The end, or damaged postings: stop here, as next does.
+	p.off, p.doc, p.i, p.valid = off, doc, p.df, false
 	return false
 }
