@@ -139,6 +139,13 @@ func StartClusterEnv(tb testing.TB, n int, env ...string) *Cluster {
 			// v1.35.2's BlockMax WAND prunes recently written matches
 			// away (weaviate.EnvHint); the old WAND is exact.
 			"USE_BLOCKMAX_WAND=false",
+			// Asynchronous replication (collections with asyncEnabled)
+			// compares replicas every 30 s and leaves writes younger than
+			// 30 s alone by default; a test cluster does both within
+			// seconds, so that a node that missed writes catches up while
+			// the test waits.
+			"ASYNC_REPLICATION_FREQUENCY=3s", "ASYNC_REPLICATION_FREQUENCY_WHILE_PROPAGATING=1s",
+			"ASYNC_REPLICATION_ALIVE_NODES_CHECKING_FREQUENCY=1s", "ASYNC_REPLICATION_PROPAGATION_DELAY=2s",
 		)
 		nd.env = append(nd.env, env...)
 		if i > 0 {
@@ -188,8 +195,7 @@ func (nd *Node) start() error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startProcess(cmd); err != nil {
 		f.Close()
 		return fmt.Errorf("start %s: %w", nd.Name, err)
 	}
