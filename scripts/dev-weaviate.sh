@@ -14,13 +14,15 @@
 #
 # Node i listens for REST on 127.0.0.1:$((PORT+i)) (SITUATE_WEAVIATE_PORT, default
 # 18080), gRPC on 15060+i, gossip/data on 17100+2i/17101+2i and Raft on
-# 18300+2i/18301+2i. SITUATE_WEAVIATE_DIR (default ~/.cache/situate/dev-weaviate)
+# 18300+2i/18301+2i; another PORT shifts all of these by PORT-18080, so two
+# clusters with bases far enough apart (e.g. 18080 and 28080) do not collide. SITUATE_WEAVIATE_DIR (default ~/.cache/situate/dev-weaviate)
 # holds node-i/ (data, weaviate.log, pid). The data survives stop/start;
 # remove the directory to start from scratch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${SITUATE_WEAVIATE_DIR:-$HOME/.cache/situate/dev-weaviate}"
 port="${SITUATE_WEAVIATE_PORT:-18080}"
+shift_=$((port - 18080)) # every other port moves with the REST base
 cmd="${1:-}"; shift || true
 nodes="$(cat "$dir/nodes" 2>/dev/null || echo 3)"
 pg=0 node=""
@@ -32,7 +34,7 @@ while (( $# )); do
   esac
 done
 urls() { local i out=""; for ((i = 0; i < nodes; i++)); do out+="${out:+,}http://127.0.0.1:$((port + i))"; done; echo "$out"; }
-raft_join() { local i out=""; for ((i = 0; i < nodes; i++)); do out+="${out:+,}node$i:$((18300 + 2 * i))"; done; echo "$out"; }
+raft_join() { local i out=""; for ((i = 0; i < nodes; i++)); do out+="${out:+,}node$i:$((shift_ + 18300 + 2 * i))"; done; echo "$out"; }
 running() { [[ -f "$dir/node-$1/pid" ]] && kill -0 "$(cat "$dir/node-$1/pid")" 2>/dev/null; }
 start_node() {
   local i="$1" bin="$2" d="$dir/node-$1"
@@ -40,11 +42,11 @@ start_node() {
   if running "$i"; then return; fi
   env PERSISTENCE_DATA_PATH="$d/data" AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true \
     DEFAULT_VECTORIZER_MODULE=none ENABLE_MODULES="" DISABLE_TELEMETRY=true LOG_LEVEL=warning \
-    QUERY_DEFAULTS_LIMIT=25 LIMIT_RESOURCES=false GRPC_PORT=$((15060 + i)) USE_BLOCKMAX_WAND=false \
+    QUERY_DEFAULTS_LIMIT=25 LIMIT_RESOURCES=false GRPC_PORT=$((shift_ + 15060 + i)) USE_BLOCKMAX_WAND=false \
     CLUSTER_HOSTNAME="node$i" CLUSTER_IN_LOCALHOST=true CLUSTER_ADVERTISE_ADDR=127.0.0.1 CLUSTER_BIND_ADDR=127.0.0.1 \
-    CLUSTER_GOSSIP_BIND_PORT=$((17100 + 2 * i)) CLUSTER_DATA_BIND_PORT=$((17101 + 2 * i)) \
-    CLUSTER_JOIN="$([[ $i == 0 ]] || echo 127.0.0.1:17100)" \
-    RAFT_PORT=$((18300 + 2 * i)) RAFT_INTERNAL_RPC_PORT=$((18301 + 2 * i)) \
+    CLUSTER_GOSSIP_BIND_PORT=$((shift_ + 17100 + 2 * i)) CLUSTER_DATA_BIND_PORT=$((shift_ + 17101 + 2 * i)) \
+    CLUSTER_JOIN="$([[ $i == 0 ]] || echo 127.0.0.1:$((shift_ + 17100)))" \
+    RAFT_PORT=$((shift_ + 18300 + 2 * i)) RAFT_INTERNAL_RPC_PORT=$((shift_ + 18301 + 2 * i)) \
     RAFT_JOIN="$(raft_join)" RAFT_BOOTSTRAP_EXPECT="$nodes" \
     setsid "$bin" --scheme http --host 127.0.0.1 --port $((port + i)) \
       --read-timeout=600s --write-timeout=600s >"$d/weaviate.log" 2>&1 </dev/null &
