@@ -41,9 +41,11 @@
 // Requests go to the configured nodes in turn and move on from a node that
 // does not answer; Config.Replication and Config.Consistency set the
 // replication factor of new collections and the consistency level of every
-// read and write (with a replication factor of 2, ONE keeps searches and
-// writes going while one node is down; Weaviate's asynchronous replication
-// repairs the returning node).
+// read and write. With a replication factor of 3, QUORUM keeps searches and
+// writes going while one node is down and loses nothing: replicated
+// collections get Weaviate's asynchronous replication, which brings a
+// returning node up to date, and time-based settling of deletions, and every
+// deletion carries its time (README, "A node down").
 //
 // It speaks Weaviate's REST and GraphQL API with net/http (the official Go
 // client is not served by this machine's module proxy). It imports the root

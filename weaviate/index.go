@@ -303,7 +303,7 @@ func (x *Index) Init(ctx context.Context, arms []situate.BackendArm) error {
 func (x *Index) ensureClass(ctx context.Context, s classSchema, arm *situate.BackendArm) error {
 	s.MultiTenancyConfig = map[string]any{"enabled": true, "autoTenantCreation": true, "autoTenantActivation": true}
 	if x.cfg.Replication > 0 {
-		s.ReplicationConfig = map[string]any{"factor": x.cfg.Replication, "asyncEnabled": x.cfg.Replication > 1}
+		s.ReplicationConfig = replicationConfig(x.cfg.Replication)
 	}
 	var have classSchema
 	err := x.c.do(ctx, http.MethodGet, "/v1/schema/"+s.Class, nil, &have)
@@ -316,6 +316,9 @@ func (x *Index) ensureClass(ctx context.Context, s classSchema, arm *situate.Bac
 	case err != nil:
 		return fmt.Errorf("weaviate: collection %s: %w", s.Class, err)
 	default:
+		if err := x.repairReplication(ctx, s.Class, have.ReplicationConfig); err != nil {
+			return err
+		}
 		if arm != nil {
 			bm, _ := have.InvertedIndex["bm25"].(map[string]any)
 			k1, _ := bm["k1"].(float64)
@@ -358,6 +361,50 @@ func (x *Index) ensureClass(ctx context.Context, s classSchema, arm *situate.Bac
 		if err := x.c.do(ctx, http.MethodPost, "/v1/schema/"+s.Class+"/tenants", body, nil); err != nil && !isStatus(err, http.StatusUnprocessableEntity) {
 			return fmt.Errorf("weaviate: collection %s: create tenant %s: %w", s.Class, x.cfg.Tenant, err)
 		}
+	}
+	return nil
+}
+
+// deletionStrategy is how Weaviate settles a replica that holds an object
+// another replica deleted: the later of the write and the deletion wins.
+// Weaviate's default, NoAutomatedResolution, settles nothing, so a node that
+// was down while a document's old chunks were deleted would serve them for
+// ever.
+const deletionStrategy = "TimeBasedResolution"
+
+// replicationConfig is the replication of the collections situate creates:
+// factor copies of each tenant; with more than one, asynchronous
+// replication (a node that missed writes while it was down is brought up to
+// date in the background) and time-based settling of deletions.
+func replicationConfig(factor int) map[string]any {
+	c := map[string]any{"factor": factor}
+	if factor > 1 {
+		c["asyncEnabled"], c["deletionStrategy"] = true, deletionStrategy
+	}
+	return c
+}
+
+// repairReplication turns on asynchronous replication and time-based
+// deletions on a replicated collection created without them (by an
+// earlier situate, or by hand): without them a node that returns after an
+// outage keeps what it missed.
+func (x *Index) repairReplication(ctx context.Context, class string, have map[string]any) error {
+	factor, _ := have["factor"].(float64)
+	async, _ := have["asyncEnabled"].(bool)
+	if factor <= 1 || async && have["deletionStrategy"] == deletionStrategy {
+		return nil
+	}
+	var full map[string]any
+	if err := x.c.do(ctx, http.MethodGet, "/v1/schema/"+class, nil, &full); err != nil {
+		return fmt.Errorf("weaviate: collection %s: %w", class, err)
+	}
+	rc, _ := full["replicationConfig"].(map[string]any)
+	if rc == nil {
+		return nil
+	}
+	rc["asyncEnabled"], rc["deletionStrategy"] = true, deletionStrategy
+	if err := x.c.do(ctx, http.MethodPut, "/v1/schema/"+class, full, nil); err != nil {
+		return fmt.Errorf("weaviate: collection %s: turn on asynchronous replication and %s deletions: %w", class, deletionStrategy, err)
 	}
 	return nil
 }
@@ -656,7 +703,12 @@ func (x *Index) deleteWhere(ctx context.Context, class string, w *where) error {
 				} `json:"objects"`
 			} `json:"results"`
 		}
-		body := map[string]any{"match": map[string]any{"class": class, "where": w}, "output": "minimal"}
+		// The deletion's time goes with it: without one Weaviate leaves a
+		// tombstone with no time, which TimeBasedResolution takes for the
+		// oldest of events, so a replica that was down during the deletion
+		// and still holds the object writes it back to the others.
+		body := map[string]any{"match": map[string]any{"class": class, "where": w}, "output": "minimal",
+			"deletionTimeUnixMilli": time.Now().UnixMilli()}
 		if err := x.c.do(ctx, http.MethodDelete, path, body, &resp); err != nil {
 			return fmt.Errorf("weaviate: delete from %s: %w", class, err)
 		}
@@ -792,6 +844,12 @@ func (x *Index) get(ctx context.Context, class, search string, k int, f situate.
 			if h.Score, err = strconv.ParseFloat(s, 64); err != nil {
 				return nil, fmt.Errorf("weaviate: score %q of %s#%d: %w", s, r.DocID, r.Chunk, err)
 			}
+			// Weaviate's BM25 idf, log(1 + (N-n+0.5)/(n+0.5)), goes below
+			// zero for a term in nearly every object once objects have
+			// been replaced: n still counts the replaced objects' postings
+			// until compaction, N does not. situate's idf never does, and
+			// its ranking refuses negative scores: such a term counts zero.
+			h.Score = max(h.Score, 0)
 		}
 		out = append(out, h)
 	}

@@ -21,7 +21,7 @@ func indexSettingDefs() []*setting {
 		{name: "weaviate-collection", def: weaviate.DefaultCollection, usage: "prefix of situate's Weaviate collections (<prefix>Chunks, <prefix>Code, <prefix>Pairs, <prefix>Docs)"},
 		{name: "weaviate-tenant", def: weaviate.DefaultTenant, usage: "Weaviate tenant of this store (serve with keys uses each situate tenant's name)"},
 		{name: "weaviate-replication", def: "1", usage: "replication factor of the collections situate creates"},
-		{name: "weaviate-consistency", def: weaviate.DefaultConsistency, usage: "consistency level of every Weaviate read and write: ONE, QUORUM or ALL (with replication 2, ONE keeps searches and writes going while a node is down)"},
+		{name: "weaviate-consistency", def: weaviate.DefaultConsistency, usage: "consistency level of every Weaviate read and write: ONE, QUORUM or ALL (with replication 3, QUORUM keeps searches and writes going while a node is down and loses nothing)"},
 		{name: "weaviate-ranking", def: "situate", usage: "situate (situate's analyzers, recipe and fusion over lists fetched from Weaviate) or native (Weaviate's word tokenizer BM25 and its hybrid; for comparison)"},
 		{name: "weaviate-vector-index", def: "hnsw", usage: "Weaviate vector index: hnsw or flat (exact)"},
 	}

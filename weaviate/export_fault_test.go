@@ -1,0 +1,4 @@
+package weaviate
+
+// ObjectID is objectID, for tests that read objects from one node.
+var ObjectID = objectID
