@@ -134,10 +134,10 @@ func runContexts(ctx context.Context, e *env, args []string) error {
 		if len(flags) > 0 {
 			fl = strings.Join(flags, ", ")
 		}
-		fmt.Fprintf(e.stdout, "== %s chunk %d (version %d, %s)\n", ch.DocID, ch.Index, d.Version, d.Lang)
+		fmt.Fprintf(e.stdout, "== %s chunk %d (version %d, %s)\n", ingest.QuoteName(ch.DocID), ch.Index, d.Version, d.Lang)
 		fmt.Fprintf(e.stdout, "source   %s\nflags    %s\n", orDefault(ch.Context.Source, "-"), fl)
-		fmt.Fprintf(e.stdout, "context  %s\n", indentLines(ch.Context.Text))
-		fmt.Fprintf(e.stdout, "chunk    %s\n\n", indentLines(text))
+		fmt.Fprintf(e.stdout, "context  %s\n", indentLines(termText(ch.Context.Text)))
+		fmt.Fprintf(e.stdout, "chunk    %s\n\n", indentLines(termText(text)))
 	}
 	if !*asJSON {
 		nFlagged := 0

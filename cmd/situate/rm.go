@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/ingest"
 )
 
 func runRemove(ctx context.Context, e *env, args []string) error {
@@ -27,15 +28,19 @@ func runRemove(ctx context.Context, e *env, args []string) error {
 	defer eng.Close()
 	failed := false
 	for _, id := range ids {
-		if _, err := eng.Document(id); errors.Is(err, situate.ErrNotFound) {
-			fmt.Fprintf(e.stderr, "rm %s: not indexed\n", id)
+		rec, err := documentArg(eng, id)
+		if errors.Is(err, situate.ErrNotFound) {
+			fmt.Fprintf(e.stderr, "rm %s: not indexed\n", ingest.QuoteName(id))
 			failed = true
 			continue
 		}
-		if err := eng.Delete(ctx, id); err != nil {
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "removed %s\n", id)
+		if err := eng.Delete(ctx, rec.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "removed %s\n", ingest.QuoteName(rec.ID))
 	}
 	if failed {
 		return errAlreadyReported

@@ -12,6 +12,7 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
+	"github.com/situate/situate/ingest"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -96,9 +97,9 @@ func printHits(w io.Writer, query string, hits []situate.Hit) {
 		return
 	}
 	for _, h := range hits {
-		where := h.DocID
+		where := ingest.QuoteName(h.DocID)
 		if h.Heading != "" {
-			where += " § " + h.Heading
+			where += " § " + termLine(h.Heading)
 		}
 		fmt.Fprintf(w, "%s%d. %s%s  (chunk %d, score %.3f)\n", bold, h.Rank, where, reset, h.Chunk, h.Score)
 		if h.Context.Text != "" {
@@ -106,9 +107,9 @@ func printHits(w io.Writer, query string, hits []situate.Hit) {
 			if len(h.Context.Flags) > 0 {
 				src += ", flagged: " + strings.Join(h.Context.Flags, " ")
 			}
-			fmt.Fprintf(w, "   %s[context by %s] %s%s\n", dim, src, oneLine(h.Context.Text, 400), reset)
+			fmt.Fprintf(w, "   %s[context by %s] %s%s\n", dim, src, termLine(oneLine(h.Context.Text, 400)), reset)
 		}
-		for _, line := range strings.Split(excerpt(h.Text, 600), "\n") {
+		for _, line := range strings.Split(termText(excerpt(h.Text, 600)), "\n") {
 			fmt.Fprintf(w, "   │ %s\n", line)
 		}
 		if h.Explain != nil {

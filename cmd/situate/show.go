@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/situate/situate/ingest"
 )
 
 func runShow(ctx context.Context, e *env, args []string) error {
@@ -23,7 +25,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	}
 	defer store.Close()
 	defer eng.Close()
-	rec, err := eng.Document(ids[0])
+	rec, err := documentArg(eng, ids[0])
 	if err != nil {
 		return err
 	}
@@ -31,11 +33,11 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s — %q, %s, %s, version %d, %d chunks\n\n", rec.ID, rec.Title, rec.Format, rec.Lang, rec.Version, len(chunks))
+	fmt.Fprintf(e.stdout, "%s — %q, %s, %s, version %d, %d chunks\n\n", ingest.QuoteName(rec.ID), rec.Title, rec.Format, rec.Lang, rec.Version, len(chunks))
 	for _, ch := range chunks {
 		fmt.Fprintf(e.stdout, "── chunk %d  bytes %d-%d  %d tokens", ch.Index, ch.Start, ch.End, ch.Tokens)
 		if ch.Heading != "" {
-			fmt.Fprintf(e.stdout, "  § %s", ch.Heading)
+			fmt.Fprintf(e.stdout, "  § %s", termLine(ch.Heading))
 		}
 		fmt.Fprintln(e.stdout)
 		if ch.Context.Text != "" {
@@ -43,9 +45,9 @@ func runShow(ctx context.Context, e *env, args []string) error {
 			if len(ch.Context.Flags) > 0 {
 				flags = " flagged: " + strings.Join(ch.Context.Flags, " ")
 			}
-			fmt.Fprintf(e.stdout, "[context by %s%s] %s\n", ch.Context.Source, flags, ch.Context.Text)
+			fmt.Fprintf(e.stdout, "[context by %s%s] %s\n", ch.Context.Source, flags, termText(ch.Context.Text))
 		}
-		fmt.Fprintf(e.stdout, "%s\n\n", strings.TrimSpace(ch.Text))
+		fmt.Fprintf(e.stdout, "%s\n\n", termText(strings.TrimSpace(ch.Text)))
 	}
 	return nil
 }
