@@ -19,6 +19,11 @@ var (
 	// index differently from the indexes on disk (fields, analyzer, arms);
 	// only a writer (situate index) rebuilds them. The error says which.
 	ErrNeedsRebuild = errors.New("situate: the options need the index rebuilt")
+	// ErrDuplicateID: an index run was given a second document with an id
+	// it already had (two directories holding the same relative path, a
+	// JSONL file repeating an id); the second is skipped, not indexed over
+	// the first.
+	ErrDuplicateID = errors.New("situate: duplicate document id in one run")
 
 	// ErrUnauthorized is what a provider error matches (errors.Is) when the
 	// provider refused the credentials or the permission (HTTP 401, 403):

@@ -75,6 +75,14 @@ func (f *Feed) Unchanged(id, stamp string) bool {
 	if stamp == "" {
 		return false
 	}
+	r.mu.Lock()
+	dup := r.seen[id]
+	r.mu.Unlock()
+	if dup {
+		// Another file of this run has the id: read this one, so that Add
+		// reports it.
+		return false
+	}
 	rec, err := r.e.Document(id)
 	if err != nil {
 		return false
@@ -314,7 +322,7 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{},
+	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{}, from: map[string]string{},
 		callsByDoc: map[string]int{}, preparing: map[string]int{}, cz: e.opts.Contextualizer}
 	r.ctx = WithCallObserver(runCtx, r.observe)
 	r.cancel = cancel
@@ -382,6 +390,7 @@ type indexRun struct {
 	res        IndexResult
 	prog       IndexProgress
 	seen       map[string]bool
+	from       map[string]string // the file each document of the run was read from
 	srcErr     error
 	firstCall  time.Time
 	callsByDoc map[string]int // ended calls by document
@@ -410,7 +419,19 @@ func (r *indexRun) addQueued(q queued) error {
 		return context.Cause(r.ctx)
 	}
 	r.mu.Lock()
+	if r.seen[q.doc.ID] {
+		// A second document with an id the run already has (two roots
+		// holding the same relative path, a JSONL file repeating an id):
+		// indexing it would silently replace the first.
+		first := r.from[q.doc.ID]
+		r.mu.Unlock()
+		(&Feed{r}).Skip(duplicateError(q.doc, first))
+		return nil
+	}
 	r.seen[q.doc.ID] = true
+	if q.doc.Path != "" {
+		r.from[q.doc.ID] = q.doc.Path
+	}
 	if q.stamp != "" {
 		r.forgetSkipLocked(q.doc.ID)
 	}
@@ -422,6 +443,20 @@ func (r *indexRun) addQueued(q queued) error {
 	r.qmu.Unlock()
 	r.cond.Signal()
 	return nil
+}
+
+// duplicateError reports doc, skipped because the run already had a
+// document with its id, read from file first ("" when not from a file).
+func duplicateError(doc Document, first string) error {
+	if doc.Path == "" {
+		return fmt.Errorf("document %q: another document of this run has the id: %w", doc.ID, ErrDuplicateID)
+	}
+	earlier := "another file read earlier in this run"
+	if first != "" {
+		earlier = first + ", read earlier in this run"
+	}
+	return fmt.Errorf("%s: id %q is also the id of %s (an id is the path relative to the directory given: index such directories into separate stores, or their common parent): %w",
+		doc.Path, doc.ID, earlier, ErrDuplicateID)
 }
 
 func (r *indexRun) sourceDone(err error) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/situate/situate"
 )
 
 // binaryKinds names the kind of each extension ingest refuses unread, for
@@ -33,7 +35,8 @@ func init() {
 // "font", "data" (formats refused by extension), "binary" (NUL bytes or
 // control characters), "empty", "too large", "unknown encoding", "no text",
 // "broken" (the format's parser refused it), "no pdf extractor",
-// "invalid record", "invalid name", "symlink loop" or "unreadable" (an I/O
+// "invalid record", "invalid name", "symlink loop", "duplicate id" (another
+// document of the run has the id) or "unreadable" (an I/O
 // error: missing, permission, ...).
 func SkipReason(err error) string {
 	switch {
@@ -63,6 +66,8 @@ func SkipReason(err error) string {
 		return "invalid name"
 	case errors.Is(err, ErrSymlinkLoop):
 		return "symlink loop"
+	case errors.Is(err, situate.ErrDuplicateID):
+		return "duplicate id"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "unreadable"
 	}
