@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +15,9 @@ import (
 // EnvHint is what a Weaviate server needs for exact BM25 top-k lists
 // (see checkBM25).
 const EnvHint = "USE_BLOCKMAX_WAND=false"
+
+// errNoProbe says checkBM25 could not write its probe (a read-only key).
+var errNoProbe = errors.New("weaviate: bm25 check: no permission to write the probe")
 
 // probeCommon is the number of probe objects that hold only the common
 // term: more than the 11 a limit-1 query keeps in BlockMax WAND's heap.
@@ -34,7 +38,7 @@ const probeCommon = 24
 // The probe writes probeCommon objects holding one common term, then one
 // holding it and a rare term, into a tenant of its own in class, asks for
 // the top 1 of both terms, and drops the tenant. The last object is the only
-// right answer.
+// right answer. A key that may not write skips the check.
 func (x *Index) checkBM25(ctx context.Context, class string) (err error) {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -42,6 +46,10 @@ func (x *Index) checkBM25(ctx context.Context, class string) (err error) {
 	}
 	tenant := "situate-probe-" + hex.EncodeToString(b[:])
 	defer func() {
+		if err == errNoProbe {
+			err = nil
+			return
+		}
 		if e := x.c.do(context.WithoutCancel(ctx), http.MethodDelete, "/v1/schema/"+class+"/tenants", []string{tenant}, nil); e != nil && !isStatus(e, http.StatusNotFound) && err == nil {
 			err = fmt.Errorf("weaviate: bm25 check: drop tenant %s of %s: %w", tenant, class, e)
 		}
@@ -56,6 +64,11 @@ func (x *Index) checkBM25(ctx context.Context, class string) (err error) {
 	}
 	// Two writes, so the rare object comes last in Weaviate's own order.
 	if err := x.batch(ctx, common); err != nil {
+		if isStatus(err, http.StatusForbidden) || isStatus(err, http.StatusUnauthorized) {
+			// A key that may only read: it cannot probe, and searches
+			// what others wrote.
+			return errNoProbe
+		}
 		return fmt.Errorf("weaviate: bm25 check: %w", err)
 	}
 	if err := x.batch(ctx, []batchObject{obj(probeCommon, "probecommon proberare")}); err != nil {
