@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,16 @@ const (
 	DefaultParallel     = 2
 	DefaultVocab        = "ggml-vocab-llama-spm.gguf"
 	DefaultStartTimeout = 60 * time.Second
+	// DefaultThreads is the server's -t (and so -tb): one thread. With
+	// more, llama.cpp's threads meet at a spinning barrier after every
+	// operation of every token; on a machine with more runnable threads
+	// than cores (go test runs packages in parallel, CI shares the cores)
+	// each barrier waits for a descheduled thread's next time slice, and
+	// the test models slowed from about 80 to 2-3 tokens/s at load 20 —
+	// the real-llama tests' timeouts under load. One thread has no
+	// barrier: 21-90 ms for 8 tokens after a 1191-token prompt at the
+	// same load, against 1.3-4.3 s with the default.
+	DefaultThreads = 1
 )
 
 // Options configure Start.
@@ -57,6 +68,9 @@ type Options struct {
 	Model gguf.ModelOptions
 	// StartTimeout bounds the wait for /health (default 60 s).
 	StartTimeout time.Duration
+	// Threads is -t (default DefaultThreads); ignored when Args set -t
+	// or --threads.
+	Threads int
 	// ModelFile, if set, is served instead of a generated model (a
 	// restart of a server on the model an earlier Start generated).
 	ModelFile string
@@ -198,6 +212,13 @@ func start(bin string, model gguf.Model, opts Options) (*Server, error) {
 	}
 	args := []string{"-m", model.Path, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"-c", strconv.Itoa(opts.Context), "-np", strconv.Itoa(opts.Parallel), "--no-webui"}
+	if !slices.Contains(opts.Args, "-t") && !slices.Contains(opts.Args, "--threads") {
+		threads := opts.Threads
+		if threads <= 0 {
+			threads = DefaultThreads
+		}
+		args = append(args, "-t", strconv.Itoa(threads))
+	}
 	args = append(args, opts.Args...)
 	log := &syncBuffer{}
 	cmd := exec.Command(bin, args...)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,6 +39,11 @@ func TestStart(t *testing.T) {
 		}
 		if !strings.Contains(s.Log(), "model loaded") {
 			t.Errorf("log lacks \"model loaded\":\n%s", s.Log())
+		}
+		// One thread (DefaultThreads): more spin at a barrier per
+		// operation and crawl when the machine's cores are oversubscribed.
+		if !regexp.MustCompile(`n_threads = 1\b`).MatchString(s.Log()) {
+			t.Errorf("the server does not run on one thread:\n%s", s.Log())
 		}
 	})
 	if url == "" {

@@ -223,6 +223,7 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 		s.mu.Lock()
 		s.seq++
+		seq := s.seq
 		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 		var fault *Fault
 		path := strings.TrimPrefix(r.URL.Path, "/v1")
@@ -235,7 +236,7 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 			}
 		}
 		s.mu.Unlock()
-		w.Header().Set("x-request-id", fmt.Sprintf("req_%d", s.seq))
+		w.Header().Set("x-request-id", fmt.Sprintf("req_%d", seq))
 		if s.cfg.APIKey != "" && r.Header.Get("authorization") != "Bearer "+s.cfg.APIKey {
 			s.writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
 			return
