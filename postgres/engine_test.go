@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -284,5 +285,63 @@ func TestSharedSyncChurn(t *testing.T) {
 	}
 	if !slices.Equal(ids, []string{"x"}) {
 		t.Errorf("b's records: %v", ids)
+	}
+}
+
+// A shared engine's document records follow its Sync while readers list,
+// fetch and search concurrently (a server's requests beside its sync loop):
+// after the last Sync every committed document is listed and found by id,
+// not only by search.
+func TestSharedRecordsFollowSync(t *testing.T) {
+	url := postgres.NewTestDatabase(t)
+	ctx := t.Context()
+	a, sa := openShared(t, url, t.TempDir(), sharedOptions())
+	defer sa.Close()
+	defer a.Close()
+	a.Documents()
+	wo := sharedOptions()
+	wo.StoreOnly = true
+	w, sw := openShared(t, url, "", wo)
+	defer sw.Close()
+	defer w.Close()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			a.Documents()
+			a.Document("d-0")
+			a.Search(ctx, situate.Query{Text: "lantern", K: 5})
+		}
+	}()
+	const n = 40
+	for i := range n {
+		id := "d-" + strconv.Itoa(i)
+		if _, err := w.Put(ctx, situate.Document{ID: id, Text: "The lantern keeper " + id + " trims the wick."}); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if _, err := a.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	<-done
+	if got := len(a.Documents()); got != n {
+		t.Errorf("listed %d documents, want %d", got, n)
+	}
+	for i := range n {
+		if _, err := a.Document("d-" + strconv.Itoa(i)); err != nil {
+			t.Errorf("document d-%d: %v", i, err)
+		}
 	}
 }

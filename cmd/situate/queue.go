@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/postgres"
 )
 
@@ -21,6 +22,9 @@ func openSharedStore(ctx context.Context, c *config, tenant string) (*postgres.S
 		err   error
 	)
 	if tenant != "" {
+		if err := httpapi.ValidTenant(tenant); err != nil {
+			return nil, usagef("--tenant: %v", err)
+		}
 		store, err = postgres.OpenSchema(ctx, url, tenantSchema(tenant))
 	} else {
 		store, err = postgres.Open(ctx, url)
