@@ -533,12 +533,30 @@ func (e *Engine) ensureDocs(ctx context.Context) error {
 	if ok {
 		return nil
 	}
-	records, err := e.store.Documents(ctx)
-	if err != nil {
-		return fmt.Errorf("documents: %w", err)
+	// A shared store's Sync may record a newer version while the list is
+	// read: the list is read again rather than overwrite it with an
+	// older one; the third time under the write lock, which Sync and the
+	// commits hold while they record documents.
+	for attempt := 0; ; attempt++ {
+		if attempt == 2 {
+			e.writeMu.Lock()
+			defer e.writeMu.Unlock()
+		}
+		e.mu.RLock()
+		gen := e.docsGen
+		e.mu.RUnlock()
+		records, err := e.store.Documents(ctx)
+		if err != nil {
+			return fmt.Errorf("documents: %w", err)
+		}
+		e.mu.Lock()
+		if e.docsGen == gen {
+			e.loadDocsLocked(records)
+			e.mu.Unlock()
+			return nil
+		}
+		e.mu.Unlock()
 	}
-	e.loadDocs(records)
-	return nil
 }
 
 // Documents returns the records of all indexed documents, ordered by id.

@@ -109,6 +109,11 @@ func (e *Engine) readState(ctx context.Context) (storeState, error) {
 func (e *Engine) loadDocs(records []DocumentRecord) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.loadDocsLocked(records)
+}
+
+// loadDocsLocked is loadDocs with e.mu held.
+func (e *Engine) loadDocsLocked(records []DocumentRecord) {
 	clear(e.docs)
 	clear(e.analyzers)
 	for _, r := range records {

@@ -2,6 +2,8 @@ package situate
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +47,38 @@ type syncState struct {
 	Embedder string `json:"embedder,omitempty"`
 	// Docs maps each document the indexes hold to its syncKey.
 	Docs map[string]string `json:"docs"`
+	// Stamp is the store's change stamp the indexes are synced to, and
+	// StoreID the store's id (metaSharedID): an Open over the same store
+	// reads only the changes since Stamp (ChangeLister), never the whole
+	// document list.
+	Stamp   string `json:"stamp,omitempty"`
+	StoreID string `json:"store_id,omitempty"`
+}
+
+// metaSharedID names a shared store, so that local indexes synced to one
+// store (the SYNC file's stamp) are never taken as synced to another that
+// reached the same stamp (a database dropped and created again).
+const metaSharedID = "shared.id"
+
+// sharedID returns the store's id, setting a new random one when it has
+// none; "" when the store keeps no metadata.
+func (e *Engine) sharedID(ctx context.Context) (string, error) {
+	ms, ok := e.store.(MetaStore)
+	if !ok {
+		return "", nil
+	}
+	id, found, err := ms.Meta(ctx, metaSharedID)
+	if err != nil || found && id != "" {
+		return id, err
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	id = hex.EncodeToString(b[:])
+	// Two processes may both set one: the loser's next Open reads the
+	// whole document list once.
+	return id, ms.SetMeta(ctx, metaSharedID, id)
 }
 
 // syncKey identifies one stored version of a document.
@@ -103,7 +137,7 @@ func (e *Engine) writeSync() error {
 	if e.shared.dir == "" || !e.shared.dirty {
 		return nil
 	}
-	st := syncState{Layout: e.layout, Docs: e.shared.held}
+	st := syncState{Layout: e.layout, Docs: e.shared.held, Stamp: e.shared.stamp, StoreID: e.shared.id}
 	if e.opts.Embedder != nil {
 		st.Embedder = e.opts.Embedder.Name()
 	}
@@ -129,8 +163,9 @@ type sharedState struct {
 	// held maps each document the local indexes hold to its syncKey.
 	held  map[string]string
 	dirty bool
-	// stamp is the store's ChangeStamp at the last complete Sync.
-	stamp string
+	// stamp is the store's ChangeStamp at the last complete Sync; id the
+	// store's id (metaSharedID).
+	stamp, id string
 }
 
 // openShared opens a shared-store engine: its local indexes in dir ("" in
@@ -212,8 +247,76 @@ open:
 	}
 	e.shared.dir = dir
 	e.shared.dirty = true
-	_, err := e.Sync(ctx)
-	return err
+	fast, err := e.resumeSync(ctx, st, reset)
+	if err != nil {
+		return err
+	}
+	if _, err := e.Sync(ctx); err != nil {
+		return err
+	}
+	if fast {
+		ok, err := e.sameChunkCount(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// A commit may have landed between the two reads: sync once
+			// more before calling the indexes wrong.
+			if _, err := e.Sync(ctx); err != nil {
+				return err
+			}
+			if ok, err = e.sameChunkCount(ctx); err != nil {
+				return err
+			}
+		}
+		if !ok {
+			e.log.Warn("local indexes do not hold the shared store's chunks, rebuilding them", "dir", dir)
+			e.closeIndexes()
+			e.shared = sharedState{}
+			if err := os.Remove(filepath.Join(dir, syncFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("open engine: %w", err)
+			}
+			if e.lock != nil {
+				e.lock.Close()
+				e.lock = nil
+			}
+			return e.openShared(ctx, dir)
+		}
+	}
+	return nil
+}
+
+// resumeSync sets the engine up to read only the store's changes since the
+// SYNC file's stamp, when the local indexes were synced to this very store
+// and the store lists changes (ChangeLister): then no document list is read
+// on Open, and the records are read on first need (ensureDocs). It reports
+// whether it did.
+func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) (bool, error) {
+	id, err := e.sharedID(ctx)
+	if err != nil {
+		return false, fmt.Errorf("open engine: %w", err)
+	}
+	e.shared.id = id
+	if _, ok := e.store.(ChangeLister); !ok || reset || e.shared.dir == "" || st.Stamp == "" || id == "" || st.StoreID != id {
+		return false, nil
+	}
+	e.shared.stamp = st.Stamp
+	e.shared.dirty = false // the SYNC file says it all until something changes
+	return true, nil
+}
+
+// sameChunkCount reports whether the language arm holds as many chunks as
+// the store (true when the store does not count them).
+func (e *Engine) sameChunkCount(ctx context.Context) (bool, error) {
+	cc, ok := e.store.(ChunkCounter)
+	if !ok || len(e.arms) == 0 || e.arms[0].ix == nil {
+		return true, nil
+	}
+	n, err := cc.ChunkCount(ctx)
+	if err != nil {
+		return false, fmt.Errorf("open engine: %w", err)
+	}
+	return e.arms[0].ix.Len() == n, nil
 }
 
 // closeIndexes closes the open indexes (to rebuild them).

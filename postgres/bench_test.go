@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/situate/situate"
 	"github.com/situate/situate/postgres"
 )
@@ -151,5 +152,74 @@ func BenchmarkSync(b *testing.B) {
 			}
 		})
 		e.Close()
+	}
+}
+
+// BenchmarkOpenShared is what a server or command pays to open a shared
+// store whose local indexes are up to date (a restart, or `situate search
+// --store-url` on a machine that searched before) and run one search:
+// docs=N documents of one chunk each, nothing changed since the indexes
+// were last synced.
+func BenchmarkOpenShared(b *testing.B) {
+	for _, n := range []int{10000, 50000} {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			url := postgres.NewTestDatabase(b)
+			s, err := postgres.Open(context.Background(), url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			bulkLoad(b, url, n)
+			o := situate.DefaultOptions()
+			o.SharedStore = true
+			dir := b.TempDir()
+			e, err := situate.Open(ctx, dir, s, o) // builds the local indexes
+			if err != nil {
+				b.Fatal(err)
+			}
+			e.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				e, err := situate.Open(ctx, dir, s, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if hits, err := e.Search(ctx, situate.Query{Text: "lorem", K: 3}); err != nil || len(hits) != 3 {
+					b.Fatal(len(hits), err)
+				}
+				e.Close()
+			}
+		})
+	}
+}
+
+// bulkLoad writes n documents of one chunk each straight into the tables
+// (COPY: a benchmark's setup, not the store's write path), as one change.
+func bulkLoad(b *testing.B, url string, n int) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	docs := make([][]any, n)
+	chunks := make([][]any, n)
+	for i := range n {
+		id := []byte(fmt.Sprintf("d%06d", i))
+		c := benchChunks(string(id), 1)[0]
+		docs[i] = []any{id, id, []byte("markdown"), []byte("en"), []byte(""), []byte("h/x"), "{}", "[]", 1, 1, time.Now().UnixNano(), int64(1)}
+		chunks[i] = []any{id, 0, c.Start, c.End, []byte(c.Text), []byte(c.Heading), c.Tokens, []byte(c.Context.Text), []byte(c.Context.Source), "[]"}
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"documents"}, []string{"id", "title", "format", "lang", "path", "hash",
+		"metadata", "access", "version", "chunks", "indexed_at", "change_n"}, pgx.CopyFromRows(docs)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"doc_id", "idx", "start", "end", "text", "heading",
+		"tokens", "context_text", "context_source", "context_flags"}, pgx.CopyFromRows(chunks)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE doc_changes SET n = 1 WHERE id = 1`); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -31,6 +31,8 @@ var (
 	_ situate.UsageRecorder = (*Store)(nil)
 	_ situate.ChangeStamper = (*Store)(nil)
 	_ situate.ChangeLister  = (*Store)(nil)
+	_ situate.ChunkCounter  = (*Store)(nil)
+	_ situate.ChunkReader   = (*Store)(nil)
 )
 
 // Store is a situate store in a PostgreSQL database. It is safe for
@@ -445,6 +447,76 @@ func (s *Store) Chunks(ctx context.Context, docID string) ([]situate.StoredChunk
 		return nil, s.errorf(op, fmt.Errorf("record says %d chunks, found %d: %w", n, len(out), ErrCorrupt))
 	}
 	return out, nil
+}
+
+// ChunkCount is the number of chunks of all documents, from the records
+// (one aggregate, no chunk read).
+func (s *Store) ChunkCount(ctx context.Context) (int, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(chunks), 0) FROM documents`).Scan(&n); err != nil {
+		return 0, s.errorf("chunk count", err)
+	}
+	return int(n), nil
+}
+
+// maxChunksAt bounds the chunks one ChunksAt query asks for.
+const maxChunksAt = 1000
+
+// ChunksAt returns the chunks refs name, with their contexts, in one query
+// per maxChunksAt refs; chunks the store does not hold are absent from the
+// map. A search reads only its hits this way, not their documents' other
+// chunks.
+func (s *Store) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situate.ChunkRef]situate.StoredChunk, error) {
+	out := make(map[situate.ChunkRef]situate.StoredChunk, len(refs))
+	for len(refs) > 0 {
+		n := min(len(refs), maxChunksAt)
+		if err := s.chunksAt(ctx, refs[:n], out); err != nil {
+			return nil, err
+		}
+		refs = refs[n:]
+	}
+	return out, nil
+}
+
+func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[situate.ChunkRef]situate.StoredChunk) error {
+	op := fmt.Sprintf("%d chunks", len(refs))
+	ids := make([][]byte, len(refs))
+	idx := make([]int32, len(refs))
+	for i, r := range refs {
+		if r.Index < 0 || r.Index > math.MaxInt32 {
+			continue // no such chunk; idx 0 of an empty id matches nothing
+		}
+		ids[i], idx[i] = []byte(r.DocID), int32(r.Index)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT c.doc_id, c.idx, c.start, c."end", c.text, c.heading, c.tokens,
+		c.context_text, c.context_source, c.context_flags
+		FROM unnest($1::bytea[], $2::int[]) AS r(doc_id, idx)
+		JOIN chunks c ON c.doc_id = r.doc_id AND c.idx = r.idx`, ids, idx)
+	if err != nil {
+		return s.errorf(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			c                                        situate.StoredChunk
+			flags                                    string
+			docID, text, heading, ctxText, ctxSource []byte
+		)
+		if err := rows.Scan(&docID, &c.Index, &c.Start, &c.End, &text, &heading, &c.Tokens,
+			&ctxText, &ctxSource, &flags); err != nil {
+			return s.errorf(op, err)
+		}
+		c.DocID, c.Text, c.Heading, c.Context.Text, c.Context.Source =
+			string(docID), string(text), string(heading), string(ctxText), string(ctxSource)
+		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
+			return s.errorf(fmt.Sprintf("chunk %d of %q: context flags", c.Index, c.DocID), fmt.Errorf("%w: %w", err, ErrCorrupt))
+		}
+		out[situate.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
+	}
+	if err := rows.Err(); err != nil {
+		return s.errorf(op, err)
+	}
+	return nil
 }
 
 // SetMeta stores a small engine value under key, replacing any previous value.
