@@ -322,11 +322,9 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{}, from: map[string]string{},
-		callsByDoc: map[string]int{}, preparing: map[string]int{}, cz: e.opts.Contextualizer}
+	r := newIndexRun(e, opts)
 	r.ctx = WithCallObserver(runCtx, r.observe)
 	r.cancel = cancel
-	r.cond = sync.NewCond(&r.qmu)
 
 	if opts.Batch != nil {
 		if err := r.batch(src); err != nil {
@@ -365,6 +363,14 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 	res := r.res
 	r.mu.Unlock()
 	return res, err
+}
+
+// newIndexRun is the state of a run (Index, Queue) that has not started.
+func newIndexRun(e *Engine, opts IndexOptions) *indexRun {
+	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{}, from: map[string]string{},
+		callsByDoc: map[string]int{}, preparing: map[string]int{}, cz: e.opts.Contextualizer}
+	r.cond = sync.NewCond(&r.qmu)
+	return r
 }
 
 // indexRun is the state of one Index run.

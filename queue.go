@@ -53,10 +53,8 @@ func (e *Engine) Queue(ctx context.Context, src Source, jobs JobStore, opts Queu
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &indexRun{e: e, opts: IndexOptions{Prune: opts.Prune, Progress: opts.Progress}, start: time.Now(),
-		seen: map[string]bool{}, callsByDoc: map[string]int{}, preparing: map[string]int{}}
+	r := newIndexRun(e, IndexOptions{Prune: opts.Prune, Progress: opts.Progress})
 	r.ctx, r.cancel = runCtx, cancel
-	r.cond = sync.NewCond(&r.qmu)
 	go func() { r.sourceDone(src(r.ctx, &Feed{r: r})) }()
 	var wg sync.WaitGroup
 	for range par {
