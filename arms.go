@@ -366,14 +366,21 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 		}
 		ran[i] = true
 		wg.Go(func() {
-			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter})
+			// A chunk key holds its document's id: the arm need not
+			// read its group tables.
+			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true})
 			if err != nil {
 				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
 				return
 			}
 			hits := make([]rank.Hit, len(res))
 			for j, r := range res {
-				hits[j] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+				doc, err := chunkDoc(r.ID)
+				if err != nil {
+					errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
+					return
+				}
+				hits[j] = rank.Hit{ID: r.ID, Doc: doc, Score: r.Score}
 			}
 			lists[i] = hits
 		})

@@ -637,6 +637,15 @@ func chunkKey(docID string, index int) string {
 	return docID + chunkKeySep + strconv.Itoa(index)
 }
 
+// chunkDoc is the document id of a chunk key (a substring of it).
+func chunkDoc(key string) (string, error) {
+	i := strings.LastIndex(key, chunkKeySep)
+	if i < 0 {
+		return "", fmt.Errorf("chunk key %q: no %q", key, chunkKeySep)
+	}
+	return key[:i], nil
+}
+
 func parseChunkKey(key string) (string, int, error) {
 	i := strings.LastIndex(key, chunkKeySep)
 	if i < 0 {

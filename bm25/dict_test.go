@@ -130,7 +130,7 @@ func TestTermCache(t *testing.T) {
 	}
 	var b Batch
 	var terms []string
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 6000; i++ {
 		term := fmt.Sprintf("t%04dx", i)
 		terms = append(terms, term)
 		b.Replace(fmt.Sprint("g", i), []Doc{{ID: fmt.Sprint(i), Fields: map[string]string{"text": term + " common"}}})

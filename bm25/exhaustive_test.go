@@ -232,7 +232,16 @@ func TestSearchTiesMatchExhaustive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameResults(t, fmt.Sprintf("%q k=%d", q, k), got, ref.search(q, k))
+			want := ref.search(q, k)
+			sameResults(t, fmt.Sprintf("%q k=%d", q, k), got, want)
+			// WithoutGroups: the same results without their groups.
+			if got, err = ix.Search(Query{Text: q, K: k, WithoutGroups: true}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				want[i].Group = ""
+			}
+			sameResults(t, fmt.Sprintf("%q k=%d without groups", q, k), got, want)
 		}
 	}
 }

@@ -48,6 +48,10 @@ type Query struct {
 	// only documents of that language's analyzer. Ignored when
 	// Options.Analyzer is set.
 	Lang string
+	// WithoutGroups leaves Result.Group empty, for a caller that knows
+	// each ID's group (a chunk key holds its document's id): reading the
+	// group tables costs cache misses for every result.
+	WithoutGroups bool
 }
 
 // Filter restricts a search. It is applied while scoring, so K allowed

@@ -86,7 +86,7 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 			}
 		}
 	}
-	res := s.run(clauses, k, q.Filter)
+	res := s.run(clauses, k, q.Filter, !q.WithoutGroups)
 	runtime.KeepAlive(s) // clauses point into its segments' mappings
 	return res, nil
 }
@@ -337,7 +337,7 @@ func (s *snapshot) allowed(sc *scratch, f *Filter, ss *snapSeg, d uint32) bool {
 // slack widens score bounds against float64 summation order effects.
 const slack = 1 + 1e-9
 
-func (s *snapshot) run(clauses []clause, k int, filter *Filter) []Result {
+func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups bool) []Result {
 	sort.SliceStable(clauses, func(i, j int) bool { return clauses[i].ub > clauses[j].ub })
 	rest := make([]float64, len(clauses)+1) // rest[i] = bound of clauses[i:]
 	for i := len(clauses) - 1; i >= 0; i-- {
@@ -407,7 +407,7 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter) []Result {
 	if phase2 {
 		cands = s.refine(sc, clauses[ci:], rest[ci:], theta, k)
 	}
-	return s.topK(sc, cands, k)
+	return s.topK(sc, cands, k, groups)
 }
 
 // refine finishes evaluation for candidates only: no other doc can enter the
@@ -507,7 +507,7 @@ func quickselect(v []float32, n int) float32 {
 // (integers, computed once per segment), and strings are compared only to
 // merge those per-segment lists and to order the few results that share a
 // score across segments.
-func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
+func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups bool) []Result {
 	theta := float32(0)
 	if len(cands) > k {
 		theta = s.kth(sc, cands, k)
@@ -560,6 +560,9 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
 	for i := range hs {
 		h := &hs[i]
 		n += len(h.id)
+		if !groups {
+			continue
+		}
 		if h.group = h.ss.seg.group(h.d); !strings.HasPrefix(h.id, h.group) {
 			n += len(h.group)
 		}
@@ -571,10 +574,12 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int) []Result {
 		start := len(buf)
 		buf = append(buf, h.id...)
 		r := Result{ID: unsafeString(buf[start:]), Score: float64(h.score)}
-		if strings.HasPrefix(h.id, h.group) {
+		switch {
+		case !groups:
+		case strings.HasPrefix(h.id, h.group):
 			// Chunk IDs start with their group (the document id).
 			r.Group = r.ID[:len(h.group)]
-		} else {
+		default:
 			start = len(buf)
 			buf = append(buf, h.group...)
 			r.Group = unsafeString(buf[start:])

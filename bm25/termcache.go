@@ -22,7 +22,8 @@ import (
 // lookup reads a block or two, as cheap as a cache.
 const termCacheMinTerms = 16 * dictBlockTerms
 
-// termCacheMaxSlots bounds a partition's cache.
+// termCacheMaxSlots bounds a partition's cache: 4096 slots of 8 bytes, and
+// as many entries (about 100 bytes each) once filled.
 const termCacheMaxSlots = 4096
 
 var termSeed = maphash.MakeSeed()
@@ -44,7 +45,7 @@ func newTermCache(numTerms int) *termCache {
 	if numTerms < termCacheMinTerms {
 		return nil
 	}
-	n := min(termCacheMaxSlots, 1<<bits.Len(uint(numTerms/dictBlockTerms)))
+	n := min(termCacheMaxSlots, 1<<bits.Len(uint(numTerms)))
 	return &termCache{slots: make([]atomic.Pointer[cachedTerm], n), mask: uint64(n - 1)}
 }
 

@@ -4,23 +4,42 @@
 // more timed, and prints the open time, the latency percentiles and the
 // process CPU time per query.
 //
-//	go run ./bench/searchlib -store STORE [-queries FILE] [-k 10] [-recipe situate|lucene] [-cpuprofile FILE]
+// With -http it measures what "situate serve" does for a search instead:
+// the store is opened for writing (the documents' records in memory, as
+// the server holds them) and every query is a POST /v1/search through the
+// HTTP API's handler, in process (routing, JSON, the search queue; no
+// sockets), from -clients concurrent callers. The CPU time per search is
+// then the server's share of a search without the network.
+//
+//	go run ./bench/searchlib -store STORE [-queries FILE] [-k 10] [-recipe situate|lucene] [-rounds N] [-cpuprofile FILE]
+//	go run ./bench/searchlib -http -store STORE -chunk-size 150 -chunk-overlap 0 [-clients 50] ...
+//
+// -http with -recipe lucene rebuilds a store indexed with the default
+// recipe for the one-arm layout (as situate serve --recipe lucene does): use
+// a copy.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/httpapi"
+	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -31,26 +50,43 @@ func main() {
 	recipe := flag.String("recipe", "situate", "situate or lucene")
 	rounds := flag.Int("rounds", 1, "timed passes over the queries")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the timed passes")
+	useHTTP := flag.Bool("http", false, "search through the HTTP API's handler with a writer engine, as situate serve does")
+	clients := flag.Int("clients", 50, "with -http: concurrent callers")
+	chunkSize := flag.Int("chunk-size", situate.DefaultOptions().ChunkSize, "with -http: the chunk size the store was indexed with")
+	chunkOverlap := flag.Int("chunk-overlap", situate.DefaultOptions().ChunkOverlap, "with -http: the chunk overlap the store was indexed with")
+	maxSearches := flag.Int("max-searches", 0, "with -http: httpapi.Limits.MaxSearches (0: GOMAXPROCS, -1: no limit)")
 	flag.Parse()
-	if err := run(*store, *queries, *k, *recipe, *rounds, *cpuprofile); err != nil {
+	o := situate.DefaultOptions()
+	switch *recipe {
+	case "situate":
+	case "lucene":
+		// As situate's --recipe lucene: one BM25 arm, plain Lucene.
+		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight, o.TestPenalty, o.DefsArmWeight = 0, 0, 0, 0, 0, 0
+	default:
+		fmt.Fprintf(os.Stderr, "searchlib: -recipe %q: must be situate or lucene\n", *recipe)
+		os.Exit(2)
+	}
+	o.ChunkSize, o.ChunkOverlap = *chunkSize, *chunkOverlap
+	qs, err := readQueries(*queries)
+	if err == nil {
+		if *useHTTP {
+			err = runHTTP(*store, qs, *k, *recipe, o, *rounds, *clients, *maxSearches, *cpuprofile)
+		} else {
+			err = run(*store, qs, *k, *recipe, o, *rounds, *cpuprofile)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "searchlib:", err)
 		os.Exit(1)
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func run(dir, queryFile string, k int, recipe string, rounds int, cpuprofile string) error {
-	ctx := context.Background()
+func readQueries(queryFile string) ([]string, error) {
 	in := os.Stdin
 	if queryFile != "" {
 		f, err := os.Open(queryFile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		in = f
@@ -63,22 +99,51 @@ func run(dir, queryFile string, k int, recipe string, rounds int, cpuprofile str
 		}
 	}
 	if len(qs) == 0 {
-		return fmt.Errorf("no queries")
+		return nil, fmt.Errorf("no queries")
 	}
+	return qs, sc.Err()
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func report(what string, open time.Duration, lat []time.Duration, cpu, wall time.Duration) {
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	la, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("%s: open %v; %d searches: p50 %v p90 %v p99 %v max %v; CPU %v per search (wall %v); load average %s\n",
+		what, open.Round(time.Millisecond), len(lat), pct(0.5).Round(10*time.Microsecond), pct(0.9).Round(10*time.Microsecond),
+		pct(0.99).Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond),
+		(cpu / time.Duration(len(lat))).Round(10*time.Microsecond), (wall / time.Duration(len(lat))).Round(10*time.Microsecond),
+		strings.Join(strings.Fields(string(la))[:3], " "))
+}
+
+func run(dir string, qs []string, k int, recipe string, o situate.Options, rounds int, cpuprofile string) error {
+	ctx := context.Background()
 	t0 := time.Now()
 	st, err := sqlite.OpenWith(ctx, filepath.Join(dir, "situate.db"), sqlite.Options{SkipOpenCheck: true})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	o := situate.DefaultOptions()
-	switch recipe {
-	case "situate":
-	case "lucene":
-		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight = 0, 0, 0, 0
-	default:
-		return fmt.Errorf("-recipe %q: must be situate or lucene", recipe)
-	}
 	o.ReadOnly = true
 	eng, err := situate.Open(ctx, dir, st, o)
 	if err != nil {
@@ -96,14 +161,11 @@ func run(dir, queryFile string, k int, recipe string, rounds int, cpuprofile str
 			return err
 		}
 	}
-	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stop, err := startProfile(cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	var lat []time.Duration
 	c0, w0 := cpuTime(), time.Now()
 	for range rounds {
@@ -116,13 +178,88 @@ func run(dir, queryFile string, k int, recipe string, rounds int, cpuprofile str
 		}
 	}
 	cpu, wall := cpuTime()-c0, time.Since(w0)
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	la, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("store %s, recipe %s, k %d: open %v; %d searches: p50 %v p90 %v p99 %v max %v; CPU %v per search (wall %v); load average %s\n",
-		dir, recipe, k, open.Round(time.Millisecond), len(lat), pct(0.5).Round(10*time.Microsecond), pct(0.9).Round(10*time.Microsecond),
-		pct(0.99).Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond),
-		(cpu / time.Duration(len(lat))).Round(10*time.Microsecond), (wall / time.Duration(len(lat))).Round(10*time.Microsecond),
-		strings.Join(strings.Fields(string(la))[:3], " "))
+	report(fmt.Sprintf("store %s, recipe %s, k %d", dir, recipe, k), open, lat, cpu, wall)
+	return nil
+}
+
+func runHTTP(dir string, qs []string, k int, recipe string, o situate.Options, rounds, clients, maxSearches int, cpuprofile string) error {
+	ctx := context.Background()
+	t0 := time.Now()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "situate.db"))
+	if err != nil {
+		return err
+	}
+	o.Contextualizer = offline.New(offline.DefaultOptions())
+	open := func(ctx context.Context, name string) (*httpapi.Tenant, error) {
+		eng, err := situate.Open(ctx, dir, st, o)
+		if err != nil {
+			return nil, err
+		}
+		return &httpapi.Tenant{Engine: eng, Jobs: st, Close: func() error { eng.Close(); return st.Close() }}, nil
+	}
+	srv, err := httpapi.New(ctx, httpapi.Options{OpenTenant: open, Limits: httpapi.Limits{MaxSearches: maxSearches}})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	opened := time.Since(t0)
+	search := func(q string) (time.Duration, error) {
+		body, _ := json.Marshal(httpapi.SearchRequest{Query: q, K: k})
+		req := httptest.NewRequest("POST", "/v1/search", bytes.NewReader(body))
+		req.Host = "127.0.0.1"
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		t := time.Now()
+		h.ServeHTTP(w, req)
+		d := time.Since(t)
+		if w.Code != http.StatusOK {
+			return d, fmt.Errorf("search %q: %d %s", q, w.Code, w.Body.String())
+		}
+		return d, nil
+	}
+	for _, q := range qs {
+		if _, err := search(q); err != nil {
+			return err
+		}
+	}
+	stop, err := startProfile(cpuprofile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var (
+		mu   sync.Mutex
+		lat  []time.Duration
+		errs []error
+		next = make(chan string)
+		wg   sync.WaitGroup
+	)
+	c0, w0 := cpuTime(), time.Now()
+	for range clients {
+		wg.Go(func() {
+			for q := range next {
+				d, err := search(q)
+				mu.Lock()
+				lat = append(lat, d)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for range rounds {
+		for _, q := range qs {
+			next <- q
+		}
+	}
+	close(next)
+	wg.Wait()
+	cpu, wall := cpuTime()-c0, time.Since(w0)
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d searches failed, first: %w", len(errs), len(lat), errs[0])
+	}
+	report(fmt.Sprintf("store %s, recipe %s, k %d, through the HTTP handler, %d clients", dir, recipe, k, clients), opened, lat, cpu, wall)
 	return nil
 }
