@@ -209,7 +209,10 @@ func damageHint(err error) string {
 		return "The disk is full: free some space and run the command again; the store keeps its last commit.\n"
 	case errors.Is(err, sqlite.ErrReadOnly) || errors.Is(err, syscall.EROFS):
 		return "The store is read-only and this command writes to it; search, status, show and check work on it.\n"
-	case errors.Is(err, bm25.ErrLocked) || errors.Is(err, vector.ErrLocked):
+	case errors.Is(err, situate.ErrLocked) && strings.Contains(err.Error(), " serve"):
+		// A running server holds the store for as long as it runs.
+		return "A running 'situate serve' holds this store: add or change documents through its API (PUT /v1/documents/ID, or the web page), or stop it and run the command again.\n"
+	case errors.Is(err, bm25.ErrLocked) || errors.Is(err, vector.ErrLocked) || errors.Is(err, situate.ErrLocked):
 		return "Another situate process is writing to this store; wait for it to finish.\n"
 	}
 	return ""
