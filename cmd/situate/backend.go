@@ -24,12 +24,13 @@ func indexSettingDefs() []*setting {
 		{name: "weaviate-consistency", def: weaviate.DefaultConsistency, usage: "consistency level of every Weaviate read and write: ONE, QUORUM or ALL (with replication 3, QUORUM keeps searches and writes going while a node is down and loses nothing)"},
 		{name: "weaviate-ranking", def: "situate", usage: "situate (situate's analyzers, recipe and fusion over lists fetched from Weaviate) or native (Weaviate's word tokenizer BM25 and its hybrid; for comparison)"},
 		{name: "weaviate-vector-index", def: "hnsw", usage: "Weaviate vector index: hnsw or flat (exact)"},
+		{name: "weaviate-inexact-bm25", isBool: true, usage: "use a Weaviate whose BM25 misses recently written matches (v1.35.2 started without USE_BLOCKMAX_WAND=false) instead of refusing it; BM25 and hybrid results are then incomplete"},
 	}
 }
 
 // indexSettings choose the index backend.
 var indexSettings = []string{"index", "weaviate-url", "weaviate-api-key-env", "weaviate-collection", "weaviate-tenant",
-	"weaviate-replication", "weaviate-consistency", "weaviate-ranking", "weaviate-vector-index"}
+	"weaviate-replication", "weaviate-consistency", "weaviate-ranking", "weaviate-vector-index", "weaviate-inexact-bm25"}
 
 var evalTenants atomic.Int64
 
@@ -75,6 +76,11 @@ func newIndexBackend(ctx context.Context, c *config, e *env, tenant string, temp
 	var err error
 	if cfg.Replication, err = strconv.Atoi(c.str("weaviate-replication")); err != nil || cfg.Replication < 1 {
 		return nil, usagef("--weaviate-replication %q: must be a whole number >= 1", c.str("weaviate-replication"))
+	}
+	if v := c.str("weaviate-inexact-bm25"); v != "" {
+		if cfg.SkipBM25Check, err = strconv.ParseBool(v); err != nil {
+			return nil, usagef("--weaviate-inexact-bm25 %q: want true or false", v)
+		}
 	}
 	switch r := c.str("weaviate-ranking"); r {
 	case "situate":
