@@ -68,6 +68,7 @@ func parseHTML(ctx context.Context, text string) (md, title, lang string, err er
 		lang = normalizeLang(l)
 	}
 	doc.Find(boilerplate).Remove()
+	plainHeadingLinks(doc)
 	doc.Find("header, footer").Each(func(_ int, s *goquery.Selection) {
 		if s.ParentsFiltered("article, main, [role=main]").Length() == 0 {
 			s.Remove()
@@ -92,6 +93,23 @@ func parseHTML(ctx context.Context, text string) (md, title, lang string, err er
 		return "", "", "", fmt.Errorf("html to markdown: %w", err)
 	}
 	return strings.TrimSpace(unescapeEntities(string(out))) + "\n", title, lang, nil
+}
+
+// plainHeadingLinks keeps a heading's text only: generated documentation
+// puts anchors in headings (Node.js: "URL<a href="#url">#</a>", DocBook:
+// "<a name="x"></a>6. README"), which became Markdown links in the heading
+// path of every chunk below ("URL[#](#all_url_url) > ...", "[]()6. README").
+// A link whose text is empty or a permalink sign is dropped; any other link
+// in a heading is replaced by its text.
+func plainHeadingLinks(doc *goquery.Document) {
+	doc.Find("h1 a, h2 a, h3 a, h4 a, h5 a, h6 a").Each(func(_ int, a *goquery.Selection) {
+		switch strings.TrimSpace(a.Text()) {
+		case "", "#", "¶", "§", "🔗", "link", "permalink":
+			a.Remove()
+		default:
+			a.ReplaceWithSelection(a.Contents())
+		}
+	})
 }
 
 // unescapeEntities decodes the HTML entities the converter leaves in text

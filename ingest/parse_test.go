@@ -306,3 +306,29 @@ func TestHTMLTextIsNotMarkdownEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLHeadingAnchorsDropped: anchors that generated documentation puts
+// in headings (the Node.js docs' permalink "#", DocBook's <a name>) do not
+// become Markdown links in the heading, which every chunk below carries as
+// its heading path; a real link in a heading keeps its text; links in the
+// body stay links.
+func TestHTMLHeadingAnchorsDropped(t *testing.T) {
+	page := `<html><body><main>` +
+		`<h1 class="title"><a name="dist.readme-developers"></a>6. README_DEVELOPERS</h1>` +
+		`<h2>URL<span><a class="mark" href="#url" id="url">#</a></span><a aria-hidden="true" class="legacy" id="url_url"></a></h2>` +
+		`<p>See <a href="https://example.org/spec">the spec</a>.</p>` +
+		`<h3><a href="#parse">url.parse()</a> ¶<a href="#p">¶</a></h3><p>Parses.</p>` +
+		`</main></body></html>`
+	doc, err := Parse(context.Background(), []byte(page), "api/url.html", "url.html", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# 6. README_DEVELOPERS\n", "## URL\n", "### url.parse() ¶\n", "[the spec](https://example.org/spec)"} {
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, doc.Text)
+		}
+	}
+	if strings.Contains(doc.Text, "](#") || strings.Contains(doc.Text, "[]()") {
+		t.Errorf("an anchor link is left in a heading:\n%s", doc.Text)
+	}
+}
