@@ -364,13 +364,27 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		// records brings the Engine's records to the store's.
 		records func()
 	)
-	if cl, ok := e.store.(ChangeLister); ok && e.shared.stamp != "" && e.opts.Backend == nil {
+	if cl, ok := e.store.(ChangeLister); ok && e.shared.stamp != "" {
 		// Only what changed since the last Sync.
 		ch, err := cl.DocumentChanges(ctx, e.shared.stamp)
 		if err != nil {
 			return res, fmt.Errorf("sync: %w", err)
 		}
 		stamp = ch.Stamp
+		if e.opts.Backend != nil {
+			// The index is shared too: only the records (titles,
+			// filters) are this process's.
+			e.mu.Lock()
+			for _, r := range ch.Written {
+				e.setDoc(r)
+			}
+			for _, id := range ch.Deleted {
+				e.dropDoc(id)
+			}
+			e.mu.Unlock()
+			e.shared.stamp = stamp
+			return res, nil
+		}
 		for _, r := range ch.Written {
 			if e.shared.held[r.ID] != syncKey(r) {
 				add = append(add, r)

@@ -28,6 +28,8 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 		"context-weight", "recipe", "max-file-size")
 	c.flags(fs, denseSettings...)
 	c.flags(fs, llmSettings...)
+	c.flags(fs, indexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate): the worker writes the index entries too", indexSettings...)
 	jobs := fs.Int("jobs", 2, "documents contextualized at once")
 	lease := fs.Duration("lease", 30*time.Second, "how long a claimed job stays claimed without news from this worker (it renews it every second); a killed worker's jobs run elsewhere after it")
 	poll := fs.Duration("poll", time.Second, "how often an idle worker looks for jobs")
@@ -71,6 +73,13 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// With an index backend the worker writes each document's index
+	// entries (Weaviate: its chunks, contexts and vectors) as it commits
+	// it; the servers' indexes are then the backend itself. The backend's
+	// tenant is the situate tenant's, as serve's.
+	if err := withBackend(ctx, c, e, &opts, *tenant, false); err != nil {
+		return err
+	}
 	opts.SharedStore, opts.StoreOnly = true, true
 	eng, err := situate.Open(ctx, "", store, opts)
 	if err != nil {
@@ -94,7 +103,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if *tenant != "" {
 		name = *tenant
 	}
-	fmt.Fprintf(e.stderr, "situate worker: %d jobs at once, store postgres %s (tenant %s), lease %s\n", *jobs, store.Where(), name, *lease)
+	fmt.Fprintf(e.stderr, "situate worker: %d jobs at once, store postgres %s (tenant %s), index %s, lease %s\n", *jobs, store.Where(), name, c.str("index"), *lease)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range *jobs {
