@@ -3,6 +3,7 @@ package bm25
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -110,12 +111,29 @@ type fieldTerms struct {
 
 // analyzeDocs analyses documents on all CPUs.
 func (ix *Index) analyzeDocs(docs []Doc) ([]analyzedDoc, error) {
+	return ix.analyzeDocsPre(docs, nil)
+}
+
+// analyzeDocsPre is analyzeDocs taking pre[i], when pre is not nil and
+// pre[i] not nil, as docs[i] analysed ahead (Index.Analyze).
+func (ix *Index) analyzeDocsPre(docs []Doc, pre []*analyzedDoc) ([]analyzedDoc, error) {
 	out := make([]analyzedDoc, len(docs))
 	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
-	var wg sync.WaitGroup
-	next := make(chan int, len(docs))
+	var todo []int
 	for i := range docs {
+		if pre != nil && pre[i] != nil {
+			out[i] = *pre[i]
+			continue
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	var wg sync.WaitGroup
+	next := make(chan int, len(todo))
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
@@ -221,7 +239,11 @@ func buildSegment(fields []string, docs []analyzedDoc) ([]byte, error) {
 		lengths[f] = make([]uint32, len(docs))
 		norms[f] = make([]byte, len(docs))
 	}
-	type plist struct{ docs, tfs []uint32 }
+	// plist is a term's postings, doc<<32 | tf.
+	type plist struct {
+		term  string
+		posts []uint64
+	}
 	type bpart struct {
 		field, an        int
 		docCount, sumTTF int64
@@ -257,11 +279,10 @@ func buildSegment(fields []string, docs []analyzedDoc) ([]byte, error) {
 			for i, t := range ft.terms {
 				pl := p.terms[t]
 				if pl == nil {
-					pl = &plist{}
+					pl = &plist{term: t}
 					p.terms[t] = pl
 				}
-				pl.docs = append(pl.docs, uint32(d))
-				pl.tfs = append(pl.tfs, ft.tfs[i])
+				pl.posts = append(pl.posts, uint64(d)<<32|uint64(ft.tfs[i]))
 			}
 		}
 	}
@@ -279,14 +300,13 @@ func buildSegment(fields []string, docs []analyzedDoc) ([]byte, error) {
 	for _, k := range keys {
 		p := parts[k]
 		enc.beginPart(p.field, analyzers[p.an], p.docCount, p.sumTTF)
-		terms := make([]string, 0, len(p.terms))
-		for t := range p.terms {
-			terms = append(terms, t)
+		terms := make([]*plist, 0, len(p.terms))
+		for _, pl := range p.terms {
+			terms = append(terms, pl)
 		}
-		sort.Strings(terms)
-		for _, t := range terms {
-			pl := p.terms[t]
-			if err := enc.addTerm(t, pl.docs, pl.tfs, norms[p.field]); err != nil {
+		slices.SortFunc(terms, func(a, b *plist) int { return strings.Compare(a.term, b.term) })
+		for _, pl := range terms {
+			if err := enc.addTerm(pl.term, pl.posts, norms[p.field]); err != nil {
 				return nil, err
 			}
 		}

@@ -43,13 +43,13 @@ func (e *segEncoder) beginPart(field int, analyzer string, docCount, sumTTF int6
 
 // addTerm appends one term's postings; docs ascend, tfs[i] >= 1, and norms
 // is the field's norm byte per doc of the new segment.
-func (e *segEncoder) addTerm(term string, docs, tfs []uint32, norms []byte) error {
+func (e *segEncoder) addTerm(term string, posts []uint64, norms []byte) error {
 	p := e.cur
 	if p.numTerms > 0 && term <= e.last {
 		return fmt.Errorf("encode segment: term %q out of order", term)
 	}
 	e.last = term
-	df := len(docs)
+	df := len(posts)
 	postOff := len(e.buf)
 	nb := 0
 	if df > blockSize {
@@ -59,8 +59,8 @@ func (e *segEncoder) addTerm(term string, docs, tfs []uint32, norms []byte) erro
 	dataOff := len(e.buf)
 	var prev, maxTf uint32
 	minNorm := uint8(255)
-	for i, d := range docs {
-		tf := tfs[i]
+	for i, dt := range posts {
+		d, tf := uint32(dt>>32), uint32(dt)
 		if tf > maxTf {
 			maxTf = tf
 		}

@@ -131,6 +131,90 @@ func New(opts Options) (*Index, error) {
 type Batch struct {
 	ops   map[string][]Doc // nil slice = delete
 	order []string
+	// pre holds the groups' docs analysed ahead (ReplaceAnalyzed).
+	pre map[string]*Analyzed
+}
+
+// Analyzed is one group's docs analysed ahead of Apply by Index.Analyze.
+type Analyzed struct {
+	ix    *Index
+	group string
+	docs  []Doc
+	an    []analyzedDoc
+}
+
+// Analyze analyses a group's docs, on the caller's goroutine, for a later
+// Batch.ReplaceAnalyzed on this index. A writer that prepares documents on
+// several goroutines analyses them there, so that Apply, which runs one at
+// a time, only inverts and writes them. Apply still validates the docs as
+// it does Replace's; the segment it writes is the same byte for byte. The
+// result holds the docs' terms compactly, not their texts, so that many can
+// wait for Apply.
+func (ix *Index) Analyze(group string, docs []Doc) (*Analyzed, error) {
+	a := &Analyzed{ix: ix, group: group, docs: make([]Doc, len(docs)), an: make([]analyzedDoc, len(docs))}
+	counts, _ := countsPool.Get().(map[string]uint32)
+	if counts == nil {
+		counts = map[string]uint32{}
+	}
+	defer countsPool.Put(counts)
+	for i := range docs {
+		d := docs[i]
+		d.Group = group
+		var err error
+		if a.an[i], err = ix.analyzeDoc(&d, counts); err != nil {
+			return nil, fmt.Errorf("bm25 analyze: %w", err)
+		}
+		compactTerms(&a.an[i])
+		// Apply checks the field names; the texts are analysed.
+		d.Group = docs[i].Group
+		names := make(map[string]string, len(d.Fields))
+		for k := range d.Fields {
+			names[k] = ""
+		}
+		d.Fields = names
+		a.docs[i] = d
+	}
+	return a, nil
+}
+
+// compactTerms copies a doc's terms into one string of their own, so they
+// no longer hold the analyzer's buffers (all the text's tokens) alive.
+func compactTerms(ad *analyzedDoc) {
+	n := 0
+	for _, f := range ad.fields {
+		for _, t := range f.terms {
+			n += len(t)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, f := range ad.fields {
+		for _, t := range f.terms {
+			b.WriteString(t)
+		}
+	}
+	all, off := b.String(), 0
+	for fi := range ad.fields {
+		terms := ad.fields[fi].terms
+		for i, t := range terms {
+			terms[i] = all[off : off+len(t)]
+			off += len(t)
+		}
+	}
+}
+
+// countsPool holds analyzeDoc's term count maps.
+var countsPool sync.Pool
+
+// ReplaceAnalyzed is Replace with docs analysed ahead by Index.Analyze for
+// this group. Apply refuses them on another index (they hold no texts to
+// analyse again).
+func (b *Batch) ReplaceAnalyzed(group string, a *Analyzed) {
+	b.Replace(group, a.docs)
+	if b.pre == nil {
+		b.pre = map[string]*Analyzed{}
+	}
+	b.pre[group] = a
 }
 
 // Replace replaces all docs of group with docs (none: delete the group).
@@ -145,6 +229,7 @@ func (b *Batch) Replace(group string, docs []Doc) {
 		docs = []Doc{}
 	}
 	b.ops[group] = docs
+	delete(b.pre, group)
 }
 
 // Delete removes all docs of group.
@@ -179,8 +264,14 @@ func (ix *Index) Apply(b *Batch) error {
 		return nil
 	}
 	var docs []Doc
+	// pre[i]: docs[i] analysed ahead, or nil.
+	var pre []*analyzedDoc
 	seen := map[string]string{}
 	for _, g := range b.order {
+		a := b.pre[g]
+		if a != nil && (a.ix != ix || a.group != g || len(a.an) != len(b.ops[g])) {
+			return fmt.Errorf("bm25 apply: group %q: its docs were analysed by another index or for another group", g)
+		}
 		if g == "" {
 			return fmt.Errorf("bm25 apply: empty group name")
 		}
@@ -202,9 +293,14 @@ func (ix *Index) Apply(b *Batch) error {
 			}
 			d.Group = g
 			docs = append(docs, d)
+			if a != nil {
+				pre = append(pre, &a.an[i])
+			} else {
+				pre = append(pre, nil)
+			}
 		}
 	}
-	analyzed, err := ix.analyzeDocs(docs)
+	analyzed, err := ix.analyzeDocsPre(docs, pre)
 	if err != nil {
 		return fmt.Errorf("bm25 apply: %w", err)
 	}
@@ -531,9 +627,28 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 	if len(touched) == 0 {
 		return
 	}
+	// A touched group's live docs: those it had in segments still there
+	// (from its refs, not a scan of every segment: a commit costs what it
+	// changed, not the size of the index), then those in new segments.
+	kept := map[*segment]*snapSeg{}
+	for i := range segs {
+		if _, ok := oldSet[segs[i].seg]; ok {
+			kept[segs[i].seg] = &segs[i]
+		}
+	}
 	refs := map[string][]docRef{}
+	for g := range touched {
+		for _, r := range ix.groups[g] {
+			if ss := kept[r.seg]; ss != nil && !ss.deleted(r.doc) {
+				refs[g] = append(refs[g], r)
+			}
+		}
+	}
 	for i := range segs {
 		seg := segs[i].seg
+		if kept[seg] != nil {
+			continue
+		}
 		for d := 0; d < seg.numDocs; d++ {
 			if g := seg.group(uint32(d)); touched[g] && !segs[i].deleted(uint32(d)) {
 				refs[g] = append(refs[g], docRef{seg, uint32(d)})

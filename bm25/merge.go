@@ -159,7 +159,7 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 		}
 	}
 	enc := newSegEncoderSize(size + size/16)
-	var docs, tfs []uint32
+	var posts []uint64
 	var it postings
 	for _, k := range sorted {
 		f, ai := fIdx[k.field], anIdx[k.analyzer]
@@ -190,7 +190,7 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 			if !found {
 				break
 			}
-			docs, tfs = docs[:0], tfs[:0]
+			posts = posts[:0]
 			for i := range cur {
 				c := &cur[i]
 				if !c.terms.ok || c.terms.term != term {
@@ -200,13 +200,12 @@ func mergeSegments(srcs []*snapSeg) ([]byte, error) {
 				c.terms.advance()
 				for it.next() {
 					if nd := remap[c.si][it.doc]; nd >= 0 {
-						docs = append(docs, uint32(nd))
-						tfs = append(tfs, it.tf)
+						posts = append(posts, uint64(nd)<<32|uint64(it.tf))
 					}
 				}
 			}
-			if len(docs) > 0 {
-				if err := enc.addTerm(term, docs, tfs, norms[f]); err != nil {
+			if len(posts) > 0 {
+				if err := enc.addTerm(term, posts, norms[f]); err != nil {
 					return nil, err
 				}
 			}
