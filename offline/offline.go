@@ -353,23 +353,21 @@ const (
 // word-based index matches a query that spells them out. Keywords, one-letter
 // words and words seen before are left out; at most max words.
 func subwords(names []string, max int) string {
-	seen := map[string]bool{}
-	for _, k := range []string{"fn", "impl", "def", "class", "struct", "enum", "trait", "type", "mod", "namespace", "func", "for", "interface", "const", "test", "self",
-		"as", "is", "to", "of", "in", "on", "at", "by", "or", "and", "the", "it"} {
-		seen[k] = true
-	}
 	var out []string
 	for _, n := range names {
-		for _, id := range identRe.FindAllString(n, -1) {
+		for rest := n; len(out) < max; {
+			var id string
+			if id, rest = nextIdent(rest); id == "" {
+				break
+			}
 			parts := splitIdent(id)
 			if len(parts) < 2 {
 				continue
 			}
 			for _, p := range parts {
-				if len(p) < 2 || seen[p] || len(out) == max {
+				if len(p) < 2 || subwordSkip[p] || slices.Contains(out, p) || len(out) == max {
 					continue
 				}
-				seen[p] = true
 				out = append(out, p)
 			}
 		}
@@ -377,7 +375,30 @@ func subwords(names []string, max int) string {
 	return strings.Join(out, " ")
 }
 
-var identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+// subwordSkip are the keywords and small words subwords leaves out.
+var subwordSkip = map[string]bool{}
+
+func init() {
+	for _, k := range []string{"fn", "impl", "def", "class", "struct", "enum", "trait", "type", "mod", "namespace", "func", "for", "interface", "const", "test", "self",
+		"as", "is", "to", "of", "in", "on", "at", "by", "or", "and", "the", "it"} {
+		subwordSkip[k] = true
+	}
+}
+
+// nextIdent returns the first identifier in s ([A-Za-z_][A-Za-z0-9_]*,
+// longest) and the text after it; "" when s has none.
+func nextIdent(s string) (id, rest string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9') {
+				j++
+			}
+			return s[i:j], s[j:]
+		}
+	}
+	return "", ""
+}
 
 // splitIdent splits at underscores, lower-to-upper changes, the end of an
 // acronym and letter/digit changes, lowercasing the parts.
