@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -15,4 +16,29 @@ func BenchmarkUnpackChunk(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkPackChunk packs chunk-sized pieces of this package's source
+// with their context.
+func BenchmarkPackChunk(b *testing.B) {
+	src, err := os.ReadFile("store.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var chunks []string
+	for s := string(src); len(s) > 0; {
+		n := min(len(s), 900)
+		chunks = append(chunks, s[:n])
+		s = s[n:]
+	}
+	b.ReportAllocs()
+	in, out := 0, 0
+	for b.Loop() {
+		for _, c := range chunks {
+			in += len(c)
+			out += len(packChunk(c, "Go file sqlite/store.go, package sqlite: PutDocument."))
+		}
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportMetric(float64(out)/float64(in), "ratio")
 }

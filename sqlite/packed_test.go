@@ -1,8 +1,11 @@
 package sqlite_test
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -63,6 +66,26 @@ func TestPackedChunks(t *testing.T) {
 		t.Fatalf("ChunksAt: %v %v", at, err)
 	}
 
+	if packed[0] != 0xFF {
+		t.Fatalf("packed value begins with %#x, want 0xff (zstd)", packed[0])
+	}
+
+	// A row packed with DEFLATE, as schema version 4 first wrote them.
+	var deflated bytes.Buffer
+	fw, _ := flate.NewWriter(&deflated, flate.BestSpeed)
+	fw.Write(binary.AppendUvarint(nil, uint64(len(text))))
+	fw.Write([]byte(text + chunks[0].Context.Text))
+	fw.Close()
+	if _, err := db.Exec(`UPDATE chunks SET text = '', context_text = '', packed = ? WHERE idx = 0`, deflated.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := read(); err != nil || !reflect.DeepEqual(got, chunks) {
+		t.Fatalf("row packed with DEFLATE: %v", err)
+	}
+	if problems, err := s.IntegrityCheck(ctx, false); err != nil || len(problems) != 0 {
+		t.Fatalf("integrity check of a row packed with DEFLATE: %v %v", problems, err)
+	}
+
 	// A row of schema version 3: plain columns, no packed value.
 	if _, err := db.Exec(`UPDATE chunks SET text = ?, context_text = ?, packed = NULL WHERE idx = 0`, text, chunks[0].Context.Text); err != nil {
 		t.Fatal(err)
@@ -71,20 +94,24 @@ func TestPackedChunks(t *testing.T) {
 		t.Fatalf("unpacked row: %v", err)
 	}
 
-	// Damage: a flipped byte inside the packed value, and a truncated one.
+	// Damage: a flipped byte inside the packed value, and a truncated one,
+	// of a zstd and of a DEFLATE value.
 	for _, damage := range []func([]byte) []byte{
 		func(b []byte) []byte { b[len(b)/2] ^= 0x20; return b },
 		func(b []byte) []byte { return b[:len(b)/2] },
+		func(b []byte) []byte { return append([]byte{0xFF}, b[1:len(b)-3]...) },
 	} {
-		bad := damage(append([]byte(nil), packed...))
-		if _, err := db.Exec(`UPDATE chunks SET text = '', context_text = '', packed = ? WHERE idx = 0`, bad); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := read(); !errors.Is(err, sqlite.ErrCorrupt) {
-			t.Errorf("damaged packed value: %v; want ErrCorrupt", err)
-		}
-		if problems, err := s.IntegrityCheck(ctx, false); err != nil || len(problems) == 0 {
-			t.Errorf("integrity check of a damaged packed value: %v %v", problems, err)
+		for _, value := range [][]byte{packed, deflated.Bytes()} {
+			bad := damage(append([]byte(nil), value...))
+			if _, err := db.Exec(`UPDATE chunks SET text = '', context_text = '', packed = ? WHERE idx = 0`, bad); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := read(); !errors.Is(err, sqlite.ErrCorrupt) {
+				t.Errorf("damaged packed value: %v; want ErrCorrupt", err)
+			}
+			if problems, err := s.IntegrityCheck(ctx, false); err != nil || len(problems) == 0 {
+				t.Errorf("integrity check of a damaged packed value: %v %v", problems, err)
+			}
 		}
 	}
 }
