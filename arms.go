@@ -126,6 +126,50 @@ func (e *Engine) stage(b lexicalBatch, id string, docs []bm25.Doc) {
 	}
 }
 
+// prepareLexical analyses p's docs for every lexical arm (the arm's docs,
+// tokenized and stemmed), so that Commit, which runs one at a time, only
+// appends them to the arms: documents are prepared on several goroutines.
+// The docs are the ones Commit would stage (lexicalDocs of the record
+// Commit stores), so the arms' segments are the same byte for byte.
+func (e *Engine) prepareLexical(p *Prepared) error {
+	if e.opts.Backend != nil || e.opts.StoreOnly || len(e.arms) == 0 || len(p.chunks) == 0 {
+		return nil
+	}
+	for _, a := range e.arms {
+		if a.ix == nil {
+			return nil
+		}
+	}
+	doc := p.doc
+	stored := make([]StoredChunk, len(p.chunks))
+	for j := range p.chunks {
+		stored[j] = StoredChunk{Chunk: p.chunks[j], Context: p.contexts[j]}
+	}
+	rec := DocumentRecord{ID: doc.ID, Lang: doc.Lang, Metadata: doc.Metadata, Access: doc.Access}
+	docs := e.lexicalDocs(rec, stored)
+	lex := make([]*bm25.Analyzed, len(e.arms))
+	for i, a := range e.arms {
+		d := docs
+		if a.spec.docs != nil {
+			d = a.spec.docs(e, docs)
+		}
+		an, err := a.ix.Analyze(doc.ID, d)
+		if err != nil {
+			return fmt.Errorf("prepare %s: %s arm: %w", doc.ID, a.spec.dir, err)
+		}
+		lex[i] = an
+	}
+	p.lex = lex
+	return nil
+}
+
+// stageAnalyzed adds a document's docs analysed by prepareLexical to b.
+func (e *Engine) stageAnalyzed(b lexicalBatch, id string, lex []*bm25.Analyzed) {
+	for i := range e.arms {
+		b[i].ReplaceAnalyzed(id, lex[i])
+	}
+}
+
 // len is the number of documents staged in b.
 func (b lexicalBatch) len() int {
 	if len(b) == 0 {

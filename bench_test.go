@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -131,4 +135,76 @@ func BenchmarkHybridSearch(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 		})
 	}
+}
+
+// BenchmarkCommit measures the committer of an index run: Engine.Commit of
+// GOROOT/src/net/http's Go files (real code, offline contexts, the default
+// arms) in batches of 64 documents, as situate index commits them. The
+// documents are prepared (chunked, contextualized, and analysed for the
+// arms) before the timer starts, on the goroutines that prepare them in a
+// run; what is timed runs on the one committing goroutine, which bounds how
+// fast a run on several cores can go. It reports the committer's
+// milliseconds per MB of text.
+func BenchmarkCommit(b *testing.B) {
+	ctx := context.Background()
+	dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Skipf("no Go source tree to index: %v", err)
+	}
+	var docs []situate.Document
+	size := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += len(text)
+		docs = append(docs, situate.Document{ID: "net/http/" + e.Name(), Path: filepath.Join(dir, e.Name()),
+			Title: e.Name(), Format: situate.FormatCode, Text: string(text)})
+	}
+	b.ReportAllocs()
+	var committing time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		d := b.TempDir()
+		store, err := sqlite.Open(ctx, filepath.Join(d, "situate.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := situate.DefaultOptions()
+		opts.Contextualizer = offline.New(offline.DefaultOptions())
+		eng, err := situate.Open(ctx, d, store, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prepared := make([]*situate.Prepared, len(docs))
+		var wg sync.WaitGroup
+		for i := range docs {
+			wg.Go(func() {
+				p, err := eng.Prepare(ctx, docs[i])
+				if err != nil {
+					b.Error(err)
+				}
+				prepared[i] = p
+			})
+		}
+		wg.Wait()
+		start := time.Now()
+		b.StartTimer()
+		for i := 0; i < len(prepared); i += situate.DefaultCommitDocuments {
+			if _, err := eng.Commit(ctx, prepared[i:min(i+situate.DefaultCommitDocuments, len(prepared))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		committing += time.Since(start)
+		eng.Close()
+		store.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(committing.Milliseconds())/float64(b.N)/(float64(size)/1e6), "ms/MB")
 }

@@ -204,6 +204,13 @@ type Prepared struct {
 	chunks   []Chunk
 	contexts []Context
 	vectors  [][]float32 // nil without an embedder
+	// lex are the document's docs for each lexical arm (e.arms order),
+	// analysed by prepareLexical on the preparing goroutine; nil when the
+	// Engine keeps no lexical arms.
+	lex []*bm25.Analyzed
+	// lexBytes is the text analysed into lex that an index run counts
+	// against its budget (lexAheadBudget) until the document is committed.
+	lexBytes int64
 }
 
 // DocID is the id of the prepared document.
@@ -239,7 +246,14 @@ func (e *Engine) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 	if same, err := e.unchanged(ctx, doc.ID, hash); err != nil || same {
 		return nil, err
 	}
-	return e.prepareWith(ctx, doc, hash, e.opts.Contextualizer, nil)
+	p, err := e.prepareWith(ctx, doc, hash, e.opts.Contextualizer, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.prepareLexical(p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // unchanged reports whether document id is stored with hash: as this
@@ -275,6 +289,18 @@ func (e *Engine) PutChunks(ctx context.Context, doc Document, chunks []Chunk, co
 
 // PrepareChunks is Prepare for a document that is already chunked.
 func (e *Engine) PrepareChunks(ctx context.Context, doc Document, chunks []Chunk, contexts []Context) (*Prepared, error) {
+	p, err := e.prepareChunks(ctx, doc, chunks, contexts)
+	if p == nil || err != nil {
+		return nil, err
+	}
+	if err := e.prepareLexical(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// prepareChunks is PrepareChunks without the arms' analysis.
+func (e *Engine) prepareChunks(ctx context.Context, doc Document, chunks []Chunk, contexts []Context) (*Prepared, error) {
 	if doc.ID == "" {
 		return nil, fmt.Errorf("put chunks: ID: must not be empty: %w", ErrInvalid)
 	}
@@ -407,7 +433,11 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		case e.opts.Backend != nil:
 			backendDocs = append(backendDocs, e.backendDocument(rec, stored, p.vectors))
 		default:
-			e.stage(lexBatch, doc.ID, e.lexicalDocs(rec, stored))
+			if p.lex != nil {
+				e.stageAnalyzed(lexBatch, doc.ID, p.lex)
+			} else {
+				e.stage(lexBatch, doc.ID, e.lexicalDocs(rec, stored))
+			}
 			if e.opts.Embedder != nil {
 				vecBatch[doc.ID] = vectorItems(doc.ID, p.vectors)
 			}

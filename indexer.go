@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -332,6 +333,7 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 			return r.res, err
 		}
 	} else {
+		r.bounded = true
 		go func() {
 			err := src(r.ctx, &Feed{r: r})
 			r.sourceDone(err)
@@ -370,6 +372,7 @@ func newIndexRun(e *Engine, opts IndexOptions) *indexRun {
 	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{}, from: map[string]string{},
 		callsByDoc: map[string]int{}, preparing: map[string]int{}, cz: e.opts.Contextualizer}
 	r.cond = sync.NewCond(&r.qmu)
+	r.space = sync.NewCond(&r.qmu)
 	return r
 }
 
@@ -383,14 +386,19 @@ type indexRun struct {
 	cz     Contextualizer // the run's contextualizer (Batch replaces it)
 
 	// the queue between the source and the workers
-	qmu       sync.Mutex
-	cond      *sync.Cond
-	queue     []queued
-	srcDone   bool
-	started   int // documents taken by workers
-	emitMu    sync.Mutex
-	fatalOnce sync.Once
-	fatal     error
+	qmu     sync.Mutex
+	cond    *sync.Cond
+	queue   []queued
+	srcDone bool
+	// bounded: the source runs on its own goroutine and waits on space
+	// while queuedBytes of text are queued (addQueued).
+	bounded     bool
+	space       *sync.Cond
+	queuedBytes int
+	started     int // documents taken by workers
+	emitMu      sync.Mutex
+	fatalOnce   sync.Once
+	fatal       error
 
 	mu         sync.Mutex
 	res        IndexResult
@@ -404,6 +412,9 @@ type indexRun struct {
 	finished   struct{ docs, calls int }
 	kinds      map[string]int // index into prog.Errors
 	skips      skipMemory
+	// lexAhead is the text of the prepared documents analysed for the arms
+	// and not yet committed (analyzeAhead).
+	lexAhead atomic.Int64
 }
 
 type queued struct {
@@ -445,6 +456,13 @@ func (r *indexRun) addQueued(q queued) error {
 	r.prog.DocsTotal++
 	r.mu.Unlock()
 	r.qmu.Lock()
+	// A source on its own goroutine waits while the queue holds
+	// queueBudget bytes of text (always taking one document), so a fast
+	// source does not hold the whole corpus in memory ahead of the workers.
+	for r.bounded && len(r.queue) > 0 && r.queuedBytes+len(q.doc.Text) > queueBudget && r.ctx.Err() == nil {
+		r.space.Wait()
+	}
+	r.queuedBytes += len(q.doc.Text)
 	r.queue = append(r.queue, q)
 	r.qmu.Unlock()
 	r.cond.Signal()
@@ -464,6 +482,10 @@ func duplicateError(doc Document, first string) error {
 	return fmt.Errorf("%s: id %q is also the id of %s (an id is the path relative to the directory given: index such directories into separate stores, or their common parent): %w",
 		doc.Path, doc.ID, earlier, ErrDuplicateID)
 }
+
+// queueBudget bounds the text queued for the workers by a source that runs
+// on its own goroutine.
+const queueBudget = 16 << 20
 
 func (r *indexRun) sourceDone(err error) {
 	r.mu.Lock()
@@ -494,7 +516,9 @@ func (r *indexRun) next() (queued, bool) {
 			q := r.queue[0]
 			r.queue[0] = queued{}
 			r.queue = r.queue[1:]
+			r.queuedBytes -= len(q.doc.Text)
 			r.started++
+			r.space.Signal()
 			return q, true
 		}
 		if r.srcDone {
@@ -522,6 +546,7 @@ func (r *indexRun) process() {
 		r.qmu.Lock()
 		r.qmu.Unlock()
 		r.cond.Broadcast()
+		r.space.Broadcast()
 	})
 	defer stopWake()
 	c := newCommitter(r.ctx, r.e, r.opts.CommitDocuments, r.opts.CommitInterval, r.committed)
@@ -571,7 +596,13 @@ func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 	e := r.e
 	doc := q.doc
 	if q.prechunked {
-		p, err := e.PrepareChunks(r.ctx, doc, q.chunks, q.contexts)
+		p, err := e.prepareChunks(r.ctx, doc, q.chunks, q.contexts)
+		if err == nil && p != nil {
+			err = r.analyzeAhead(p)
+		}
+		if err != nil {
+			return nil, false, err
+		}
 		if p != nil {
 			r.mu.Lock()
 			r.preparing[doc.ID] += len(q.chunks)
@@ -610,7 +641,32 @@ func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 		r.prog.Chunks += chunks
 		r.mu.Unlock()
 	})
+	if err == nil {
+		err = r.analyzeAhead(p)
+	}
 	return p, retried, err
+}
+
+// lexAheadBudget bounds the text of the documents a run holds analysed for
+// the arms (about 13 bytes of terms and postings per byte of text) while
+// they wait for the committer: a document over the budget is analysed by
+// the committer, as one of a batch, instead.
+const lexAheadBudget = 4 << 20
+
+// analyzeAhead analyses p for the arms on this (preparing) goroutine when
+// the run's budget allows, so the committer only inverts and writes it.
+func (r *indexRun) analyzeAhead(p *Prepared) error {
+	n := int64(len(p.doc.Text))
+	if r.lexAhead.Add(n) > lexAheadBudget {
+		r.lexAhead.Add(-n)
+		return nil
+	}
+	if err := r.e.prepareLexical(p); err != nil || p.lex == nil {
+		r.lexAhead.Add(-n)
+		return err
+	}
+	p.lexBytes = n
+	return nil
 }
 
 // unprepared forgets a document that the stopped run did not finish.
@@ -622,6 +678,8 @@ func (r *indexRun) unprepared(id string) {
 
 // committed is the committer's report of one document.
 func (r *indexRun) committed(p *Prepared, stamp string, change Change, err error) {
+	r.lexAhead.Add(-p.lexBytes)
+	p.lex, p.lexBytes = nil, 0
 	if _, fatal := stopsRun(err); fatal && err != nil {
 		r.stop(p.doc.ID, err)
 	}
