@@ -63,28 +63,35 @@ func Combine(lists [][]Hit, weights []float64) ([]Hit, error) {
 	if len(weights) != len(lists) {
 		return nil, fmt.Errorf("rank combine: %d weights for %d lists: %w", len(weights), len(lists), ErrInvalid)
 	}
-	pos := map[string]int{}
-	var out []Hit
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	pos := make(map[string]int, n)
+	out := make([]Hit, 0, n)
+	// last[p] is the list that last added to out[p]: an ID twice in one
+	// list is an error.
+	last := make([]int, 0, n)
 	for i, l := range lists {
 		w := weights[i]
 		if err := checkNumber(w); err != nil {
 			return nil, fmt.Errorf("rank combine: weights[%d]: %w", i, err)
 		}
-		seen := make(map[string]bool, len(l))
 		for j, h := range l {
 			if err := checkNumber(h.Score); err != nil {
 				return nil, fmt.Errorf("rank combine: lists[%d][%d] %q: Score: %w", i, j, h.ID, err)
 			}
-			if seen[h.ID] {
-				return nil, fmt.Errorf("rank combine: lists[%d][%d]: duplicate ID %q: %w", i, j, h.ID, ErrInvalid)
-			}
-			seen[h.ID] = true
 			p, ok := pos[h.ID]
 			if !ok {
 				pos[h.ID] = len(out)
 				out = append(out, Hit{ID: h.ID, Doc: h.Doc, Score: w * h.Score})
+				last = append(last, i)
 				continue
 			}
+			if last[p] == i {
+				return nil, fmt.Errorf("rank combine: lists[%d][%d]: duplicate ID %q: %w", i, j, h.ID, ErrInvalid)
+			}
+			last[p] = i
 			if out[p].Doc != h.Doc {
 				return nil, fmt.Errorf("rank combine: lists[%d][%d]: ID %q in document %q and %q: %w", i, j, h.ID, out[p].Doc, h.Doc, ErrInvalid)
 			}
@@ -107,7 +114,7 @@ func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
 	if err := checkNumber(weight); err != nil {
 		return nil, fmt.Errorf("rank document blend: weight: %w", err)
 	}
-	best := map[string]float64{}
+	best := make(map[string]float64, len(hits))
 	for i, h := range hits {
 		if err := checkNumber(h.Score); err != nil {
 			return nil, fmt.Errorf("rank document blend: hits[%d] %q: Score: %w", i, h.ID, err)
@@ -140,7 +147,7 @@ func DocumentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
 	if err := checkNumber(weight); err != nil {
 		return nil, fmt.Errorf("rank document evidence: weight: %w", err)
 	}
-	best := map[string]float64{}
+	best := make(map[string]float64, len(evidence))
 	for i, h := range evidence {
 		if err := checkNumber(h.Score); err != nil {
 			return nil, fmt.Errorf("rank document evidence: evidence[%d] %q: Score: %w", i, h.ID, err)

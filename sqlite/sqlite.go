@@ -124,7 +124,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	if s.r, err = sql.Open("sqlite", dsn(path, "deferred")); err != nil {
+	if s.r, err = sql.Open("sqlite", readDSN(path)); err != nil {
 		s.w.Close()
 		return nil, s.errorf("open", err)
 	}
@@ -149,6 +149,16 @@ func dsn(path, txlock string) string {
 	// A "file:" URI keeps the query out of the file name; SQLite decodes %XX
 	// escapes in it, so the characters that would end the path are escaped.
 	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
+}
+
+// readCacheKiB is each read connection's page cache (SQLite's default is
+// 2 MiB): a server reads the hits' chunks from all over the table, and a
+// page SQLite does not hold is a pread system call.
+const readCacheKiB = 32 << 10
+
+// readDSN is dsn for the read connections.
+func readDSN(path string) string {
+	return dsn(path, "deferred") + "&" + url.Values{"_pragma": {fmt.Sprintf("cache_size(-%d)", readCacheKiB)}}.Encode()
 }
 
 var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")

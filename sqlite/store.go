@@ -316,16 +316,18 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 			&c.Context.Text, &c.Context.Source, &flags, &sum, &packed); err != nil {
 			return s.errorf(op, err)
 		}
-		where := fmt.Sprintf("chunk %d of %q", c.Index, c.DocID)
+		// Named only in errors, so formatted only for one.
+		where := func() string { return fmt.Sprintf("chunk %d of %q", c.Index, c.DocID) }
 		if err := unpackChunk(packed, &c.Text, &c.Context.Text); err != nil {
-			return s.errorf(op+": "+where, err)
+			return s.errorf(op+": "+where(), err)
 		}
-		if err := checkSum(sum, where, c.DocID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
-			c.Context.Text, c.Context.Source, flags); err != nil {
-			return s.errorf(op, err)
+		if sum.Valid && sum.Int64 != rowSum(c.DocID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
+			c.Context.Text, c.Context.Source, flags) {
+			return s.errorf(op, checkSum(sum, where(), c.DocID, c.Index, c.Start, c.End, c.Text, c.Heading, c.Tokens,
+				c.Context.Text, c.Context.Source, flags))
 		}
 		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
-			return s.errorf(op+": "+where+": context flags", err)
+			return s.errorf(op+": "+where()+": context flags", err)
 		}
 		out[situate.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
 	}
