@@ -189,6 +189,11 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
+// Handler is the server's HTTP handler, for a test that serves the fake
+// behind its own listener (one URL in front of several fakes) without a
+// proxy hop.
+func (s *Server) Handler() http.Handler { return s.srv.Config.Handler }
+
 // Close stops the server.
 func (s *Server) Close() {
 	s.srv.CloseClientConnections()
