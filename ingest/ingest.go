@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -173,7 +174,9 @@ func parseFileInfo(ctx context.Context, file, id string, size int64, opts Option
 	if size == 0 {
 		return situate.Document{}, &FileError{Path: file, Op: "read", Err: ErrEmpty}
 	}
-	if f := formatOf(path.Base(filepath.ToSlash(file))); f == formatBinary {
+	name := filepath.Base(file)
+	inner, gz := gzipped(path.Base(filepath.ToSlash(file)))
+	if f := formatOf(path.Base(filepath.ToSlash(file))); f == formatBinary && !gz {
 		return situate.Document{}, &FileError{Path: file, Op: "parse", Err: fmt.Errorf("%w: %s", ErrUnsupported, strings.ToLower(filepath.Ext(file)))}
 	}
 	f, err := os.Open(file)
@@ -185,7 +188,13 @@ func parseFileInfo(ctx context.Context, file, id string, size int64, opts Option
 	if err != nil {
 		return situate.Document{}, &FileError{Path: file, Op: "read", Err: unwrapPathError(err)}
 	}
-	doc, err := Parse(ctx, data, id, filepath.Base(file), opts)
+	if gz {
+		if data, err = gunzip(data, max); err != nil {
+			return situate.Document{}, &FileError{Path: file, Op: "parse", Err: err}
+		}
+		name = inner
+	}
+	doc, err := Parse(ctx, data, id, name, opts)
 	if err != nil {
 		var fe *FileError
 		if errors.As(err, &fe) {
@@ -210,6 +219,41 @@ func ParseReader(ctx context.Context, r io.Reader, id, name string, opts Options
 		return situate.Document{}, &FileError{Path: label, Op: "read", Err: err}
 	}
 	return Parse(ctx, data, id, name, opts)
+}
+
+// gzipped reports whether a file named base is one gzip-compressed file
+// that ingest reads (Debian's changelog.Debian.gz, README.gz, manual pages
+// such as ls.1.gz), and the name it had before compression. Compressed
+// archives (.tar.gz) and compressed formats ingest refuses (image.png.gz)
+// are not.
+func gzipped(base string) (inner string, ok bool) {
+	lower := strings.ToLower(base)
+	if !strings.HasSuffix(lower, ".gz") || len(base) <= len(".gz") {
+		return "", false
+	}
+	inner = base[:len(base)-len(".gz")]
+	if strings.HasSuffix(strings.ToLower(inner), ".tar") || formatOf(inner) == formatBinary {
+		return "", false
+	}
+	return inner, true
+}
+
+// gunzip decompresses a gzip file (all its members) of at most max bytes
+// decompressed: a file that inflates beyond is refused unread past max
+// (ErrTooLarge), so a small bomb costs max bytes, not its claimed size.
+func gunzip(data []byte, max int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	if int64(len(out)) > max {
+		return nil, fmt.Errorf("gzip: %w: decompresses to more than %d bytes", ErrTooLarge, max)
+	}
+	return out, nil
 }
 
 func readLimited(r io.Reader, max int64) ([]byte, error) {

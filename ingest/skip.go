@@ -92,7 +92,7 @@ func lasting(err error) bool {
 
 // skipVersion changes when ingest starts reading a kind of file it used to
 // skip, so that remembered skips are tried again.
-const skipVersion = 1
+const skipVersion = 2 // 2: single gzip-compressed files are read
 
 // skipStamp is a file's stamp for remembered skips: the file's own stamp
 // and the options that decide whether it is skipped.
