@@ -34,6 +34,13 @@ type fakeLLM struct {
 	answer func(p situate.Prompt) string
 	// window, if > 0, is reported by ContextWindow.
 	window int
+	// together, if > 0, holds every call before it answers until that many
+	// calls have arrived (or togetherWait passed): a test of what the
+	// scheduler sends at once then does not depend on how fast goroutines
+	// start on a loaded machine.
+	together     int
+	togetherWait time.Duration
+	arrived      chan struct{}
 
 	mu       sync.Mutex
 	seq      int
@@ -99,7 +106,23 @@ func (f *fakeLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Compl
 	f.calls = append(f.calls, c)
 	f.inflight++
 	f.maxIn = max(f.maxIn, f.inflight)
+	if f.together > 0 && f.arrived == nil {
+		f.arrived = make(chan struct{})
+	}
+	if f.together > 0 && len(f.calls) == f.together {
+		close(f.arrived)
+	}
+	arrived := f.arrived
 	f.mu.Unlock()
+	if arrived != nil {
+		t := time.NewTimer(f.togetherWait)
+		select {
+		case <-arrived:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
 	defer func() {
 		f.mu.Lock()
 		f.inflight--

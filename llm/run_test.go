@@ -416,7 +416,10 @@ func TestCallTimeoutRetried(t *testing.T) {
 	var first atomic.Bool
 	slow := &slowOnce{fakeLLM: f, first: &first}
 	o := testOptions()
-	o.CallTimeout = 50 * time.Millisecond
+	// The hung call waits out the timeout; the others answer in 3 ms, but
+	// on a loaded machine a goroutine can wait tens of milliseconds for a
+	// core, so 50 ms sometimes timed out good calls too.
+	o.CallTimeout = 300 * time.Millisecond
 	c := mustNew(t, slow, o)
 	got, err := collect(t, context.Background(), c, docs)
 	if err != nil {
@@ -675,6 +678,11 @@ func TestShortPrefixFansOutAtOnce(t *testing.T) {
 	f := newFake()
 	f.name = "fake:claude-haiku-4-5" // caches prefixes of 4096 tokens or more
 	f.ttft, f.latency = 20*time.Millisecond, 30*time.Millisecond
+	// No call answers before the 6 have arrived (or 2 s passed, as a
+	// scheduler that warms the prefix first would make it wait): with
+	// only the 20 ms head start, a loaded machine could start the sixth
+	// goroutine after the first answered.
+	f.together, f.togetherWait = 6, 2*time.Second
 	o := testOptions()
 	if _, err := collect(t, context.Background(), mustNew(t, f, o), docs); err != nil {
 		t.Fatal(err)
