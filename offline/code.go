@@ -3,8 +3,10 @@ package offline
 import (
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Source languages the outliner knows. Anything else gets the generic rules.
@@ -183,16 +185,93 @@ type rule struct {
 // lineAnchored maps each rule's regexp, which begins with (?m)^ (every
 // match starts a line), to the same regexp anchored at the start of the
 // text instead.
-var lineAnchored = map[*regexp.Regexp]*regexp.Regexp{}
+var lineAnchored = map[*regexp.Regexp]anchoredRule{}
+
+// anchoredRule is a rule's regexp anchored at the start of the text, and
+// the bytes a match can begin with (all when first[256] is set).
+type anchoredRule struct {
+	re    *regexp.Regexp
+	first *[256]bool
+}
 
 func init() {
 	for _, rules := range [][]rule{rustRules, javaRules, cRules, pyRules, goRules, jsRules, genericRules} {
 		for _, r := range rules {
 			if rest, ok := strings.CutPrefix(r.re.String(), "(?m)^"); ok {
-				lineAnchored[r.re] = regexp.MustCompile(`(?m)\A(?:` + rest + `)`)
+				ar := anchoredRule{re: regexp.MustCompile(`(?m)\A(?:` + rest + `)`)}
+				if re, err := syntax.Parse(rest, syntax.Perl); err == nil {
+					var first [256]bool
+					if !firstBytes(re.Simplify(), &first) {
+						ar.first = &first
+					}
+				}
+				lineAnchored[r.re] = ar
 			}
 		}
 	}
+}
+
+// firstBytes adds to set the bytes a match of re can begin with and
+// reports whether re can match the empty string (then what follows it
+// counts too). Anything it does not know adds every byte.
+func firstBytes(re *syntax.Regexp, set *[256]bool) (empty bool) {
+	all := func() bool {
+		for i := range set {
+			set[i] = true
+		}
+		return false
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return true
+		}
+		r := re.Rune[0]
+		if r >= utf8.RuneSelf || re.Flags&syntax.FoldCase != 0 {
+			return all()
+		}
+		set[r] = true
+		return false
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if hi >= utf8.RuneSelf {
+				return all()
+			}
+			for c := lo; c <= hi; c++ {
+				set[c] = true
+			}
+		}
+		return false
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpCapture:
+		return firstBytes(re.Sub[0], set)
+	case syntax.OpStar, syntax.OpQuest:
+		firstBytes(re.Sub[0], set)
+		return true
+	case syntax.OpPlus:
+		return firstBytes(re.Sub[0], set)
+	case syntax.OpRepeat:
+		e := firstBytes(re.Sub[0], set)
+		return e || re.Min == 0
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !firstBytes(s, set) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		empty := false
+		for _, s := range re.Sub {
+			if firstBytes(s, set) {
+				empty = true
+			}
+		}
+		return empty
+	}
+	return all()
 }
 
 // matches is r.re.FindAllStringSubmatchIndex(s, -1), found faster: a match
@@ -203,13 +282,16 @@ func init() {
 // start at or after its end, as FindAll would find it. The matches are the
 // same (TestRuleMatchesAsFindAll).
 func (r rule) matches(s string) [][]int {
-	at := lineAnchored[r.re]
-	if at == nil {
+	ar, ok := lineAnchored[r.re]
+	if !ok {
 		return r.re.FindAllStringSubmatchIndex(s, -1)
 	}
+	at := ar.re
 	var out [][]int
 	for p := 0; p <= len(s); {
-		if m := at.FindStringSubmatchIndex(s[p:]); m != nil {
+		if ar.first != nil && (p == len(s) || !ar.first[s[p]]) {
+			// No match begins with this byte: on to the next line.
+		} else if m := at.FindStringSubmatchIndex(s[p:]); m != nil {
 			if m[1] == 0 {
 				// An empty match: FindAll's rules for those differ.
 				return r.re.FindAllStringSubmatchIndex(s, -1)

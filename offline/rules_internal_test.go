@@ -34,7 +34,7 @@ func TestRuleMatchesAsFindAll(t *testing.T) {
 				continue
 			}
 			for i, r := range rules {
-				if lineAnchored[r.re] == nil {
+				if _, ok := lineAnchored[r.re]; !ok {
 					t.Fatalf("%s rule %d does not start with (?m)^: %s", l, i, r.re)
 				}
 				got, want := r.matches(masked), r.re.FindAllStringSubmatchIndex(masked, -1)
@@ -43,6 +43,9 @@ func TestRuleMatchesAsFindAll(t *testing.T) {
 				}
 			}
 		}
+	}
+	if ar := lineAnchored[goRules[1].re]; ar.first == nil || !ar.first['f'] || ar.first['\t'] {
+		t.Fatalf("the Go func rule's first bytes: %v", ar.first)
 	}
 	fragments := []string{"func ", "func (r *T) Read(", "type Foo struct {", "\ttype", "\tBar interface", "}", "\n", "\n\n", " ", "\t",
 		"class A:", "def f(x):", "pub fn g() {", "impl X for Y {", "int main(void) {", "#define FOO_BAR 1", "namespace n {",
@@ -127,5 +130,35 @@ func TestSubwordsAsBefore(t *testing.T) {
 		if got, want := subwords(names, max), before(names, max); got != want {
 			t.Fatalf("case %d: subwords(%q, %d) = %q, want %q", n, names, max, got, want)
 		}
+	}
+}
+
+// BenchmarkRuleMatches runs the Go and C declaration rules over
+// GOROOT/src/net/http/server.go and runtime/malloc.go, masked: "findall"
+// with the regexps' FindAllStringSubmatchIndex, "lines" with rule.matches.
+func BenchmarkRuleMatches(b *testing.B) {
+	var texts []string
+	for _, f := range []string{"net/http/server.go", "runtime/malloc.go"} {
+		src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", f))
+		if err != nil {
+			b.Skipf("no Go source tree: %v", err)
+		}
+		masked, _ := maskCLike(string(src), langGo)
+		texts = append(texts, masked)
+	}
+	for _, mode := range []string{"findall", "lines"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				for _, s := range texts {
+					for _, r := range goRules {
+						if mode == "findall" {
+							r.re.FindAllStringSubmatchIndex(s, -1)
+						} else {
+							r.matches(s)
+						}
+					}
+				}
+			}
+		})
 	}
 }
