@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -252,6 +254,44 @@ func diffSets(want map[string]bool, have []string) (missing, extra []string) {
 	return missing, extra
 }
 
+// CheckBackend compares an index backend with the store: every stored
+// document with chunks must be held at its stored version, and no other
+// document at all. The arm it returns is named "backend"; Docs and
+// WantDocs count documents (the backend reports no chunk count), Missing
+// are documents the backend lacks or holds at another version. Opening a
+// writing Engine over the backend (Open with Options.Backend) repairs it.
+func CheckBackend(ctx context.Context, store Store, b IndexBackend) CheckArm {
+	a := CheckArm{Name: "backend"}
+	records, err := store.Documents(ctx)
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	held, err := b.Versions(ctx)
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	want := map[string]bool{}
+	var have []string
+	for _, r := range records {
+		if r.Chunks == 0 {
+			continue
+		}
+		a.WantDocs++
+		want[r.ID] = true
+		if v, ok := held[r.ID]; ok && v != r.Version {
+			delete(held, r.ID) // at another version: counts as missing
+		}
+	}
+	for id := range held {
+		have = append(have, id)
+	}
+	a.Docs, a.Groups = len(held), len(held)
+	a.Missing, a.Extra = diffSets(want, have)
+	return a
+}
+
 // Repair checks the store like Check and rebuilds from it every index arm
 // that is damaged or does not hold exactly the store's documents: the arm
 // is emptied (under its write lock) and the engine, opened over the store,
@@ -268,6 +308,9 @@ func Repair(ctx context.Context, dir string, store Store, opts Options) (CheckRe
 	if len(r.StoreProblems) > 0 || r.StoreErr != nil {
 		r.RepairErr = fmt.Errorf("repair: the store is damaged; indexes are rebuilt only from a sound store")
 		return r, nil
+	}
+	if opts.SharedStore {
+		return repairShared(ctx, dir, store, opts, r)
 	}
 	var rebuilt []string
 	for _, a := range r.Arms {
@@ -302,6 +345,44 @@ func Repair(ctx context.Context, dir string, store Store, opts Options) (CheckRe
 	}
 	if err := eng.Close(); err != nil {
 		r.RepairErr = errors.Join(r.RepairErr, fmt.Errorf("repair: %w", err))
+	}
+	after, err := Check(ctx, dir, store, opts)
+	if err != nil {
+		return r, err
+	}
+	after.Repaired = rebuilt
+	after.RepairErr = r.RepairErr
+	return after, nil
+}
+
+// repairShared brings a shared store's local indexes (see Sync) to the
+// store: an open syncs them; a damaged arm makes it rebuild them all, from
+// the store, with no SYNC file to resume from.
+func repairShared(ctx context.Context, dir string, store Store, opts Options, r CheckReport) (CheckReport, error) {
+	var rebuilt []string
+	damaged := false
+	for _, a := range r.Arms {
+		if !a.OK() {
+			rebuilt = append(rebuilt, a.Name)
+			damaged = damaged || a.Damaged()
+		}
+	}
+	if len(rebuilt) == 0 {
+		return r, nil
+	}
+	if damaged {
+		if err := os.Remove(filepath.Join(dir, syncFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.RepairErr = fmt.Errorf("repair: %w", err)
+			return r, nil
+		}
+	}
+	eng, err := Open(ctx, dir, store, opts)
+	if err != nil {
+		r.RepairErr = fmt.Errorf("repair: sync %s: %w", strings.Join(rebuilt, ", "), err)
+		return r, nil
+	}
+	if err := eng.Close(); err != nil {
+		r.RepairErr = fmt.Errorf("repair: %w", err)
 	}
 	after, err := Check(ctx, dir, store, opts)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,10 +26,13 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			"and that every index holds exactly the database's documents and chunks. Reports each file.\n"+
 			"With --repair, rebuilds every damaged or incomplete index from the database (vectors from its\n"+
 			"vector cache, or with --embed). Exits 1 when damage remains.")
-	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
+	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
 	c.flags(fs, denseSettings...)
+	c.flags(fs, indexSettings...)
 	repair := fs.Bool("repair", false, "rebuild damaged or incomplete indexes from the database")
+	tenant := fs.String("tenant", "", "with --store-url: check this tenant of a serve with keys (its schema situate_tenant_NAME and its local indexes)")
+	groupFlags(fs, "Shared store (--store-url) and index backend (--index weaviate)", append([]string{"store-url", "tenant"}, indexSettings...)...)
 	rest, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -36,8 +40,14 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("unexpected arguments %q", rest)
 	}
-	if err := needsSQLite(c, "situate check"); err != nil {
-		return err
+	if c.str("store-url") != "" {
+		return checkShared(ctx, e, c, *tenant, *repair)
+	}
+	if *tenant != "" {
+		return usagef("--tenant works with --store-url only (a SQLite tenant's store is STORE/tenants/NAME: pass it as --store)")
+	}
+	if c.str("index") != "embedded" {
+		return usagef("--index %s: situate check with an index backend needs --store-url (the store the backend indexes is shared)", c.str("index"))
 	}
 	dir := c.storeDir(e)
 	dbPath := filepath.Join(dir, storeFile)
@@ -91,12 +101,129 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 }
 
+// checkShared is `situate check --store-url`: the PostgreSQL store's own
+// invariants (postgres.Store.IntegrityCheck), then either this machine's
+// local indexes of it (STORE/shared/HOST_PORT_DB, or its tenants/NAME) or,
+// with --index weaviate, the backend's documents and versions against the
+// store. --repair syncs or rebuilds the local indexes, or re-indexes into
+// the backend what it lacks, from the store.
+func checkShared(ctx context.Context, e *env, c *config, tenant string, repair bool) error {
+	store, err := openSharedStore(ctx, c, tenant)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	where := "postgres " + store.Where()
+	if tenant != "" {
+		where += " (tenant " + tenant + ")"
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts, err := engineOptions(c, e, store, log)
+	if err != nil {
+		return err
+	}
+	opts.SharedStore = true
+	backend, err := newIndexBackend(ctx, c, e, tenant, false)
+	if err != nil {
+		return err
+	}
+	if backend != nil {
+		defer backend.Close()
+		rep, err := situate.Check(ctx, "", store, opts)
+		if err != nil {
+			return err
+		}
+		arm := situate.CheckBackend(ctx, store, backend)
+		if repair && !arm.OK() && rep.StoreErr == nil && len(rep.StoreProblems) == 0 {
+			// A writing engine over the backend re-indexes what it lacks
+			// or holds at another version, and removes the rest.
+			opts.Backend = backend
+			eng, err := situate.Open(ctx, "", store, opts)
+			if err != nil {
+				rep.RepairErr = err
+			} else {
+				eng.Close()
+				rep.Repaired = []string{"backend"}
+				arm = situate.CheckBackend(ctx, store, backend)
+			}
+		}
+		printCheck(e.stdout, where, rep)
+		printBackendCheck(e.stdout, c, arm)
+		switch {
+		case !rep.OK():
+			return storeDamage(where, rep, repair, "")
+		case !arm.OK() && repair:
+			return fmt.Errorf("the index backend still differs from the store after the repair: %v", cmp.Or(arm.Err, rep.RepairErr))
+		case !arm.OK():
+			return fmt.Errorf("the index backend differs from the store: run 'situate check --repair' with the same --store-url and --index flags")
+		}
+		return nil
+	}
+	dir := filepath.Join(c.storeDir(e), sharedDir, sharedName(store.Where()))
+	if tenant != "" {
+		dir = filepath.Join(dir, tenantsDir, tenant)
+	}
+	if _, err := os.Stat(dir); err != nil && !repair {
+		// No process of this machine searched the store yet.
+		dir = ""
+	}
+	var rep situate.CheckReport
+	if repair {
+		rep, err = situate.Repair(ctx, dir, store, opts)
+	} else {
+		rep, err = situate.Check(ctx, dir, store, opts)
+	}
+	if err != nil {
+		return err
+	}
+	printCheck(e.stdout, where, rep)
+	if dir == "" {
+		fmt.Fprintf(e.stdout, "%-10s none on this machine (no process here has searched this store with --store %s)\n", "indexes", c.storeDir(e))
+	}
+	if rep.OK() {
+		return nil
+	}
+	return storeDamage(where, rep, repair, dir)
+}
+
+// storeDamage is check's error for a report that is not OK over a shared
+// store.
+func storeDamage(where string, rep situate.CheckReport, repair bool, dir string) error {
+	switch {
+	case len(rep.StoreProblems) > 0 || rep.StoreErr != nil:
+		return fmt.Errorf("the store %s is damaged: the indexes cannot be rebuilt from it; restore the database from a backup", where)
+	case repair:
+		return fmt.Errorf("damage remains after the repair: %v", rep.RepairErr)
+	default:
+		return fmt.Errorf("the local indexes in %s differ from the store (a running serve or mcp syncs them every few seconds; 'situate check --repair' with the same flags syncs them now, and rebuilds damaged ones)", dir)
+	}
+}
+
+// printBackendCheck prints the index backend's line of a check.
+func printBackendCheck(w io.Writer, c *config, a situate.CheckArm) {
+	name := c.str("index")
+	switch {
+	case a.Err != nil:
+		fmt.Fprintf(w, "%-10s UNREADABLE %s: %v\n", name, strings.Join(c.list("weaviate-url"), ","), a.Err)
+	case !a.OK():
+		fmt.Fprintf(w, "%-10s OUT OF LINE holds %d of the store's %d documents at their versions\n", name, a.Docs-len(a.Extra), a.WantDocs)
+	default:
+		fmt.Fprintf(w, "%-10s ok %d documents at the store's versions\n", name, a.Docs)
+	}
+	if len(a.Missing) > 0 {
+		fmt.Fprintf(w, "  missing %d documents the store holds (or at another version): %s\n", len(a.Missing), idList(a.Missing))
+	}
+	if len(a.Extra) > 0 {
+		fmt.Fprintf(w, "  extra   %d documents the store does not hold: %s\n", len(a.Extra), idList(a.Extra))
+	}
+}
+
 func printCheck(w io.Writer, dbPath string, r situate.CheckReport) {
 	switch {
 	case r.StoreErr != nil:
 		fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", "database", dbPath, r.StoreErr)
 	case len(r.StoreProblems) > 0:
-		fmt.Fprintf(w, "%-10s DAMAGED %s: integrity_check found %d problems:\n", "database", dbPath, len(r.StoreProblems))
+		fmt.Fprintf(w, "%-10s DAMAGED %s: the integrity check found %d problems:\n", "database", dbPath, len(r.StoreProblems))
 		for i, p := range r.StoreProblems {
 			if i == 10 {
 				fmt.Fprintf(w, "             ... and %d more\n", len(r.StoreProblems)-i)
@@ -104,6 +231,8 @@ func printCheck(w io.Writer, dbPath string, r situate.CheckReport) {
 			}
 			fmt.Fprintf(w, "             %s\n", escapeControl(p))
 		}
+	case strings.HasPrefix(dbPath, "postgres "):
+		fmt.Fprintf(w, "%-10s ok %s (records, chunks and change counter): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
 	default:
 		fmt.Fprintf(w, "%-10s ok %s (integrity_check): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
 	}

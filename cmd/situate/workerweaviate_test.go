@@ -161,5 +161,21 @@ func TestWorkerWeaviate(t *testing.T) {
 			t.Errorf("serve still finds the old text: %+v", r)
 		}
 	}
+
+	// check compares Weaviate with the store; a document indexed into the
+	// store without the backend is missing there until check --repair.
+	checkArgs := append([]string{"check", "--store", "c", "--store-url", db}, backend...)
+	if out, _ := mustRun(t, dir, checkArgs...); !strings.Contains(out, "weaviate   ok 3 documents") {
+		t.Errorf("check with the backend:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(docs, "late.md"), []byte("# Late\n\nThe late ferry waits for the tide.\n"), 0o644)
+	mustRun(t, dir, "index", "--store", "plain", "--store-url", db, docs)
+	if code, out, errOut := run(t, dir, checkArgs...); code == exitOK || !strings.Contains(out, `"late.md"`) || !strings.Contains(errOut, "--repair") {
+		t.Errorf("check with a document Weaviate lacks: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _ := mustRun(t, dir, append(checkArgs, "--repair")...); !strings.Contains(out, "weaviate   ok 4 documents") {
+		t.Errorf("check --repair with the backend:\n%s", out)
+	}
+	compare("after check --repair")
 	w.stop(t)
 }
