@@ -24,7 +24,7 @@ func TestHelpShowsOnlyWhatApplies(t *testing.T) {
 	// Every flag line but a boolean's names a type.
 	flagLine := regexp.MustCompile(`(?m)^  --([a-z0-9-]+)( [a-z]+)?$`)
 	for _, m := range flagLine.FindAllStringSubmatch(out, -1) {
-		if m[2] == "" && !map[string]bool{"json": true, "explain": true, "no-rerank": true}[m[1]] {
+		if m[2] == "" && !map[string]bool{"json": true, "explain": true, "no-rerank": true, "weaviate-inexact-bm25": true}[m[1]] {
 			t.Errorf("search --help: --%s has no type", m[1])
 		}
 	}
