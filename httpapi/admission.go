@@ -21,7 +21,10 @@ import (
 // own service time, and under load the waits are the same for everyone. A
 // search that waits longer than Limits.SearchQueueTimeout is answered 503
 // (code "overloaded", Retry-After 1) instead of piling up behind the rest.
-// A client that goes away leaves the queue.
+// A client that goes away leaves the queue. Only lexical searches queue: a
+// search with a dense arm or a reranker spends most of its time waiting on
+// the embedder's or the reranker's server, and holding a processor's slot
+// meanwhile would leave the processors idle (lexicalOnly).
 
 // DefaultSearchQueueTimeout is how long a search waits for its turn by
 // default.

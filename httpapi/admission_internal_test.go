@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/situate/situate"
 )
 
 // waitFor polls until cond holds (the queue's state changes in other
@@ -124,3 +126,31 @@ func TestMaxSearches(t *testing.T) {
 		t.Errorf("maxSearches(3) = %d", got)
 	}
 }
+
+// Only searches that are all processor work queue: one that calls an
+// embedder or a reranker waits on their servers and would hold a slot idle.
+func TestLexicalOnlyQueues(t *testing.T) {
+	plain := situate.DefaultOptions()
+	dense := situate.DefaultOptions()
+	dense.Embedder = fakeEmbedder{}
+	for _, c := range []struct {
+		req  SearchRequest
+		opts situate.Options
+		want bool
+	}{
+		{SearchRequest{}, plain, true},
+		{SearchRequest{Mode: situate.ModeBM25}, plain, true},
+		{SearchRequest{Mode: situate.ModeBM25}, dense, true},
+		{SearchRequest{}, dense, false}, // the default mode is hybrid
+		{SearchRequest{Mode: situate.ModeHybrid}, dense, false},
+		{SearchRequest{Mode: situate.ModeDense}, dense, false},
+		{SearchRequest{Rerank: true}, plain, false},
+		{SearchRequest{Mode: situate.ModeBM25, Rerank: true}, dense, false},
+	} {
+		if got := lexicalOnly(&c.req, c.opts); got != c.want {
+			t.Errorf("mode %q rerank %v embedder %v: queued %v, want %v", c.req.Mode, c.req.Rerank, c.opts.Embedder != nil, got, c.want)
+		}
+	}
+}
+
+type fakeEmbedder struct{ situate.Embedder }

@@ -35,14 +35,16 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c *Caller)
 	if e := s.validateSearch(&req, c); e != nil {
 		return e
 	}
-	release, e := s.search.enter(r.Context())
-	if e != nil {
-		if e.code == "overloaded" {
-			w.Header().Set("Retry-After", "1")
+	if lexicalOnly(&req, c.Engine().Options()) {
+		release, e := s.search.enter(r.Context())
+		if e != nil {
+			if e.code == "overloaded" {
+				w.Header().Set("Retry-After", "1")
+			}
+			return e
 		}
-		return e
+		defer release()
 	}
-	defer release()
 	hits, err := c.Engine().Search(r.Context(), situate.Query{Text: req.Query, K: req.K, Mode: req.Mode,
 		Rerank: req.Rerank, Explain: req.Explain, Filter: engineFilter(c, req.Filters)})
 	if err != nil {
@@ -50,6 +52,23 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, c *Caller)
 	}
 	writeJSON(w, http.StatusOK, NewSearchResponse(req.Query, hits))
 	return nil
+}
+
+// lexicalOnly reports whether a search is BM25 only, without a reranker:
+// all processor work, which the search queue bounds. A search that calls
+// an embedder or a reranker waits on them most of its time and is not
+// queued: holding a slot through a network call would idle the processors.
+func lexicalOnly(req *SearchRequest, opts situate.Options) bool {
+	if req.Rerank {
+		return false
+	}
+	switch req.Mode {
+	case situate.ModeBM25:
+		return true
+	case "":
+		return opts.Embedder == nil // the default mode is hybrid with one
+	}
+	return false
 }
 
 func (s *Server) validateSearch(req *SearchRequest, c *Caller) *apiError {

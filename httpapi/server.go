@@ -53,8 +53,8 @@ type Limits struct {
 	// 0 disables the limit.
 	RatePerSecond float64
 	Burst         int
-	// MaxSearches is how many searches run at once; the others wait in
-	// arrival order (see admission.go). 0 means GOMAXPROCS,
+	// MaxSearches is how many lexical searches run at once; the others
+	// wait in arrival order (see admission.go). 0 means GOMAXPROCS,
 	// UnlimitedSearches no limit.
 	MaxSearches int
 	// SearchQueueTimeout is how long a search waits for its turn before it

@@ -6,6 +6,10 @@
 # (Debian package wrk) with the same writer beside it. Prints both results.
 #
 #   scripts/serve-load.sh [WORKDIR]     (default: a temp dir; about 6 minutes)
+#
+# SITUATE_SERVE_FLAGS adds flags to situate serve, e.g. "--recipe lucene"
+# (which rebuilds the index for its one-arm layout when the server starts:
+# use a copy of WORKDIR) or "--max-searches -1" (no search queue).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
@@ -23,10 +27,12 @@ fi
 "$work/situate" status --store "$tenant" > "$work/status.txt"; head -3 "$work/status.txt"
 "$work/serveload" queries -n 2000 > "$work/queries.txt"
 key=$("$work/situate" keys create --store "$work/store" --tenant load --admin 2>/dev/null)
-"$work/situate" serve --store "$work/store" --addr "$addr" --chunk-size 150 --chunk-overlap 0 --log-level warn 2> "$work/serve.log" &
+# shellcheck disable=SC2086 # the flags are words
+"$work/situate" serve --store "$work/store" --addr "$addr" --chunk-size 150 --chunk-overlap 0 --log-level warn ${SITUATE_SERVE_FLAGS:-} 2> "$work/serve.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -sf "http://$addr/readyz" >/dev/null && break; sleep 0.2; done
+# (a server rebuilding its index for other flags takes minutes to be ready)
+for _ in $(seq 3000); do curl -sf "http://$addr/readyz" >/dev/null && break; sleep 0.2; done
 # The server's CPU time (user + system, seconds) so far: on a shared machine
 # the CPU time per request is steadier than the latencies.
 cpu() { awk -v t="$(getconf CLK_TCK)" '{print ($14 + $15) / t}' "/proc/$pid/stat"; }

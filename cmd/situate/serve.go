@@ -45,7 +45,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxUpload := fs.Int64("max-upload", httpapi.DefaultMaxUploadBytes, "largest file upload in bytes")
 	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "largest JSON body in bytes (also the largest text upserted as JSON)")
 	timeout := fs.Duration("request-timeout", httpapi.DefaultRequestTimeout, "time limit of one API request")
-	maxSearches := fs.Int("max-searches", 0, "searches run at once; the others wait their turn in arrival order (0: the number of processors, -1: no limit)")
+	maxSearches := fs.Int("max-searches", 0, "BM25 searches run at once; the others wait their turn in arrival order (0: the number of processors, -1: no limit; searches with an embedder or a reranker do not queue)")
 	queueTimeout := fs.Duration("search-queue-timeout", httpapi.DefaultSearchQueueTimeout, "how long a search waits for its turn before it is answered 503 overloaded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	prof := profileFlags(fs)
