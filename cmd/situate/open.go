@@ -238,6 +238,10 @@ func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options, s
 	} else {
 		ro, rerr := sqlite.OpenReadOnly(ctx, dbPath)
 		if rerr != nil {
+			if errors.Is(err, sqlite.ErrCorrupt) && errors.Is(rerr, sqlite.ErrCorrupt) {
+				// Both opens met the same damage: say it once.
+				return nil, nil, err
+			}
 			return nil, nil, errors.Join(err, rerr)
 		}
 		store, es = ro, readOnlyEmbedStore{ro}
