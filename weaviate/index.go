@@ -844,11 +844,12 @@ func (x *Index) get(ctx context.Context, class, search string, k int, f situate.
 			if h.Score, err = strconv.ParseFloat(s, 64); err != nil {
 				return nil, fmt.Errorf("weaviate: score %q of %s#%d: %w", s, r.DocID, r.Chunk, err)
 			}
-			// Weaviate's BM25 idf, log(1 + (N-n+0.5)/(n+0.5)), goes below
-			// zero for a term in nearly every object once objects have
-			// been replaced: n still counts the replaced objects' postings
-			// until compaction, N does not. situate's idf never does, and
-			// its ranking refuses negative scores: such a term counts zero.
+			// Weaviate's BM25 can score below zero: TestFaultNodeDown saw
+			// -0.0018 for a term in every object once objects had been
+			// replaced (its idf, log(1 + (N-n+0.5)/(n+0.5)), is negative
+			// when the document frequency n exceeds the object count N,
+			// as when n still counts replaced objects). situate's idf never
+			// is, and its ranking refuses negative scores: count it zero.
 			h.Score = max(h.Score, 0)
 		}
 		out = append(out, h)
