@@ -2,6 +2,7 @@ package weaviatetest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -268,10 +269,43 @@ func (nd *Node) wait(what string, timeout time.Duration) error {
 	return fmt.Errorf("%s not %s after %s: %s", nd.Name, what, timeout, nd.Log())
 }
 
+// Ports are picked below the kernel's ephemeral range (where outgoing
+// connections get their local port): a node stopped by a fault test leaves
+// its ports free, and an ephemeral port handed to some connection meanwhile
+// kept it from starting again ("bind: address already in use").
+const portFloor = 20000
+
+// portRange is [portFloor, the ephemeral range's start), or ok false when
+// that is too narrow to pick from.
+func portRange() (lo, hi int, ok bool) {
+	hi = 32768 // Linux's default ephemeral start
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil {
+				hi = v
+			}
+		}
+	}
+	return portFloor, hi, hi-portFloor >= 1000
+}
+
+// listen takes a free loopback port: a random one below the ephemeral
+// range, else (none found, or no such range) one the kernel picks.
+func listen() (net.Listener, error) {
+	if lo, hi, ok := portRange(); ok {
+		for range 50 {
+			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(lo+rand.IntN(hi-lo))); err == nil {
+				return l, nil
+			}
+		}
+	}
+	return net.Listen("tcp", "127.0.0.1:0")
+}
+
 // freePair returns a port p such that p and p+1 are free on loopback.
 func freePair() (int, error) {
 	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := listen()
 		if err != nil {
 			return 0, err
 		}
@@ -295,7 +329,7 @@ func freePorts(n int) ([]int, error) {
 	}()
 	out := make([]int, n)
 	for i := range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := listen()
 		if err != nil {
 			return nil, err
 		}
