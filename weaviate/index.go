@@ -273,7 +273,7 @@ func (x *Index) Init(ctx context.Context, arms []situate.BackendArm) error {
 	}
 	for _, a := range arms {
 		for _, an := range a.Analyzers {
-			s := classSchema{Class: x.lexClass(a.Name, an), Properties: append(filterProps(), searchable(termsProp, "whitespace"), lengthProperty(), stored(positionsProp, "int")),
+			s := classSchema{Class: x.lexClass(a.Name, an), Properties: append(filterProps(), searchable(termsProp, "whitespace"), lengthProperty(lengthProp), lengthProperty(distinctProp), stored(positionsProp, "int")),
 				Vectorizer: "none", VectorIndexType: "flat", InvertedIndex: bm25(&a)}
 			if err := x.ensureClass(ctx, s, &a); err != nil {
 				return err
@@ -491,7 +491,7 @@ func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) err
 				}
 				props := maps.Clone(fv)
 				props[termsProp] = strings.Join(at.Terms, " ")
-				props[lengthProp], props[positionsProp] = len(at.Terms), at.Positions
+				props[lengthProp], props[positionsProp], props[distinctProp] = len(at.Terms), at.Positions, distinctTerms(at.Terms)
 				objs = append(objs, batchObject{Class: class, ID: id, Properties: props, Tenant: x.cfg.Tenant})
 			}
 			props := maps.Clone(fv)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,10 +23,21 @@ const (
 	// positionsProp is the number of token positions the terms take: the
 	// length BM25 normalises a chunk by.
 	positionsProp = "positions"
+	// distinctProp is the number of distinct terms; Aggregate sums it into
+	// the average length Weaviate's BM25 uses (see termDF).
+	distinctProp = "distinct"
 )
 
-func lengthProperty() property {
-	return property{Name: lengthProp, DataType: []string{"int"}, IndexFilterable: ptr(true), IndexSearchable: ptr(false)}
+func lengthProperty(name string) property {
+	return property{Name: name, DataType: []string{"int"}, IndexFilterable: ptr(true), IndexSearchable: ptr(false)}
+}
+
+func distinctTerms(terms []string) int {
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		seen[t] = true
+	}
+	return len(seen)
 }
 
 // candidateDepth is how many of Weaviate's best matches SearchTerms rescores
@@ -85,21 +97,24 @@ type termRow struct {
 	} `json:"_additional"`
 }
 
+type aggSum struct {
+	Count int64   `json:"count"`
+	Sum   float64 `json:"sum"`
+}
+
 type aggRow struct {
 	Meta struct {
 		Count int64 `json:"count"`
 	} `json:"meta"`
-	Length *struct {
-		Count int64   `json:"count"`
-		Sum   float64 `json:"sum"`
-	} `json:"length"`
+	Length   *aggSum `json:"length"`
+	Distinct *aggSum `json:"distinct"`
 }
 
 // searchClass is one collection's part of SearchTerms: in one GraphQL
 // request, Weaviate's best candidateDepth(k) matches with their terms, the
-// collection's object count and summed length, and each query term's
-// document frequency; then the candidates scored as situate's BM25 scores
-// them, the best k.
+// collection's object count and summed lengths, and each query term's best
+// match alone (its document frequency, termDF); then the candidates scored
+// as situate's BM25 scores them, the best k.
 func (x *Index) searchClass(ctx context.Context, class string, arm situate.BackendArm, terms []string, weights map[string]float64, k int, f situate.Filter) ([]situate.BackendHit, error) {
 	w, none, err := filterWhere(f, func(p string) bool { return x.hasProp(class, p) })
 	if err != nil {
@@ -124,13 +139,15 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 	if w != nil {
 		args += ", where: " + w.gql()
 	}
-	var agg strings.Builder
-	fmt.Fprintf(&agg, "all: %s(tenant: %s){meta{count} %s{count sum}}", class, tenant, lengthProp)
+	// Each term's best match alone, from which termDF reads the term's
+	// document frequency (a filtered count costs Weaviate far more).
+	var probes strings.Builder
 	for i, t := range uniq {
-		fmt.Fprintf(&agg, " t%d: %s(tenant: %s, where: %s){meta{count}}", i, class, tenant, textEq(termsProp, t).gql())
+		fmt.Fprintf(&probes, " t%d: %s(tenant: %s%s, limit: 1, bm25: {query: %s, properties: [%s]}){%s _additional{score}}",
+			i, class, tenant, x.consistencyArg(), gqlString(t), gqlString(termsProp), termsProp)
 	}
-	query := fmt.Sprintf(`{Get{%s(%s){%s %s %s %s _additional{score}}} Aggregate{%s}}`,
-		class, args, propDocID, propChunk, termsProp, positionsProp, agg.String())
+	query := fmt.Sprintf(`{Get{%s(%s){%s %s %s %s _additional{score}}%s} Aggregate{all: %s(tenant: %s){meta{count} %s{count sum} %s{count sum}}}}`,
+		class, args, propDocID, propChunk, termsProp, positionsProp, probes.String(), class, tenant, lengthProp, distinctProp)
 	var data struct {
 		Get       map[string][]termRow
 		Aggregate map[string][]aggRow
@@ -141,7 +158,7 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 	rows := data.Get[class]
 	all := data.Aggregate["all"]
 	out := make([]situate.BackendHit, 0, len(rows))
-	if len(all) != 1 || all[0].Length == nil || all[0].Length.Count != all[0].Meta.Count {
+	if len(all) != 1 || all[0].Length == nil || all[0].Length.Count != all[0].Meta.Count || all[0].Distinct == nil || all[0].Distinct.Count != all[0].Meta.Count {
 		// Objects written before lengths were recorded: Weaviate's own
 		// scores, until the documents are indexed again.
 		for _, r := range rows {
@@ -167,8 +184,10 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 		if w, ok := weights[t]; ok {
 			stats[i].Boost = w
 		}
-		if r := data.Aggregate["t"+strconv.Itoa(i)]; len(r) == 1 {
-			stats[i].DF = r[0].Meta.Count
+		if r := data.Get["t"+strconv.Itoa(i)]; len(r) == 1 {
+			if stats[i].DF, err = termDF(arm, t, r[0], docCount, all[0].Distinct.Sum); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, r := range rows {
@@ -223,4 +242,45 @@ func (x *Index) KnownTerms(ctx context.Context, arm, analyzer string, terms []st
 		}
 	}
 	return out, nil
+}
+
+// termDF is the document frequency of term in a collection of docCount
+// objects whose distinct terms sum to sumDistinct, read from best, the
+// term's best match under Weaviate's BM25 (the exact WAND). That score is
+// idf * tf / (tf + k1 * (1 - b + b * dl / avgdl)) with idf = ln(1 + (N - n +
+// 0.5) / (n + 0.5)), dl the match's number of terms and avgdl the mean
+// number of distinct terms per object (Weaviate's property length
+// tracker), rounded to float32; tf and dl come from the match's terms, so
+// idf and then n follow. A filtered count would be exact but costs Weaviate
+// a read of every matching object: 0.45 s for three terms over 20,000
+// chunks (BenchmarkSearchTerms). From a float32 score n comes out exact up
+// to about 10 million chunks per term; beyond, it may be off by a few, which
+// moves idf by less than float32 rounding.
+func termDF(arm situate.BackendArm, term string, best termRow, docCount int64, sumDistinct float64) (int64, error) {
+	s := strings.Trim(string(best.Additional.Score), `"`)
+	score, err := strconv.ParseFloat(s, 32)
+	if err != nil {
+		return 0, fmt.Errorf("weaviate: score %q of term %q: %w", s, term, err)
+	}
+	fields := strings.Fields(best.Terms)
+	tf := 0
+	for _, f := range fields {
+		if f == term {
+			tf++
+		}
+	}
+	if tf == 0 || score <= 0 || docCount <= 0 {
+		return 0, nil
+	}
+	// Weaviate keeps k1 and b as float32 and the mean as a float32.
+	k1, b := float64(float32(arm.K1)), float64(float32(arm.B))
+	avgdl := float64(float32(sumDistinct) / float32(docCount))
+	if avgdl <= 0 {
+		avgdl = 40 // Weaviate's fallback for an empty tracker
+	}
+	f := float64(tf)
+	g := f / (f + k1*(1-b+b*float64(len(fields))/avgdl))
+	r := math.Expm1(score / g) // (N - n + 0.5) / (n + 0.5)
+	n := math.Round((float64(docCount) + 0.5 - 0.5*r) / (1 + r))
+	return int64(min(max(n, 1), float64(docCount))), nil
 }
