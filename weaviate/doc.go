@@ -16,8 +16,9 @@
 // them per partition. A query is analysed the same way and searched in
 // each analyzer's collection; Weaviate's best matches are rescored with
 // situate's BM25 (bm25.DocScore) from the collection's statistics, fetched
-// in the same request (object count, summed length, each term's document
-// frequency), so the scores are the embedded index's to the bit; the lists
+// in the same request (object count, summed lengths, each term's document
+// frequency read back from its best match's score), so the scores are the
+// embedded index's to the bit; the lists
 // are merged by score, and the Engine combines the arms by its recipe and
 // fuses the dense arm.
 //

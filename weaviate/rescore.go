@@ -253,9 +253,11 @@ func (x *Index) KnownTerms(ctx context.Context, arm, analyzer string, terms []st
 // tracker), rounded to float32; tf and dl come from the match's terms, so
 // idf and then n follow. A filtered count would be exact but costs Weaviate
 // a read of every matching object: 0.45 s for three terms over 20,000
-// chunks (BenchmarkSearchTerms). From a float32 score n comes out exact up
-// to about 10 million chunks per term; beyond, it may be off by a few, which
-// moves idf by less than float32 rounding.
+// chunks (BenchmarkSearchTerms). From a float32 score (relative error
+// 6e-8) n comes out within n*idf*6e-8 of the truth, so exact while n*idf
+// stays below about 8 million: every term of a collection of up to about
+// 20 million objects (n*idf peaks at N/e); beyond, a very common term's n
+// may be off by a few, which moves its idf by less than float32 rounding.
 func termDF(arm situate.BackendArm, term string, best termRow, docCount int64, sumDistinct float64) (int64, error) {
 	s := strings.Trim(string(best.Additional.Score), `"`)
 	score, err := strconv.ParseFloat(s, 32)
