@@ -77,8 +77,13 @@ func (e *Engine) sharedID(ctx context.Context) (string, error) {
 	}
 	id = hex.EncodeToString(b[:])
 	// Two processes may both set one: the loser's next Open reads the
-	// whole document list once.
-	return id, ms.SetMeta(ctx, metaSharedID, id)
+	// whole document list once. A store that cannot be written (a read
+	// replica) gets none: every Open then reads the list.
+	if err := ms.SetMeta(ctx, metaSharedID, id); err != nil {
+		e.log.Debug("shared store id not stored; opens will read every document", "err", err)
+		return "", nil
+	}
+	return id, nil
 }
 
 // syncKey identifies one stored version of a document.
