@@ -450,8 +450,13 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 			}
 		}
 	}
+	// The records first, the indexes after: a search that finds a
+	// document's new chunks must find its record too (a GET of a hit must
+	// not be a 404), and filters must judge new content by its new access
+	// list. Records ahead of the indexes are harmless: hits show the
+	// store's text, and a document the store no longer holds is skipped.
+	records()
 	if len(add) == 0 && len(remove) == 0 {
-		records()
 		e.shared.stamp = stamp
 		return res, e.writeSync()
 	}
@@ -530,7 +535,6 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	res.Indexed += len(staged)
-	records()
 	e.shared.stamp = stamp
 	if err := e.writeSync(); err != nil {
 		return res, fmt.Errorf("sync: %w", err)

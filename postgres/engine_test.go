@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -290,8 +291,9 @@ func TestSharedSyncChurn(t *testing.T) {
 
 // A shared engine's document records follow its Sync while readers list,
 // fetch and search concurrently (a server's requests beside its sync loop):
-// after the last Sync every committed document is listed and found by id,
-// not only by search.
+// no search finds a document whose record is not known yet (Sync records
+// before it indexes), and after the last Sync every committed document is
+// listed and found by id, not only by search.
 func TestSharedRecordsFollowSync(t *testing.T) {
 	url := postgres.NewTestDatabase(t)
 	ctx := t.Context()
@@ -306,6 +308,7 @@ func TestSharedRecordsFollowSync(t *testing.T) {
 	defer w.Close()
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	var orphans atomic.Int64 // hits whose record the engine does not know
 	go func() {
 		defer close(done)
 		for {
@@ -316,7 +319,12 @@ func TestSharedRecordsFollowSync(t *testing.T) {
 			}
 			a.Documents()
 			a.Document("d-0")
-			a.Search(ctx, situate.Query{Text: "lantern", K: 5})
+			hits, _ := a.Search(ctx, situate.Query{Text: "lantern", K: 50})
+			for _, h := range hits {
+				if _, err := a.Document(h.DocID); err != nil {
+					orphans.Add(1)
+				}
+			}
 		}
 	}()
 	const n = 40
@@ -338,6 +346,9 @@ func TestSharedRecordsFollowSync(t *testing.T) {
 	<-done
 	if got := len(a.Documents()); got != n {
 		t.Errorf("listed %d documents, want %d", got, n)
+	}
+	if n := orphans.Load(); n > 0 {
+		t.Errorf("%d hits were of documents the engine did not know yet (records must come before the index)", n)
 	}
 	for i := range n {
 		if _, err := a.Document("d-" + strconv.Itoa(i)); err != nil {
