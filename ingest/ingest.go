@@ -324,6 +324,13 @@ func Parse(ctx context.Context, data []byte, id, name string, opts Options) (sit
 			doc.Text, doc.Title, doc.Lang, err = parseHTML(ctx, text)
 		case situate.FormatMarkdown:
 			doc.Text, doc.Title = text, markdownTitle(text)
+		case situate.FormatText:
+			if isManPage(base, text) {
+				doc.Text, doc.Title = manToMarkdown(text)
+				doc.Format = situate.FormatMarkdown
+				break
+			}
+			doc.Text = text
 		default: // text, code
 			doc.Text = text
 		}
