@@ -26,6 +26,9 @@ func (t *tx) merge() error {
 		if err != nil {
 			return err
 		}
+		for _, ss := range srcs {
+			releasePages(ss.seg)
+		}
 		drop := map[int]bool{}
 		for _, p := range pick {
 			drop[p] = true
