@@ -34,7 +34,7 @@ func TestRuleMatchesAsFindAll(t *testing.T) {
 				continue
 			}
 			for i, r := range rules {
-				if _, ok := lineAnchored[r.re]; !ok {
+				if !strings.HasPrefix(r.re.String(), "(?m)^") {
 					t.Fatalf("%s rule %d does not start with (?m)^: %s", l, i, r.re)
 				}
 				got, want := r.matches(masked), r.re.FindAllStringSubmatchIndex(masked, -1)
@@ -42,6 +42,11 @@ func TestRuleMatchesAsFindAll(t *testing.T) {
 					t.Fatalf("%s: %s rule %d: matches %v, FindAll %v", name, l, i, got, want)
 				}
 			}
+		}
+	}
+	for i, r := range goRules {
+		if _, ok := lineAnchored[r.re]; !ok {
+			t.Fatalf("Go rule %d is not tried line by line", i)
 		}
 	}
 	if ar := lineAnchored[goRules[1].re]; ar.first == nil || !ar.first['f'] || ar.first['\t'] {
