@@ -128,7 +128,12 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 		return err
 	}
 	if backend != nil {
-		defer backend.Close()
+		closed := false // the engine of a repair closes the backend
+		defer func() {
+			if !closed {
+				backend.Close()
+			}
+		}()
 		rep, err := situate.Check(ctx, "", store, opts)
 		if err != nil {
 			return err
@@ -142,9 +147,12 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 			if err != nil {
 				rep.RepairErr = err
 			} else {
-				eng.Close()
 				rep.Repaired = []string{"backend"}
 				arm = situate.CheckBackend(ctx, store, backend)
+				closed = true
+				if err := eng.Close(); err != nil {
+					rep.RepairErr = err
+				}
 			}
 		}
 		printCheck(e.stdout, where, rep)
@@ -163,8 +171,9 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 	if tenant != "" {
 		dir = filepath.Join(dir, tenantsDir, tenant)
 	}
-	if _, err := os.Stat(dir); err != nil && !repair {
-		// No process of this machine searched the store yet.
+	if _, err := os.Stat(dir); err != nil {
+		// No process of this machine searched the store yet: the store
+		// alone is checked (and nothing is built).
 		dir = ""
 	}
 	var rep situate.CheckReport

@@ -70,9 +70,11 @@ func TestCheckSharedStore(t *testing.T) {
 	}
 
 	// A machine that never searched the store checks the store alone.
-	out, _ = mustRun(t, dir, "check", "--store", "fresh", "--store-url", db)
-	if !strings.Contains(out, "none on this machine") {
-		t.Errorf("check without local indexes:\n%s", out)
+	for _, args := range [][]string{{"check"}, {"check", "--repair"}} {
+		out, _ = mustRun(t, dir, append(args, "--store", "fresh", "--store-url", db)...)
+		if !strings.Contains(out, "none on this machine") {
+			t.Errorf("%s without local indexes:\n%s", args, out)
+		}
 	}
 
 	// The store itself damaged: a record counts a chunk the store lacks.
