@@ -165,7 +165,7 @@ func TestRoutes(t *testing.T) {
 	if !strings.Contains(log, `"route":"POST /v1/search"`) || !strings.Contains(log, `"request_id"`) {
 		t.Errorf("request log lacks routes or request ids:\n%s", log)
 	}
-	for _, secret := range []string{admin, reader, strings.Split(admin, "_")[2], "quartermaster", "Brennick", "harbour", "tide"} {
+	for _, secret := range []string{admin, reader, strings.SplitN(admin, "_", 3)[2], "quartermaster", "Brennick", "harbour", "tide"} {
 		if strings.Contains(log, secret) {
 			t.Errorf("the log contains %q", secret)
 		}
