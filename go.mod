@@ -13,6 +13,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-pdf/fpdf v0.9.0
+	github.com/klauspost/compress v1.20.1
 	github.com/klippa-app/go-pdfium v1.21.4
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/prometheus/client_golang v1.25.0
@@ -29,8 +30,6 @@ require (
 	golang.org/x/text v0.44.0
 	modernc.org/sqlite v1.62.0
 )
-
-require github.com/klauspost/compress v1.20.1 // indirect
 
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
