@@ -603,10 +603,10 @@ func (s *snapshot) hit(sc *scratch, g int32) hit {
 }
 
 // compareID orders two docs by ID: by the segment's ordinals within one
-// segment, by the strings across segments.
+// segment once it has them, by the strings otherwise.
 func (h *hit) compareID(o *hit) int {
-	if h.ss == o.ss {
-		ord := h.ss.seg.ordinals()
+	if h.ss == o.ss && h.ss.seg.ordDone.Load() {
+		ord := h.ss.seg.ord
 		return cmp.Compare(ord[h.d], ord[o.d])
 	}
 	return strings.Compare(h.id, o.id)
@@ -629,8 +629,12 @@ func (s *snapshot) leastIDs(sc *scratch, ties []int32, n int) []int32 {
 			j++
 		}
 		run := ties[i:j]
-		ord := ss.seg.ordinals()
-		slices.SortFunc(run, func(a, b int32) int { return cmp.Compare(ord[a-base], ord[b-base]) })
+		if ord := ss.seg.ordinalsIfWarm(); ord != nil {
+			slices.SortFunc(run, func(a, b int32) int { return cmp.Compare(ord[a-base], ord[b-base]) })
+		} else {
+			seg := ss.seg
+			slices.SortFunc(run, func(a, b int32) int { return strings.Compare(seg.id(uint32(a-base)), seg.id(uint32(b-base))) })
+		}
 		r := tieRun{ss: ss, docs: run[:min(n, len(run))]}
 		r.head = ss.seg.id(uint32(r.docs[0] - base))
 		runs = append(runs, r)

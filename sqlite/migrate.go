@@ -17,6 +17,7 @@ var migrations = []migration{
 	migrateV2Service,
 	migrateV3RowSums,
 	migrateV4Packed,
+	migrateV5Zstd,
 }
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).
@@ -134,6 +135,16 @@ func migrateV2Service(ctx context.Context, tx *sql.Tx) error {
 			revoked_at INTEGER NOT NULL -- 0 while valid
 		) STRICT`,
 	)
+}
+
+// migrateV5Zstd marks the stores whose chunks may be packed with zstd: a
+// build of schema 4 reads only DEFLATE and would report such a store as
+// damaged, where it now refuses it as written by a newer build. It also
+// indexes the documents' chunk counts, so the count a reader compares with
+// its indexes (ChunkCount) reads a small covering index instead of every
+// document row (about 20 ms of a command-line search on GOROOT's 10,706).
+func migrateV5Zstd(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx, `CREATE INDEX documents_chunks ON documents (chunks)`)
 }
 
 func execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
