@@ -809,7 +809,7 @@ func codeSummary(text string, comments []span, decls []decl, lang string) string
 		}
 		raw := strings.TrimSpace(text[c.start:c.end])
 		body := commentText(raw)
-		if body == "" || boilerplate.MatchString(body) || directive.MatchString(body) {
+		if body == "" || isBoilerplate(body) || directive.MatchString(body) {
 			continue
 		}
 		after := text[c.end:]
