@@ -174,19 +174,38 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// stopSet is a set of stop words.
-type stopSet map[string]struct{}
+// stopSet is a set of stop words. Most terms are longer than every stop
+// word or begin with a byte none begins with, and are told apart without a
+// map lookup (stop-word lookups were 2% of a GOROOT index's CPU). A nil
+// *stopSet holds nothing.
+type stopSet struct {
+	words  map[string]struct{}
+	maxLen int
+	first  [256]bool
+}
 
-func newStopSet(words string) stopSet {
-	s := stopSet{}
-	for _, w := range strings.Fields(words) {
-		s[w] = struct{}{}
+func newStopSet(words string) *stopSet {
+	return stopSetOf(strings.Fields(words))
+}
+
+func stopSetOf(words []string) *stopSet {
+	s := &stopSet{words: make(map[string]struct{}, len(words))}
+	for _, w := range words {
+		if w == "" {
+			continue
+		}
+		s.words[w] = struct{}{}
+		s.maxLen = max(s.maxLen, len(w))
+		s.first[w[0]] = true
 	}
 	return s
 }
 
-func (s stopSet) has(t []byte) bool {
-	_, ok := s[string(t)]
+func (s *stopSet) has(t []byte) bool {
+	if s == nil || len(t) == 0 || len(t) > s.maxLen || !s.first[t[0]] {
+		return false
+	}
+	_, ok := s.words[string(t)]
 	return ok
 }
 
@@ -196,7 +215,7 @@ func (s stopSet) has(t []byte) bool {
 type wordChain struct {
 	name       string
 	possessive bool
-	stop       stopSet
+	stop       *stopSet
 	// norm rewrites a lowercased term; it may reuse t's storage and
 	// returns the result. With normFirst it runs before the stop-word test
 	// (and the stop set must hold normalized words), else after it.
@@ -221,7 +240,7 @@ func (c *wordChain) Analyze(text string) []Token {
 		if c.norm != nil && c.normFirst {
 			t = c.norm(t)
 		}
-		if len(t) == 0 || c.stop != nil && c.stop.has(t) {
+		if len(t) == 0 || c.stop.has(t) {
 			continue
 		}
 		if c.norm != nil && !c.normFirst {

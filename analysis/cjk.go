@@ -20,7 +20,7 @@ import (
 const CJKStopWords = "a and are as at be but by for if in into is it no not of on or s such t that the their then there these they this to was will with www"
 
 type cjkAnalyzer struct {
-	stop stopSet
+	stop *stopSet
 }
 
 func (*cjkAnalyzer) Name() string { return Chinese }

@@ -25,7 +25,7 @@ import (
 const CodeStopWords = "a an and are as at be by for in is it of on or that the this to with"
 
 type codeAnalyzer struct {
-	stop stopSet
+	stop *stopSet
 	stem bool
 }
 

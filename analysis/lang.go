@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -220,12 +221,12 @@ const RussianStopWords = `и в во не что он на я с со как а 
 им более всегда конечно всю между`
 
 // newNormalizedStopSet builds a stop set whose words went through norm.
-func newNormalizedStopSet(words string, norm func([]byte) []byte) stopSet {
-	s := stopSet{}
-	for w := range newStopSet(words) {
-		s[string(norm([]byte(w)))] = struct{}{}
+func newNormalizedStopSet(words string, norm func([]byte) []byte) *stopSet {
+	var normalized []string
+	for _, w := range strings.Fields(words) {
+		normalized = append(normalized, string(norm([]byte(w))))
 	}
-	return s
+	return stopSetOf(normalized)
 }
 
 func init() {
