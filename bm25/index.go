@@ -89,7 +89,7 @@ type Index struct {
 	lock    interface{ Close() error }
 	gen     uint64
 	nextSeg uint64
-	ids     map[string]docRef // nil until the first write
+	ids     *idIndex // nil until the first write
 	groups  map[string][]docRef
 
 	anMu      sync.Mutex
@@ -319,11 +319,11 @@ func (ix *Index) Apply(b *Batch) error {
 	if ix.ids == nil {
 		// Built on the first write, so a process that only searches does
 		// not hold a map entry per doc.
-		ix.ids, ix.groups = map[string]docRef{}, map[string][]docRef{}
+		ix.ids, ix.groups = newIDIndex(), map[string][]docRef{}
 		ix.updateMaps(nil, ix.snap.Load().segs)
 	}
 	for id, g := range seen {
-		if ref, ok := ix.ids[id]; ok {
+		if ref, ok := ix.ids.get(id); ok {
 			if og := ref.seg.group(ref.doc); og != g {
 				if _, replaced := b.ops[og]; !replaced {
 					return fmt.Errorf("bm25 apply: doc ID %q of group %q already belongs to group %q", id, g, og)
@@ -597,10 +597,7 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 			if os.deleted(uint32(d)) || (ns != nil && !ns.deleted(uint32(d))) {
 				continue
 			}
-			id := seg.id(uint32(d))
-			if r, ok := ix.ids[id]; ok && r.seg == seg {
-				delete(ix.ids, id)
-			}
+			ix.ids.deleteIn(seg.id(uint32(d)), seg)
 			if g := seg.group(uint32(d)); !touched[g] {
 				touched[strings.Clone(g)] = true
 			}
@@ -616,9 +613,7 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 			if segs[i].deleted(uint32(d)) {
 				continue
 			}
-			id := strings.Clone(seg.id(uint32(d))) // the map outlives the segment's bytes
-			delete(ix.ids, id)
-			ix.ids[id] = docRef{seg, uint32(d)}
+			ix.ids.set(seg.id(uint32(d)), docRef{seg, uint32(d)})
 			if g := seg.group(uint32(d)); !touched[g] {
 				touched[strings.Clone(g)] = true
 			}
