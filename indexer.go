@@ -485,7 +485,7 @@ func duplicateError(doc Document, first string) error {
 
 // queueBudget bounds the text queued for the workers by a source that runs
 // on its own goroutine.
-const queueBudget = 4 << 20
+const queueBudget = 16 << 20
 
 func (r *indexRun) sourceDone(err error) {
 	r.mu.Lock()
@@ -651,7 +651,7 @@ func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 // the arms (about 13 bytes of terms and postings per byte of text) while
 // they wait for the committer: a document over the budget is analysed by
 // the committer, as one of a batch, instead.
-const lexAheadBudget = 1 << 20
+const lexAheadBudget = 4 << 20
 
 // analyzeAhead analyses p for the arms on this (preparing) goroutine when
 // the run's budget allows, so the committer only inverts and writes it.
