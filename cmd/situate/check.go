@@ -15,6 +15,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/embedcache"
+	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/vector"
 )
@@ -57,8 +58,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	// A writable open runs quick_check and refuses a damaged database; the
 	// read-only one lets integrity_check report what is wrong.
 	var store *sqlite.Store
+	var dropped []string
 	if *repair {
 		store, err = sqlite.Open(ctx, dbPath)
+		if errors.Is(err, sqlite.ErrCorrupt) {
+			store, dropped, err = dropDamaged(ctx, dbPath, err)
+		}
 	}
 	if !*repair || errors.Is(err, sqlite.ErrCorrupt) {
 		store, err = sqlite.OpenReadOnly(ctx, dbPath)
@@ -88,12 +93,18 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	printCheck(e.stdout, dbPath, rep)
+	if len(dropped) > 0 {
+		fmt.Fprintf(e.stdout, "%-10s dropped %d damaged document(s) from the database: %s; 'situate index' reads them again from their sources\n",
+			"repaired", len(dropped), strings.Join(quotedNames(dropped), ", "))
+	}
 	if rep.OK() {
 		return nil
 	}
 	switch {
+	case (len(rep.StoreProblems) > 0 || rep.StoreErr != nil) && !*repair:
+		return fmt.Errorf("the database %s is damaged: 'situate check --repair --store %s' drops the documents whose rows are damaged (the next 'situate index' reads them again); if it cannot, restore the database from a backup, or index the sources again into a new store (--store)", dbPath, dir)
 	case len(rep.StoreProblems) > 0 || rep.StoreErr != nil:
-		return fmt.Errorf("the database %s is damaged: the indexes cannot be rebuilt from it; restore it from a backup, or index the sources again into a new store (--store)", dbPath)
+		return fmt.Errorf("the database %s is damaged beyond its rows (SQLite's own structure): the indexes cannot be rebuilt from it; restore it from a backup, or index the sources again into a new store (--store)", dbPath)
 	case *repair:
 		return fmt.Errorf("damage remains after the repair: %v", rep.RepairErr)
 	default:
@@ -340,7 +351,7 @@ func (c cacheOnlyEmbedder) Embed(ctx context.Context, texts []string, input situ
 func damageHint(err error) string {
 	switch {
 	case errors.Is(err, sqlite.ErrCorrupt):
-		return "The database is damaged: 'situate check' lists what SQLite found. Restore situate.db from a backup, or index the sources again into a new store (--store).\n"
+		return "The database is damaged: 'situate check' lists what it found. If only documents' rows are damaged, 'situate check --repair' drops those documents and the next 'situate index' reads them again from their sources. Restore situate.db from a backup, or index the sources again into a new store (--store), if SQLite's own pages are damaged.\n"
 	case errors.Is(err, bm25.ErrCorrupt) || errors.Is(err, vector.ErrCorrupt):
 		return "An index file is damaged: 'situate check --repair' rebuilds the indexes from the database.\n"
 	case errors.Is(err, sqlite.ErrFull) || errors.Is(err, syscall.ENOSPC):
@@ -354,4 +365,31 @@ func damageHint(err error) string {
 		return "Another situate process is writing to this store; wait for it to finish.\n"
 	}
 	return ""
+}
+
+// dropDamaged opens a database that Open refused (openErr) without its
+// open-time check and drops the documents whose rows are damaged, so that
+// the indexes can be rebuilt from the rest and the next index run reads
+// those documents again. Damage SQLite itself finds (pages, not rows) is
+// not repaired: it returns openErr.
+func dropDamaged(ctx context.Context, dbPath string, openErr error) (*sqlite.Store, []string, error) {
+	store, err := sqlite.OpenWith(ctx, dbPath, sqlite.Options{SkipOpenCheck: true})
+	if err != nil {
+		return nil, nil, openErr
+	}
+	dropped, err := store.DropDamaged(ctx)
+	if err != nil {
+		store.Close()
+		return nil, nil, openErr
+	}
+	return store, dropped, nil
+}
+
+// quotedNames quotes ids as ls and search print them (ingest.QuoteName).
+func quotedNames(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = ingest.QuoteName(id)
+	}
+	return out
 }
