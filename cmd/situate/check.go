@@ -26,7 +26,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		"Check the store: SQLite's integrity_check on the database, every BM25 and vector file's checksums,\n"+
 			"and that every index holds exactly the database's documents and chunks. Reports each file.\n"+
 			"With --repair, rebuilds every damaged or incomplete index from the database (vectors from its\n"+
-			"vector cache, or with --embed). Exits 1 when damage remains.")
+			"vector cache, or with --embed), and drops the documents whose database rows are damaged so that\n"+
+			"the next index reads them again from their sources. Exits 1 when damage remains.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
 	c.flags(fs, denseSettings...)
