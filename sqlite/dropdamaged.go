@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"slices"
 )
 
@@ -62,25 +63,18 @@ func dropDamaged(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT rowid, doc_id, idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags, sum, packed FROM chunks`)
+	rows, err = tx.QueryContext(ctx, `SELECT rowid, `+chunkRowColumns+` FROM chunks`)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var (
-			rowid                                       int64
-			docID, text, heading, ctext, csource, flags string
-			idx, start, end, tokens                     int
-			sum                                         sql.NullInt64
-			packed                                      []byte
-		)
-		if err := rows.Scan(&rowid, &docID, &idx, &start, &end, &text, &heading, &tokens, &ctext, &csource, &flags, &sum, &packed); err != nil {
+		var rowid int64
+		docID, problem, err := scanCheckChunkRow(rows, &rowid)
+		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		if unpackChunk(packed, &text, &ctext) != nil ||
-			checkSum(sum, "", docID, idx, start, end, text, heading, tokens, ctext, csource, flags) != nil {
+		if problem != nil {
 			chunkRows = append(chunkRows, rowid)
 			ids[docID] = true
 		}
@@ -151,12 +145,7 @@ func dropDamaged(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)`); err != nil {
 		return nil, err
 	}
-	out := make([]string, 0, len(dropped))
-	for id := range dropped {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(dropped)), nil
 }
 
 // rowidScanner reads a row's rowid into *rowid ahead of the columns its

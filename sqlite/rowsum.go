@@ -70,29 +70,43 @@ func (s *Store) verifyRows(ctx context.Context, db *sql.DB) ([]string, error) {
 	if err := rows.Err(); err != nil {
 		return problems, err
 	}
-	rows, err = db.QueryContext(ctx, `SELECT doc_id, idx, start, "end", text, heading, tokens,
-		context_text, context_source, context_flags, sum, packed FROM chunks`)
+	rows, err = db.QueryContext(ctx, `SELECT `+chunkRowColumns+` FROM chunks`)
 	if err != nil {
 		return problems, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			docID, text, heading, ctext, csource, flags string
-			idx, start, end, tokens                     int
-			sum                                         sql.NullInt64
-			packed                                      []byte
-		)
-		if err := rows.Scan(&docID, &idx, &start, &end, &text, &heading, &tokens, &ctext, &csource, &flags, &sum, &packed); err != nil {
+		_, problem, err := scanCheckChunkRow(rows)
+		if err != nil {
 			return problems, err
 		}
-		if err := unpackChunk(packed, &text, &ctext); err != nil {
-			problems = append(problems, fmt.Sprintf("chunk %d of %q: %s", idx, docID, strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error())))
-			continue
-		}
-		if err := checkSum(sum, fmt.Sprintf("chunk %d of %q", idx, docID), docID, idx, start, end, text, heading, tokens, ctext, csource, flags); err != nil {
-			problems = append(problems, strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error()))
+		if problem != nil {
+			problems = append(problems, strings.TrimSuffix(problem.Error(), ": "+ErrCorrupt.Error()))
 		}
 	}
 	return problems, rows.Err()
+}
+
+// chunkRowColumns are the columns of a chunk row scanCheckChunkRow reads.
+const chunkRowColumns = `doc_id, idx, start, "end", text, heading, tokens, context_text, context_source, context_flags, sum, packed`
+
+// scanCheckChunkRow scans a row of leading columns (into lead) and then
+// chunkRowColumns, and checks the chunk: problem (wrapping ErrCorrupt) says
+// what is damaged, nil when it is sound; err is a failed scan.
+func scanCheckChunkRow(rows *sql.Rows, lead ...any) (docID string, problem, err error) {
+	var (
+		text, heading, ctext, csource, flags string
+		idx, start, end, tokens              int
+		sum                                  sql.NullInt64
+		packed                               []byte
+	)
+	dest := append(lead, &docID, &idx, &start, &end, &text, &heading, &tokens, &ctext, &csource, &flags, &sum, &packed)
+	if err := rows.Scan(dest...); err != nil {
+		return "", nil, err
+	}
+	what := fmt.Sprintf("chunk %d of %q", idx, docID)
+	if err := unpackChunk(packed, &text, &ctext); err != nil {
+		return docID, fmt.Errorf("%s: %w", what, err), nil
+	}
+	return docID, checkSum(sum, what, docID, idx, start, end, text, heading, tokens, ctext, csource, flags), nil
 }
