@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +73,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%s cannot be read: %w", dbPath, err)
 	}
 	defer store.Close()
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(e.stderr)
 	opts, err := engineOptions(c, e, store, log)
 	if err != nil {
 		return err
@@ -129,7 +128,7 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 	if tenant != "" {
 		where += " (tenant " + tenant + ")"
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(e.stderr)
 	opts, err := engineOptions(c, e, store, log)
 	if err != nil {
 		return err

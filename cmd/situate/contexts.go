@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -206,7 +205,7 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	if err != nil {
 		return usageError{err}
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(e.stderr)
 	eo, err := engineOptions(c, e, store, log)
 	if err == nil {
 		err = withBackend(ctx, c, e, &eo, "", false)

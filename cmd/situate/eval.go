@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -239,7 +238,7 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 // engine options of "situate index" and "situate search", and ingest for
 // documents given as files.
 func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth int) situate.EvalOptions {
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(e.stderr)
 	return situate.EvalOptions{
 		Depth: depth, DocFormat: docFormat,
 		NewStore: func(ctx context.Context, dir string) (situate.Store, error) {

@@ -142,7 +142,7 @@ func engineOptionsWith(c *config, e *env, store backingStore, es embedStore, log
 // (--store-url) the engine's indexes are this process's and are brought up
 // to the store on open.
 func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.Engine, backingStore, error) {
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(e.stderr)
 	store, dir, shared, err := openBacking(ctx, e, c, create)
 	if err != nil {
 		return nil, nil, err
@@ -202,7 +202,7 @@ func openSearcher(ctx context.Context, e *env, c *config) (*situate.Engine, back
 // (status, show, ls), arms the store was indexed without (it was indexed
 // with --recipe lucene) are left out rather than refused.
 func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options, search bool) (*situate.Engine, backingStore, error) {
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLogger(e.stderr)
 	if c.str("store-url") != "" {
 		store, dir, _, err := openBacking(ctx, e, c, false)
 		if err != nil {

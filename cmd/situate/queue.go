@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
@@ -49,7 +48,7 @@ func queueIndex(ctx context.Context, e *env, c *config, src situate.Source, tena
 	defer store.Close()
 	opts := situate.DefaultOptions()
 	opts.Contextualizer = nil
-	opts.Logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts.Logger = warnLogger(e.stderr)
 	opts.SharedStore, opts.StoreOnly = true, true
 	eng, err := situate.Open(ctx, "", store, opts)
 	if err != nil {
