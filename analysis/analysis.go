@@ -33,6 +33,25 @@ type Analyzer interface {
 	Analyze(text string) []Token
 }
 
+// IntoAnalyzer is an Analyzer that can reuse a caller's token slice:
+// AnalyzeInto(dst, text) returns the tokens Analyze(text) does, in dst's
+// array when it is large enough. The terms are in new memory either way, so
+// a caller may keep them after it reuses dst: an indexer that analyses
+// millions of chunks and keeps only their terms saves allocating a token
+// slice per chunk (about a quarter of a GOROOT index's allocations).
+type IntoAnalyzer interface {
+	Analyzer
+	AnalyzeInto(dst []Token, text string) []Token
+}
+
+// AnalyzeInto analyses text with a, into dst when a is an IntoAnalyzer.
+func AnalyzeInto(a Analyzer, dst []Token, text string) []Token {
+	if ia, ok := a.(IntoAnalyzer); ok {
+		return ia.AnalyzeInto(dst, text)
+	}
+	return a.Analyze(text)
+}
+
 // Analyzer names.
 const (
 	Standard = "standard"
@@ -106,8 +125,14 @@ type termBuilder struct {
 	tokens []Token
 }
 
-func newTermBuilder(arenaCap, tokenCap int) termBuilder {
-	return termBuilder{arena: make([]byte, 0, arenaCap), tokens: make([]Token, 0, tokenCap)}
+// newTermBuilder starts a builder whose tokens go into dst's array when it
+// holds tokenCap of them, into a new one otherwise; the terms always go into
+// new blocks.
+func newTermBuilder(dst []Token, arenaCap, tokenCap int) termBuilder {
+	if cap(dst) < tokenCap {
+		dst = make([]Token, 0, tokenCap)
+	}
+	return termBuilder{arena: make([]byte, 0, arenaCap), tokens: dst[:0]}
 }
 
 func (tb *termBuilder) add(term []byte, start, end, pos int) {
@@ -227,10 +252,14 @@ type wordChain struct {
 
 func (c *wordChain) Name() string { return c.name }
 
-func (c *wordChain) Analyze(text string) []Token {
+func (c *wordChain) Analyze(text string) []Token { return c.AnalyzeInto(nil, text) }
+
+// AnalyzeInto is Analyze writing the tokens into dst's array (see
+// IntoAnalyzer).
+func (c *wordChain) AnalyzeInto(dst []Token, text string) []Token {
 	sp := spanPool.Get().(*[]span)
 	spans := standardSpans(text, (*sp)[:0])
-	tb := newTermBuilder(len(text), len(spans))
+	tb := newTermBuilder(dst, len(text), len(spans))
 	var scratch [256]byte
 	for pos, s := range spans {
 		t := appendLower(scratch[:0], text[s.start:s.end])

@@ -95,10 +95,14 @@ func appendWidthFold(dst []byte, s string) []byte {
 	return dst
 }
 
-func (a *cjkAnalyzer) Analyze(text string) []Token {
+func (a *cjkAnalyzer) Analyze(text string) []Token { return a.AnalyzeInto(nil, text) }
+
+// AnalyzeInto is Analyze writing the tokens into dst's array (see
+// IntoAnalyzer).
+func (a *cjkAnalyzer) AnalyzeInto(dst []Token, text string) []Token {
 	sp := spanPool.Get().(*[]span)
 	spans := standardSpans(text, (*sp)[:0])
-	tb := newTermBuilder(len(text)+len(text)/2, len(spans)+len(spans)/2)
+	tb := newTermBuilder(dst, len(text)+len(text)/2, len(spans)+len(spans)/2)
 	pos := 0
 	bg := bigrammer{tb: &tb, pos: &pos}
 	var scratch [256]byte

@@ -80,8 +80,12 @@ func isIdentClass(c uint8) bool {
 	return c == ccLower || c == ccUpper || c == ccDigit || c == ccLetter || c == ccUnderscore
 }
 
-func (a *codeAnalyzer) Analyze(text string) []Token {
-	tb := newTermBuilder(len(text)+len(text)/4, len(text)/8+8)
+func (a *codeAnalyzer) Analyze(text string) []Token { return a.AnalyzeInto(nil, text) }
+
+// AnalyzeInto is Analyze writing the tokens into dst's array (see
+// IntoAnalyzer).
+func (a *codeAnalyzer) AnalyzeInto(dst []Token, text string) []Token {
+	tb := newTermBuilder(dst, len(text)+len(text)/4, len(text)/8+8)
 	pos := 0
 	bg := bigrammer{tb: &tb, pos: &pos}
 	n := len(text)

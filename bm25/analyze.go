@@ -156,11 +156,22 @@ func (ix *Index) analyzeDocsPre(docs []Doc, pre []*analyzedDoc) ([]analyzedDoc, 
 	return out, nil
 }
 
+// tokenPool holds token slices for analyzeDoc to reuse.
+var tokenPool = sync.Pool{New: func() any { return new([]analysis.Token) }}
+
 func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32) (analyzedDoc, error) {
 	a, err := ix.docAnalyzer(d)
 	if err != nil {
 		return analyzedDoc{}, fmt.Errorf("doc %q: %w", d.ID, err)
 	}
+	// The token slices are reused; only the terms (in their own memory)
+	// are kept.
+	tokBuf := tokenPool.Get().(*[]analysis.Token)
+	defer func() {
+		if cap(*tokBuf) <= 1<<16 {
+			tokenPool.Put(tokBuf)
+		}
+	}()
 	ad := analyzedDoc{
 		meta:     docMeta{id: d.ID, group: d.Group, attrs: d.Attrs},
 		analyzer: a.Name(),
@@ -181,7 +192,8 @@ func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32) (analyzedDoc, erro
 				piece = cutPiece(text, pieceSize)
 			}
 			text = text[len(piece):]
-			toks := a.Analyze(piece)
+			toks := analysis.AnalyzeInto(a, (*tokBuf)[:0], piece)
+			*tokBuf = toks[:0]
 			for i, t := range toks {
 				if t.Term == "" {
 					continue
