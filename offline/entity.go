@@ -303,7 +303,7 @@ func laterName(sentence string) string {
 func midSentenceCaps(text string) map[string]int {
 	set := map[string]int{}
 	start := true
-	for _, w := range strings.Fields(text) {
+	for w := range strings.FieldsSeq(text) {
 		core := strings.TrimLeft(w, "«\"“„(['‘")
 		if r, _ := utf8.DecodeRuneInString(core); !start && unicode.IsUpper(r) {
 			set[stemKey(strings.TrimRightFunc(core, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))]++

@@ -266,7 +266,7 @@ func hanCount(s string) int {
 // one word per two characters.
 func wordCount(s string) int {
 	n := 0
-	for _, f := range strings.Fields(s) {
+	for f := range strings.FieldsSeq(s) {
 		h := hanCount(f)
 		if h == 0 {
 			n++
@@ -288,7 +288,7 @@ const MaxTokens = 100
 // one per CJK character, one per punctuation mark.
 func tokenEstimate(s string) int {
 	n := 0
-	for _, f := range strings.Fields(s) {
+	for f := range strings.FieldsSeq(s) {
 		ascii, other := 0, 0
 		for _, r := range f {
 			switch {
