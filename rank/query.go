@@ -22,7 +22,13 @@ const PairSeparator = "_"
 // does an empty term; so does a term holding PairSeparator's neighbours
 // that the standard analyzer would split, so every pair is one token.
 func PairText(terms []string) string {
+	// One allocation: at most every term twice, with a separator and a space.
+	n := 0
+	for _, t := range terms {
+		n += 2*len(t) + len(PairSeparator) + 1
+	}
 	var b strings.Builder
+	b.Grow(n)
 	prev := ""
 	for _, t := range terms {
 		if !pairable(t) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strings"
+	"unsafe"
 )
 
 // Every document and chunk row carries the CRC-32C of its other columns
@@ -20,21 +21,24 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // rowSum is the checksum of a row's values, each length-prefixed (strings)
 // or fixed-width (integers) so that no two rows share an encoding.
 func rowSum(values ...any) int64 {
-	var b []byte
+	// The CRC runs over the encoding piece by piece (the same sum as over
+	// the whole), so a row's text is not copied.
+	var crc uint32
+	var buf [binary.MaxVarintLen64]byte
 	for _, v := range values {
 		switch x := v.(type) {
 		case string:
-			b = binary.AppendUvarint(b, uint64(len(x)))
-			b = append(b, x...)
+			crc = crc32.Update(crc, castagnoli, binary.AppendUvarint(buf[:0], uint64(len(x))))
+			crc = crc32.Update(crc, castagnoli, unsafe.Slice(unsafe.StringData(x), len(x)))
 		case int:
-			b = binary.LittleEndian.AppendUint64(b, uint64(x))
+			crc = crc32.Update(crc, castagnoli, binary.LittleEndian.AppendUint64(buf[:0], uint64(x)))
 		case int64:
-			b = binary.LittleEndian.AppendUint64(b, uint64(x))
+			crc = crc32.Update(crc, castagnoli, binary.LittleEndian.AppendUint64(buf[:0], uint64(x)))
 		default:
 			panic(fmt.Sprintf("rowSum: %T", v))
 		}
 	}
-	return int64(crc32.Checksum(b, castagnoli))
+	return int64(crc)
 }
 
 // checkSum compares a row's stored sum with the sum of its values.
