@@ -333,14 +333,25 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 			return r.res, err
 		}
 	} else {
-		r.bounded = true
-		go func() {
-			err := src(r.ctx, &Feed{r: r})
-			r.sourceDone(err)
-		}()
+		r.readSource(src)
 	}
 	r.process()
+	return r.finish(ctx, runCtx, "index", r.prune)
+}
 
+// readSource runs src on its own goroutine, feeding the run's queue; it
+// waits while the queue holds queueBudget bytes of text.
+func (r *indexRun) readSource(src Source) {
+	r.bounded = true
+	go func() { r.sourceDone(src(r.ctx, &Feed{r: r})) }()
+}
+
+// finish ends a run (verb names it in errors) once its workers are done:
+// the error that stopped it, if any (a fatal provider error, the caller's
+// cancellation of ctx, the source's error, another cause of runCtx), then,
+// with none and the Prune option, prune; then the skips are saved and the
+// result made.
+func (r *indexRun) finish(ctx, runCtx context.Context, verb string, prune func() error) (IndexResult, error) {
 	r.mu.Lock()
 	srcErr := r.srcErr
 	r.mu.Unlock()
@@ -349,16 +360,16 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 	case r.fatal != nil:
 		err = r.fatal
 	case ctx.Err() != nil:
-		err = fmt.Errorf("index interrupted: %w", ctx.Err())
+		err = fmt.Errorf("%s interrupted: %w", verb, ctx.Err())
 	case srcErr != nil:
-		err = fmt.Errorf("index: read documents: %w", srcErr)
+		err = fmt.Errorf("%s: read documents: %w", verb, srcErr)
 	case cause != nil:
 		err = cause
 	}
-	if err == nil && opts.Prune {
-		err = r.prune()
+	if err == nil && r.opts.Prune {
+		err = prune()
 	}
-	r.saveSkips(err == nil && opts.Prune)
+	r.saveSkips(err == nil && r.opts.Prune)
 	r.mu.Lock()
 	r.res.Progress = r.progressLocked()
 	r.res.Duration = time.Since(r.start)

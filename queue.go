@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 )
 
 // DefaultQueueParallel is how many documents Queue stores at once.
@@ -72,29 +71,7 @@ func (e *Engine) Queue(ctx context.Context, src Source, jobs JobStore, opts Queu
 		})
 	}
 	wg.Wait()
-
-	r.mu.Lock()
-	srcErr := r.srcErr
-	r.mu.Unlock()
-	var err error
-	switch cause := context.Cause(runCtx); {
-	case ctx.Err() != nil:
-		err = fmt.Errorf("queue interrupted: %w", ctx.Err())
-	case srcErr != nil:
-		err = fmt.Errorf("queue: read documents: %w", srcErr)
-	case cause != nil:
-		err = cause
-	}
-	if err == nil && opts.Prune {
-		err = e.queuePrune(r, jobs)
-	}
-	r.saveSkips(err == nil && opts.Prune)
-	r.mu.Lock()
-	r.res.Progress = r.progressLocked()
-	r.res.Duration = time.Since(r.start)
-	res := r.res
-	r.mu.Unlock()
-	return res, err
+	return r.finish(ctx, runCtx, "queue", func() error { return e.queuePrune(r, jobs) })
 }
 
 // queueOne queues one document unless the store holds its content or a
