@@ -340,9 +340,15 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 }
 
 // readSource runs src on its own goroutine, feeding the run's queue; it
-// waits while the queue holds queueBudget bytes of text.
+// waits while the queue holds queueBudget bytes of text, or until the run
+// stops.
 func (r *indexRun) readSource(src Source) {
 	r.bounded = true
+	context.AfterFunc(r.ctx, func() {
+		r.qmu.Lock()
+		r.qmu.Unlock()
+		r.space.Broadcast()
+	})
 	go func() { r.sourceDone(src(r.ctx, &Feed{r: r})) }()
 }
 
@@ -556,8 +562,7 @@ func (r *indexRun) process() {
 	stopWake := context.AfterFunc(r.ctx, func() {
 		r.qmu.Lock()
 		r.qmu.Unlock()
-		r.cond.Broadcast()
-		r.space.Broadcast()
+		r.cond.Broadcast() // (readSource wakes a source waiting for space)
 	})
 	defer stopWake()
 	c := newCommitter(r.ctx, r.e, r.opts.CommitDocuments, r.opts.CommitInterval, r.committed)

@@ -54,7 +54,7 @@ func (e *Engine) Queue(ctx context.Context, src Source, jobs JobStore, opts Queu
 	defer cancel(nil)
 	r := newIndexRun(e, IndexOptions{Prune: opts.Prune, Progress: opts.Progress})
 	r.ctx, r.cancel = runCtx, cancel
-	go func() { r.sourceDone(src(r.ctx, &Feed{r: r})) }()
+	r.readSource(src)
 	var wg sync.WaitGroup
 	for range par {
 		wg.Go(func() {
