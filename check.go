@@ -338,9 +338,16 @@ func Repair(ctx context.Context, dir string, store Store, opts Options) (CheckRe
 	}
 	// Opening the engine rebuilds the emptied arms from the store and
 	// applies the pending journal.
+	return reopenAndCheck(ctx, dir, store, opts, r, "rebuild", rebuilt)
+}
+
+// reopenAndCheck opens an Engine over the store and closes it, which
+// brings its indexes to the store, and checks again: the report says what
+// was repaired (rebuilt) and what failed (step names the repair in an error).
+func reopenAndCheck(ctx context.Context, dir string, store Store, opts Options, r CheckReport, step string, rebuilt []string) (CheckReport, error) {
 	eng, err := Open(ctx, dir, store, opts)
 	if err != nil {
-		r.RepairErr = errors.Join(r.RepairErr, fmt.Errorf("repair: rebuild %s: %w", strings.Join(rebuilt, ", "), err))
+		r.RepairErr = errors.Join(r.RepairErr, fmt.Errorf("repair: %s %s: %w", step, strings.Join(rebuilt, ", "), err))
 		return r, nil
 	}
 	if err := eng.Close(); err != nil {
@@ -376,19 +383,5 @@ func repairShared(ctx context.Context, dir string, store Store, opts Options, r 
 			return r, nil
 		}
 	}
-	eng, err := Open(ctx, dir, store, opts)
-	if err != nil {
-		r.RepairErr = fmt.Errorf("repair: sync %s: %w", strings.Join(rebuilt, ", "), err)
-		return r, nil
-	}
-	if err := eng.Close(); err != nil {
-		r.RepairErr = fmt.Errorf("repair: %w", err)
-	}
-	after, err := Check(ctx, dir, store, opts)
-	if err != nil {
-		return r, err
-	}
-	after.Repaired = rebuilt
-	after.RepairErr = r.RepairErr
-	return after, nil
+	return reopenAndCheck(ctx, dir, store, opts, r, "sync", rebuilt)
 }
