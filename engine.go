@@ -108,6 +108,8 @@ type Engine struct {
 	// of recent filters, valid while docsGen is unchanged.
 	docsGen uint64
 	allowed filterCache
+	// chunks caches the stored chunks of recent hits (nil: off).
+	chunks *chunkCache
 }
 
 // setDoc records rec; the caller holds e.mu (or owns e alone).

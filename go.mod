@@ -31,6 +31,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/maypok86/otter/v2 v2.4.0 // indirect
+
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/andybalholm/cascadia v1.3.4 // indirect

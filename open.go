@@ -37,6 +37,12 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, 
 		analyzers: map[string]int{}, readOnly: opts.ReadOnly}
 	e.layout = e.indexLayout()
 	e.processing = e.processingFingerprint()
+	if opts.ChunkCacheBytes > 0 && !opts.ReadOnly {
+		var err error
+		if e.chunks, err = newChunkCache(opts.ChunkCacheBytes); err != nil {
+			return nil, err
+		}
+	}
 	open := e.openWriter
 	switch {
 	case opts.ReadOnly:

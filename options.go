@@ -125,6 +125,9 @@ type Options struct {
 	Candidates int
 	// ParallelDocuments bounds how many documents are contextualized at once.
 	ParallelDocuments int
+	// ChunkCacheBytes bounds the memory a writing Engine keeps the stored
+	// chunks of recent hits in (0: no cache). A read-only Engine keeps none.
+	ChunkCacheBytes int64
 
 	// Embedder, when set, adds the dense arm: every contextualized chunk is
 	// embedded and searched by vector; hybrid search fuses it with BM25.
@@ -206,6 +209,7 @@ func DefaultOptions() Options {
 		DefsArmWeight:     DefaultDefsArmWeight,
 		Candidates:        DefaultCandidates,
 		ParallelDocuments: DefaultParallelDocuments,
+		ChunkCacheBytes:   DefaultChunkCacheBytes,
 		Fusion:            DefaultFusion,
 		DenseWeight:       DefaultDenseWeight,
 		LexicalWeight:     DefaultLexicalWeight,
@@ -258,6 +262,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("options: Candidates: must be > 0, got %d: %w", o.Candidates, ErrInvalid)
 	case o.ParallelDocuments <= 0:
 		return fmt.Errorf("options: ParallelDocuments: must be > 0, got %d: %w", o.ParallelDocuments, ErrInvalid)
+	case o.ChunkCacheBytes < 0 || o.ChunkCacheBytes > 1<<40:
+		return fmt.Errorf("options: ChunkCacheBytes: must be in [0, 1 TiB], got %d: %w", o.ChunkCacheBytes, ErrInvalid)
 	}
 	return nil
 }

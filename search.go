@@ -227,7 +227,7 @@ func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool)
 					}
 					refs = append(refs, ChunkRef{d, n})
 				}
-				if got, err = cr.ChunksAt(ctx, refs); err != nil {
+				if got, err = e.chunksAt(ctx, cr, refs); err != nil {
 					return nil, 0, fmt.Errorf("search: %w", err)
 				}
 				fetched = end

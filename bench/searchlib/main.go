@@ -55,8 +55,10 @@ func main() {
 	chunkSize := flag.Int("chunk-size", situate.DefaultOptions().ChunkSize, "with -http: the chunk size the store was indexed with")
 	chunkOverlap := flag.Int("chunk-overlap", situate.DefaultOptions().ChunkOverlap, "with -http: the chunk overlap the store was indexed with")
 	maxSearches := flag.Int("max-searches", 0, "with -http: httpapi.Limits.MaxSearches (0: GOMAXPROCS, -1: no limit)")
+	candidates := flag.Int("candidates", situate.DefaultCandidates, "each arm's top N before the recipe combines them")
 	flag.Parse()
 	o := situate.DefaultOptions()
+	o.Candidates = *candidates
 	switch *recipe {
 	case "situate":
 	case "lucene":

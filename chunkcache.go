@@ -1,0 +1,109 @@
+package situate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/maypok86/otter/v2"
+)
+
+// DefaultChunkCacheBytes is the default Options.ChunkCacheBytes.
+const DefaultChunkCacheBytes = 32 << 20
+
+// chunkCache holds the stored chunks of recent hits in memory, so that a
+// server answering the same popular results again does not read and decode
+// their rows each time: under a writer every commit empties the store's
+// page caches (SQLite resets a connection's cache when the database
+// changed), and reading ten rows was a quarter of a search's processor
+// time (bench/serve-load). An entry is valid only for the document record
+// it was read under (docTag): a new version, a re-processing or a delete
+// of the document makes it a miss, never a stale answer.
+type chunkCache struct {
+	c *otter.Cache[ChunkRef, cachedChunk]
+}
+
+type cachedChunk struct {
+	tag   docTag
+	chunk StoredChunk
+}
+
+// docTag identifies one stored state of a document's chunks: the store
+// replaces them only in PutDocument, which always writes a record with a
+// new IndexedAt.
+type docTag struct {
+	version, chunks int
+	indexedAt       int64
+	hash            string
+}
+
+func tagOf(rec DocumentRecord) docTag {
+	return docTag{version: rec.Version, chunks: rec.Chunks, indexedAt: rec.IndexedAt.UnixNano(), hash: rec.Hash}
+}
+
+func newChunkCache(maxBytes int64) (*chunkCache, error) {
+	c, err := otter.New(&otter.Options[ChunkRef, cachedChunk]{
+		MaximumWeight: uint64(maxBytes),
+		Weigher: func(ref ChunkRef, v cachedChunk) uint32 {
+			// The strings' bytes and a fixed share for the entry itself.
+			n := 160 + len(ref.DocID) + len(v.chunk.Text) + len(v.chunk.Heading) + len(v.chunk.Context.Text) +
+				len(v.chunk.Context.Source) + len(v.tag.hash)
+			for _, f := range v.chunk.Context.Flags {
+				n += 16 + len(f)
+			}
+			return uint32(min(n, 1<<31))
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chunk cache: %w", err)
+	}
+	return &chunkCache{c: c}, nil
+}
+
+// chunksAt reads refs through cr, serving from the cache the chunks of
+// documents whose record the Engine holds and caching what it reads.
+func (e *Engine) chunksAt(ctx context.Context, cr ChunkReader, refs []ChunkRef) (map[ChunkRef]StoredChunk, error) {
+	if e.chunks == nil {
+		return cr.ChunksAt(ctx, refs)
+	}
+	tags := make([]docTag, len(refs))
+	known := make([]bool, len(refs))
+	e.mu.RLock()
+	for i, r := range refs {
+		if rec, ok := e.docs[r.DocID]; ok {
+			tags[i], known[i] = tagOf(rec), true
+		}
+	}
+	e.mu.RUnlock()
+	got := make(map[ChunkRef]StoredChunk, len(refs))
+	var missing []ChunkRef
+	for i, r := range refs {
+		if known[i] {
+			if v, ok := e.chunks.c.GetIfPresent(r); ok && v.tag == tags[i] {
+				got[r] = v.chunk
+				continue
+			}
+		}
+		missing = append(missing, r)
+	}
+	if len(missing) == 0 {
+		return got, nil
+	}
+	read, err := cr.ChunksAt(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range refs {
+		ch, ok := read[r]
+		if !ok {
+			continue
+		}
+		got[r] = ch
+		if known[i] {
+			// The record was read before the rows: if the document
+			// changed in between, the entry's tag is the old record's,
+			// which the next lookup no longer matches.
+			e.chunks.c.Set(r, cachedChunk{tag: tags[i], chunk: ch})
+		}
+	}
+	return got, nil
+}

@@ -1,0 +1,121 @@
+package situate_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/situate/situate"
+	"github.com/situate/situate/sqlite"
+)
+
+// countingStore counts the chunk rows an Engine reads for its hits.
+type countingStore struct {
+	*sqlite.Store
+	rows atomic.Int64
+}
+
+func (s *countingStore) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situate.ChunkRef]situate.StoredChunk, error) {
+	s.rows.Add(int64(len(refs)))
+	return s.Store.ChunksAt(ctx, refs)
+}
+
+// TestChunkCacheFollowsChanges: a repeated search is answered from the
+// chunk cache without reading the store, and a changed, re-processed or
+// deleted document is never shown with the text of its earlier version.
+func TestChunkCacheFollowsChanges(t *testing.T) {
+	ctx := context.Background()
+	ts := newTestStore(t)
+	store := &countingStore{Store: ts.store}
+	eng, err := situate.Open(ctx, ts.dir, store, situate.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	search := func(q string) []situate.Hit {
+		t.Helper()
+		hits, err := eng.Search(ctx, situate.Query{Text: q, K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	text := func(q string) string {
+		t.Helper()
+		hits := search(q)
+		if len(hits) != 1 {
+			t.Fatalf("search %q: %d hits, want 1", q, len(hits))
+		}
+		return hits[0].Text
+	}
+	put := func(d situate.Document) {
+		t.Helper()
+		if _, err := eng.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	put(doc("a", "Walrus migration follows the original route along the coast."))
+	if got := text("walrus"); !strings.Contains(got, "original") {
+		t.Fatalf("first search: %q", got)
+	}
+	read := store.rows.Load()
+	if got := text("walrus"); !strings.Contains(got, "original") {
+		t.Fatalf("second search: %q", got)
+	}
+	if n := store.rows.Load(); n != read {
+		t.Errorf("the repeated search read %d chunk rows, want 0 (from the cache)", n-read)
+	}
+
+	put(doc("a", "Walrus migration follows the revised route along the coast."))
+	if got := text("walrus"); !strings.Contains(got, "revised") {
+		t.Errorf("after a change: %q, want the new version's text", got)
+	}
+
+	// The same text under another title is re-stored as a new record.
+	d := doc("a", "Walrus migration follows the revised route along the coast.")
+	d.Title = "Walruses"
+	put(d)
+	hits := search("walrus")
+	if len(hits) != 1 || hits[0].Title != "Walruses" || !strings.Contains(hits[0].Text, "revised") {
+		t.Errorf("after a retitle: %+v", hits)
+	}
+
+	if err := eng.Delete(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if hits := search("walrus"); len(hits) != 0 {
+		t.Errorf("after a delete: %+v", hits)
+	}
+	put(doc("a", "Walrus migration is back, on a third route."))
+	if got := text("walrus"); !strings.Contains(got, "third") {
+		t.Errorf("after delete and re-add: %q", got)
+	}
+}
+
+// TestChunkCacheOff: with ChunkCacheBytes 0 every search reads its hits'
+// rows.
+func TestChunkCacheOff(t *testing.T) {
+	ctx := context.Background()
+	ts := newTestStore(t)
+	store := &countingStore{Store: ts.store}
+	o := situate.DefaultOptions()
+	o.ChunkCacheBytes = 0
+	eng, err := situate.Open(ctx, ts.dir, store, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.Put(ctx, doc("a", "Walrus migration along the coast.")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := eng.Search(ctx, situate.Query{Text: "walrus", K: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := store.rows.Load(); n != 2 {
+		t.Errorf("two searches read %d chunk rows, want 2", n)
+	}
+}
