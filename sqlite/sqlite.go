@@ -152,8 +152,9 @@ func dsn(path, txlock string) string {
 }
 
 // readCacheKiB is each read connection's page cache (SQLite's default is
-// 2 MiB): a server reads the hits' chunks from all over the table, and a
-// page SQLite does not hold is a pread system call.
+// 2 MiB): a server reads the hits' chunks from all over the table. Within
+// the mapping (readMmapBytes) the cache holds SQLite's parsed pages, not
+// copies of them; a page beyond it is a pread system call.
 const readCacheKiB = 32 << 10
 
 // readMmapBytes lets the read connections map the database instead of
