@@ -3,6 +3,7 @@ package chunk
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -107,3 +108,33 @@ func TestHugeInput(t *testing.T) {
 }
 
 const unsafeSizeofSpan = 48
+
+// BenchmarkSplitGoSource splits the Go files of the standard library's
+// net/http (real code, from this machine's GOROOT) as code, the way an
+// index run of GOROOT does.
+func BenchmarkSplitGoSource(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	if len(files) == 0 {
+		b.Skip("no Go sources under GOROOT")
+	}
+	var docs, paths []string
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs, paths = append(docs, string(data)), append(paths, f)
+		size += len(data)
+	}
+	CountTokens("warm up")
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for i, d := range docs {
+			if _, err := Split(d, Options{Size: DefaultSize, Overlap: DefaultOverlap, Format: FormatCode, Path: paths[i]}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

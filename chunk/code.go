@@ -156,7 +156,7 @@ func (b *builder) codeItem(lang *language, start, end int, strength int8, headin
 		return
 	}
 	if end-start <= b.size*maxCountBytesPerToken {
-		if t := b.count(start, end); t <= b.size {
+		if t := b.countUpToSize(start, end); t <= b.size {
 			b.push(unit{start: start, end: end, tokens: t, strength: strength, heading: heading})
 			return
 		}

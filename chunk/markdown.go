@@ -42,7 +42,7 @@ func (b *builder) fence(start, end int, heading string) {
 		return
 	}
 	if end-start <= b.size*maxCountBytesPerToken {
-		if t := b.count(start, end); t <= b.size {
+		if t := b.countUpToSize(start, end); t <= b.size {
 			b.push(unit{start: start, end: end, tokens: t, strength: strengthBlock, heading: heading})
 			return
 		}

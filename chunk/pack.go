@@ -153,7 +153,7 @@ func (p *packer) fitting(k int) int {
 	lo, hi := p.nOverlap+1, k-1 // answer in [lo, hi]
 	for lo < hi {
 		m := (lo + hi + 1) / 2
-		if CountTokens(p.text[p.pending[0].start:p.pending[m-1].end]) <= p.size {
+		if countTokensUpTo(p.text[p.pending[0].start:p.pending[m-1].end], p.size) <= p.size {
 			lo = m
 		} else {
 			hi = m - 1

@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"math"
 	"strings"
 	"sync"
 	"unicode"
@@ -239,9 +240,12 @@ const (
 )
 
 // fastCount counts the tokens of s (valid UTF-8) piece by piece.
-func fastCount(s string) int {
+func fastCount(s string) int { return fastCountUpTo(s, math.MaxInt) }
+
+// fastCountUpTo is fastCount stopping once the count exceeds limit.
+func fastCountUpTo(s string, limit int) int {
 	n := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && n <= limit; {
 		e := nextPiece(s, i)
 		if e < 0 {
 			_, w := decode(s, i)

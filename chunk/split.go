@@ -119,7 +119,7 @@ func (b *builder) add(start, end int, lvl level, strength int8, heading string) 
 		return
 	}
 	if end-start <= b.size*maxCountBytesPerToken {
-		if t := b.count(start, end); t <= b.size {
+		if t := b.countUpToSize(start, end); t <= b.size {
 			b.push(unit{start: start, end: end, tokens: t, strength: strength,
 				prose: lvl == levelSentence || lvl == levelWord, heading: heading})
 			return
@@ -138,6 +138,12 @@ func (b *builder) add(start, end int, lvl level, strength int8, heading string) 
 // count counts text[start:end] with the white space before it.
 func (b *builder) count(start, end int) int {
 	return CountTokens(b.text[min(b.prevEnd, start):end])
+}
+
+// countUpToSize is count where only a count up to Size matters (see
+// countTokensUpTo).
+func (b *builder) countUpToSize(start, end int) int {
+	return countTokensUpTo(b.text[min(b.prevEnd, start):end], b.size)
 }
 
 func (b *builder) push(u unit) {

@@ -45,6 +45,17 @@ func CountTokens(text string) int {
 	return slowCount(text)
 }
 
+// countTokensUpTo is CountTokens where only a count up to limit matters: it
+// is exact when it is at most limit and above limit otherwise, and stops
+// counting there. A unit that may fit a chunk is counted whole before it
+// is split when it does not; those that do not were counted to their end.
+func countTokensUpTo(text string, limit int) int {
+	if text != "" && utf8.ValidString(text) {
+		return fastCountUpTo(text, limit)
+	}
+	return CountTokens(text)
+}
+
 // slowCount is CountTokens for text that is not valid UTF-8, which the
 // tokenizer reads with every bad byte replaced by U+FFFD (so its pieces are
 // not substrings of text): the tokenizer counts it, with long runs of white

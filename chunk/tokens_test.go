@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -77,5 +79,45 @@ func TestTokenizerSpaceClass(t *testing.T) {
 		if ok != unicode.IsSpace(r) {
 			t.Fatalf("rune %U: regexp2 \\s = %v, unicode.IsSpace = %v", r, ok, unicode.IsSpace(r))
 		}
+	}
+}
+
+// TestCountTokensUpTo: countTokensUpTo equals CountTokens whenever either
+// is at most the limit and is above the limit otherwise, on every
+// paragraph and prefix of this package's sources, at limits around each
+// text's own count.
+func TestCountTokensUpTo(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	r := rand.New(rand.NewPCG(5, 6))
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := strings.Split(string(b), "\n\n")
+		for range 20 {
+			texts = append(texts, string(b[:r.IntN(len(b))]))
+		}
+		texts = append(texts, "", "x", string(b[:len(b)/3])+"\xff"+string(b[len(b)/3:]))
+		for _, s := range texts {
+			full := CountTokens(s)
+			for _, limit := range []int{0, 1, full - 1, full, full + 1, full / 2, r.IntN(full + 2)} {
+				if limit < 0 {
+					continue
+				}
+				got := countTokensUpTo(s, limit)
+				if (full <= limit || got <= limit) && got != full {
+					t.Fatalf("%s: countTokensUpTo(limit %d) = %d, CountTokens = %d", f, limit, got, full)
+				}
+				if full > limit && got <= limit {
+					t.Fatalf("%s: countTokensUpTo(limit %d) = %d for a text of %d tokens", f, limit, got, full)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d cases checked", checked)
 	}
 }
