@@ -260,9 +260,43 @@ func chunkText(doc situate.Document, ch situate.Chunk) string {
 	return doc.Text[ch.Start:ch.End]
 }
 
-// fits reports whether s is within the word and token budgets.
+// fits reports whether s is within the word and token budgets:
+// wordCount(s) <= maxWords and tokenEstimate(s) <= MaxTokens, in one pass
+// that stops at the first word over either. The code and prose contexts
+// shrink until they fit, rendering a code context about 12 times on
+// average, most of them over budget.
 func (c *Contextualizer) fits(s string) bool {
-	return wordCount(s) <= c.maxWords && tokenEstimate(s) <= MaxTokens
+	words, tokens := 0, 0
+	for f := range strings.FieldsSeq(s) {
+		han, runes, ascii, other := 0, 0, 0, 0
+		for _, r := range f {
+			runes++
+			switch { // as tokenEstimate and hanCount
+			case isHan(r):
+				han++
+				tokens++
+			case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+				ascii++
+			case r < utf8.RuneSelf:
+				tokens++
+			default:
+				other++
+			}
+		}
+		tokens += (ascii+3)/4 + (2*other+4)/5
+		switch { // as wordCount
+		case han == 0:
+			words++
+		case runes > han+1:
+			words += (han+1)/2 + 1
+		default:
+			words += (han + 1) / 2
+		}
+		if words > c.maxWords || tokens > MaxTokens {
+			return false
+		}
+	}
+	return words <= c.maxWords // (an empty s and a budget below zero)
 }
 
 // proseContext renders "From {title} ({entity}), section {heading}:
@@ -353,6 +387,12 @@ const (
 // word-based index matches a query that spells them out. Keywords, one-letter
 // words and words seen before are left out; at most max words.
 func subwords(names []string, max int) string {
+	return strings.Join(subwordList(names, max), " ")
+}
+
+// subwordList is subwords' words. Those of a smaller max are a prefix of
+// those of a larger one: a word is left out only for what comes before it.
+func subwordList(names []string, max int) []string {
 	var out []string
 	for _, n := range names {
 		for rest := n; len(out) < max; {
@@ -372,7 +412,25 @@ func subwords(names []string, max int) string {
 			}
 		}
 	}
-	return strings.Join(out, " ")
+	return out
+}
+
+// subwordMemo holds the subwords of the names a code context rendered
+// last: its shrink loop renders a context about 12 times, mostly with the
+// same names and fewer words.
+type subwordMemo struct {
+	names, words []string
+}
+
+// get is subwords(names, max) for max <= maxSubwords.
+func (m *subwordMemo) get(names []string, max int) string {
+	if m.words == nil || !slices.Equal(names, m.names) {
+		m.names, m.words = slices.Clone(names), subwordList(names, maxSubwords)
+		if m.words == nil {
+			m.words = []string{} // known to be none
+		}
+	}
+	return strings.Join(m.words[:min(max, len(m.words))], " ")
 }
 
 // subwordSkip are the keywords and small words subwords leaves out.
@@ -479,8 +537,9 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, fileDef
 		chunkDefs: min(len(defined), maxChunkDefs), path: len(enclosing),
 		pkg: o.pkg != "", file: file != "", words: maxSubwords,
 	}
+	var words subwordMemo
 	for {
-		s := renderCode(t, file, o, summary, fileDefs, enclosing, defined, b)
+		s := renderCode(t, file, o, summary, fileDefs, enclosing, defined, b, &words)
 		if c.fits(s) {
 			return s
 		}
@@ -523,7 +582,7 @@ func (c *Contextualizer) codeContext(t template, file string, o outline, fileDef
 	}
 }
 
-func renderCode(t template, file string, o outline, summary string, fileDefs, enclosing, defined []string, b codeBudget) string {
+func renderCode(t template, file string, o outline, summary string, fileDefs, enclosing, defined []string, b codeBudget, words *subwordMemo) string {
 	var parts []string
 	var head strings.Builder
 	switch {
@@ -568,7 +627,7 @@ func renderCode(t template, file string, o outline, summary string, fileDefs, en
 			}
 		}
 		names = append(names, defined[:b.chunkDefs]...)
-		if w := subwords(names, b.words); w != "" {
+		if w := words.get(names, b.words); w != "" {
 			parts[len(parts)-1] = strings.TrimSuffix(parts[len(parts)-1], t.stop) + " (" + w + ")" + t.stop
 		}
 	}

@@ -138,6 +138,30 @@ func TestSubwordsAsBefore(t *testing.T) {
 	}
 }
 
+// TestSubwordMemo: the memo of a code context's shrink loop answers as
+// subwords does, through runs of calls with fewer words and changing names.
+func TestSubwordMemo(t *testing.T) {
+	pieces := []string{"getUserName", "func (cr *chunkedReader) Read", "AVChapterSetTimebase", "parse_json_v2",
+		"HTTPServer", "readHTTP2Frame", "set_self", "TestFoo", "a1B2c3", "x"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var m subwordMemo
+	var names []string
+	for n := range 5000 {
+		if n%7 == 0 || rng.IntN(4) == 0 {
+			names = nil
+			for range rng.IntN(5) {
+				names = append(names, pieces[rng.IntN(len(pieces))]+pieces[rng.IntN(len(pieces))])
+			}
+		} else if len(names) > 0 && rng.IntN(3) == 0 {
+			names = names[:len(names)-1]
+		}
+		max := rng.IntN(maxSubwords + 1)
+		if got, want := m.get(names, max), subwords(names, max); got != want {
+			t.Fatalf("call %d: get(%q, %d) = %q, subwords says %q", n, names, max, got, want)
+		}
+	}
+}
+
 // BenchmarkRuleMatches runs the Go and C declaration rules over
 // GOROOT/src/net/http/server.go and runtime/malloc.go, masked: "findall"
 // with the regexps' FindAllStringSubmatchIndex, "lines" with rule.matches.

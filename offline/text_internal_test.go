@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -60,5 +61,38 @@ func TestIsBoilerplateIsTheRegexp(t *testing.T) {
 	}
 	if matched < 30 {
 		t.Fatalf("only %d of %d cases are boilerplate: the test checks too little", matched, len(cases))
+	}
+}
+
+// TestFitsIsTheCounts: fits, one pass with an early stop, says what
+// wordCount and tokenEstimate say, on random mixes of every kind of
+// character they count apart, at budgets around each text's counts.
+func TestFitsIsTheCounts(t *testing.T) {
+	alphabet := []string{" ", "\n", "\t", "a", "Word", "getUser", "x1", "42", ".", "—", ",", "(", "中", "文字", "カナ",
+		"한", "слово", "é", "ß", "…", "v2.1", "::", "\u3000"}
+	r := rand.New(rand.NewPCG(7, 8))
+	var fit, over int
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(120) {
+			sb.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := sb.String()
+		words := wordCount(s)
+		for _, maxWords := range []int{0, words - 1, words, words + 1, 60} {
+			c := &Contextualizer{maxWords: maxWords}
+			want := words <= maxWords && tokenEstimate(s) <= MaxTokens
+			if got := c.fits(s); got != want {
+				t.Fatalf("fits(%q) with maxWords %d = %v, the counts say %v (words %d, tokens %d)", s, maxWords, got, want, words, tokenEstimate(s))
+			}
+			if want {
+				fit++
+			} else {
+				over++
+			}
+		}
+	}
+	if fit < 1000 || over < 1000 {
+		t.Fatalf("%d cases fit and %d do not: the test checks too little", fit, over)
 	}
 }
