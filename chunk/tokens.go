@@ -47,8 +47,8 @@ func CountTokens(text string) int {
 
 // countTokensUpTo is CountTokens where only a count up to limit matters: it
 // is exact when it is at most limit and above limit otherwise, and stops
-// counting there. A unit that may fit a chunk is counted whole before it
-// is split when it does not; those that do not were counted to their end.
+// counting there. The builder counts a unit that may fit a chunk and splits
+// it when it does not: past Size, the count was never used.
 func countTokensUpTo(text string, limit int) int {
 	if text != "" && utf8.ValidString(text) {
 		return fastCountUpTo(text, limit)

@@ -268,31 +268,8 @@ func chunkText(doc situate.Document, ch situate.Chunk) string {
 func (c *Contextualizer) fits(s string) bool {
 	words, tokens := 0, 0
 	for f := range strings.FieldsSeq(s) {
-		han, runes, ascii, other := 0, 0, 0, 0
-		for _, r := range f {
-			runes++
-			switch { // as tokenEstimate and hanCount
-			case isHan(r):
-				han++
-				tokens++
-			case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-				ascii++
-			case r < utf8.RuneSelf:
-				tokens++
-			default:
-				other++
-			}
-		}
-		tokens += (ascii+3)/4 + (2*other+4)/5
-		switch { // as wordCount
-		case han == 0:
-			words++
-		case runes > han+1:
-			words += (han+1)/2 + 1
-		default:
-			words += (han + 1) / 2
-		}
-		if words > c.maxWords || tokens > MaxTokens {
+		w, t := fieldSize(f)
+		if words, tokens = words+w, tokens+t; words > c.maxWords || tokens > MaxTokens {
 			return false
 		}
 	}

@@ -267,15 +267,8 @@ func hanCount(s string) int {
 func wordCount(s string) int {
 	n := 0
 	for f := range strings.FieldsSeq(s) {
-		h := hanCount(f)
-		if h == 0 {
-			n++
-			continue
-		}
-		n += (h + 1) / 2
-		if utf8.RuneCountInString(f) > h+1 {
-			n++ // Latin letters or digits inside the run
-		}
+		w, _ := fieldSize(f)
+		n += w
 	}
 	return n
 }
@@ -289,22 +282,40 @@ const MaxTokens = 100
 func tokenEstimate(s string) int {
 	n := 0
 	for f := range strings.FieldsSeq(s) {
-		ascii, other := 0, 0
-		for _, r := range f {
-			switch {
-			case isHan(r):
-				n++
-			case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-				ascii++
-			case r < utf8.RuneSelf:
-				n++
-			default:
-				other++
-			}
-		}
-		n += (ascii+3)/4 + (2*other+4)/5
+		_, t := fieldSize(f)
+		n += t
 	}
 	return n
+}
+
+// fieldSize is one whitespace-separated field's share of wordCount and of
+// tokenEstimate.
+func fieldSize(f string) (words, tokens int) {
+	han, runes, ascii, other := 0, 0, 0, 0
+	for _, r := range f {
+		runes++
+		switch {
+		case isHan(r):
+			han++
+			tokens++
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			ascii++
+		case r < utf8.RuneSelf:
+			tokens++
+		default:
+			other++
+		}
+	}
+	tokens += (ascii+3)/4 + (2*other+4)/5
+	switch {
+	case han == 0:
+		words = 1
+	case runes > han+1:
+		words = (han+1)/2 + 1 // Latin letters or digits inside the run
+	default:
+		words = (han + 1) / 2
+	}
+	return words, tokens
 }
 
 // truncateWords shortens s to at most max words (CJK: 2*max characters),

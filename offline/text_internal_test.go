@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // TestIsHanFastPath: isHan, which returns early below U+1100, agrees with
@@ -64,10 +65,46 @@ func TestIsBoilerplateIsTheRegexp(t *testing.T) {
 	}
 }
 
-// TestFitsIsTheCounts: fits, one pass with an early stop, says what
-// wordCount and tokenEstimate say, on random mixes of every kind of
-// character they count apart, at budgets around each text's counts.
+// TestFitsIsTheCounts: wordCount, tokenEstimate and fits (one pass with
+// an early stop) count as the two separate passes they replaced, written
+// out here, on random mixes of every kind of character they count apart,
+// at budgets around each text's counts.
 func TestFitsIsTheCounts(t *testing.T) {
+	refWords := func(s string) int {
+		n := 0
+		for _, f := range strings.Fields(s) {
+			h := hanCount(f)
+			if h == 0 {
+				n++
+				continue
+			}
+			n += (h + 1) / 2
+			if utf8.RuneCountInString(f) > h+1 {
+				n++
+			}
+		}
+		return n
+	}
+	refTokens := func(s string) int {
+		n := 0
+		for _, f := range strings.Fields(s) {
+			ascii, other := 0, 0
+			for _, r := range f {
+				switch {
+				case isHan(r):
+					n++
+				case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+					ascii++
+				case r < utf8.RuneSelf:
+					n++
+				default:
+					other++
+				}
+			}
+			n += (ascii+3)/4 + (2*other+4)/5
+		}
+		return n
+	}
 	alphabet := []string{" ", "\n", "\t", "a", "Word", "getUser", "x1", "42", ".", "—", ",", "(", "中", "文字", "カナ",
 		"한", "слово", "é", "ß", "…", "v2.1", "::", "\u3000"}
 	r := rand.New(rand.NewPCG(7, 8))
@@ -78,12 +115,18 @@ func TestFitsIsTheCounts(t *testing.T) {
 			sb.WriteString(alphabet[r.IntN(len(alphabet))])
 		}
 		s := sb.String()
-		words := wordCount(s)
-		for _, maxWords := range []int{0, words - 1, words, words + 1, 60} {
+		words, tokens := refWords(s), refTokens(s)
+		if got := wordCount(s); got != words {
+			t.Fatalf("wordCount(%q) = %d, want %d", s, got, words)
+		}
+		if got := tokenEstimate(s); got != tokens {
+			t.Fatalf("tokenEstimate(%q) = %d, want %d", s, got, tokens)
+		}
+		for _, maxWords := range []int{-1, 0, words - 1, words, words + 1, 60} {
 			c := &Contextualizer{maxWords: maxWords}
-			want := words <= maxWords && tokenEstimate(s) <= MaxTokens
+			want := words <= maxWords && tokens <= MaxTokens
 			if got := c.fits(s); got != want {
-				t.Fatalf("fits(%q) with maxWords %d = %v, the counts say %v (words %d, tokens %d)", s, maxWords, got, want, words, tokenEstimate(s))
+				t.Fatalf("fits(%q) with maxWords %d = %v, the counts say %v (words %d, tokens %d)", s, maxWords, got, want, words, tokens)
 			}
 			if want {
 				fit++
