@@ -61,7 +61,7 @@ func newMetrics(s *Server, reg *prometheus.Registry) (*metrics, error) {
 	}
 	// The process and Go runtime collectors may already be registered by
 	// the caller's registry.
-	reg.Register(collectors.NewGoCollector())
+	reg.Register(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)))
 	reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m, nil
 }
