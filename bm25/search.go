@@ -275,9 +275,12 @@ type scratch struct {
 	fstate  []uint8
 	fdone   []int32
 	vals    []float32
+	// refine's
+	cands []int32
 	// topK's
 	sel, ties []int32
 	runs      []tieRun
+	hits      []hit
 }
 
 var scratchPool sync.Pool
@@ -305,6 +308,8 @@ func putScratch(sc *scratch) {
 	sc.sel, sc.ties = sc.sel[:0], sc.ties[:0]
 	clear(sc.runs[:cap(sc.runs)]) // no segment kept alive by the pool
 	sc.runs = sc.runs[:0]
+	clear(sc.hits[:cap(sc.hits)])
+	sc.hits, sc.cands = sc.hits[:0], sc.cands[:0]
 	scratchPool.Put(sc)
 }
 
@@ -413,7 +418,7 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups bool) []R
 // refine finishes evaluation for candidates only: no other doc can enter the
 // top k. It returns the surviving candidates.
 func (s *snapshot) refine(sc *scratch, clauses []clause, rest []float64, theta float32, k int) []int32 {
-	cands := make([]int32, 0, len(sc.touched))
+	cands := sc.cands[:0]
 	for _, g := range sc.touched {
 		if float32((sc.acc[g]+rest[0])*slack) >= theta {
 			cands = append(cands, g)
@@ -449,6 +454,7 @@ func (s *snapshot) refine(sc *scratch, clauses []clause, rest []float64, theta f
 			cands = kept
 		}
 	}
+	sc.cands = cands
 	return cands
 }
 
@@ -529,7 +535,8 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups bool) []Result
 	if need := k - len(above); len(ties) > need {
 		ties, tiesOrdered = s.leastIDs(sc, ties, need), true
 	}
-	hs := make([]hit, len(above)+len(ties))
+	hs := slices.Grow(sc.hits[:0], len(above)+len(ties))[:len(above)+len(ties)]
+	sc.hits = hs
 	for i, g := range above {
 		hs[i] = s.hit(sc, g)
 	}

@@ -805,13 +805,19 @@ func (p *postings) next() bool {
 		p.valid = false
 		return false
 	}
-	v, n := binary.Uvarint(p.data[p.off:])
-	if n <= 0 {
-		p.valid = false
-		p.i = p.df
-		return false
+	var v uint64
+	if b := p.data[p.off]; b < 0x80 {
+		v = uint64(b) // one byte: most gaps
+		p.off++
+	} else {
+		var n int
+		if v, n = binary.Uvarint(p.data[p.off:]); n <= 0 {
+			p.valid = false
+			p.i = p.df
+			return false
+		}
+		p.off += n
 	}
-	p.off += n
 	p.doc += uint32(v >> 1)
 	if p.doc >= p.limit || (p.i > 0 && v>>1 == 0) {
 		// Corrupt: a doc out of range or out of order. Stop here rather
@@ -820,9 +826,13 @@ func (p *postings) next() bool {
 		p.i = p.df
 		return false
 	}
-	if v&1 != 0 {
+	switch {
+	case v&1 != 0:
 		p.tf = 1
-	} else {
+	case p.off < len(p.data) && p.data[p.off] < 0x80:
+		p.tf = uint32(p.data[p.off])
+		p.off++
+	default:
 		t, m := binary.Uvarint(p.data[p.off:])
 		if m <= 0 {
 			p.valid = false
@@ -883,12 +893,17 @@ func (p *postings) advance(target uint32) bool {
 		}
 		tf := uint32(1)
 		if v&1 == 0 {
-			t, m := binary.Uvarint(data[off:])
-			if m <= 0 {
-				break
+			if off < len(data) && data[off] < 0x80 {
+				tf = uint32(data[off]) // one byte: nearly every tf
+				off++
+			} else {
+				t, m := binary.Uvarint(data[off:])
+				if m <= 0 {
+					break
+				}
+				off += m
+				tf = uint32(t)
 			}
-			off += m
-			tf = uint32(t)
 		}
 		i++
 		if doc >= target {
