@@ -48,6 +48,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxSearches := fs.Int("max-searches", 0, "BM25 searches run at once; the others wait their turn in arrival order (0: the number of processors, -1: no limit; searches with an embedder or a reranker do not queue)")
 	queueTimeout := fs.Duration("search-queue-timeout", httpapi.DefaultSearchQueueTimeout, "how long a search waits for its turn before it is answered 503 overloaded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	chunkCacheMiB := fs.Int64("chunk-cache", situate.DefaultChunkCacheBytes>>20, "MiB of each tenant's memory that keeps the stored chunks of recent hits (0: off); a hit outside it is read from the store")
 	prof := profileFlags(fs)
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
@@ -118,6 +119,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 		opts, err := engineOptions(c, &te, store, log)
 		opts.SharedStore = shared
+		opts.ChunkCacheBytes = *chunkCacheMiB << 20
 		if err == nil && authenticated {
 			err = withBackend(ctx, c, e, &opts, name, false)
 		} else if err == nil {
@@ -162,6 +164,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return usagef("--max-searches %d: want -1 (no limit), 0 (the number of processors) or more", *maxSearches)
 	case *queueTimeout <= 0:
 		return usagef("--search-queue-timeout %s: must be > 0", *queueTimeout)
+	case *chunkCacheMiB < 0 || *chunkCacheMiB > 1<<20:
+		return usagef("--chunk-cache %d: want 0 (off) to 1048576 MiB", *chunkCacheMiB)
 	}
 	opts := httpapi.Options{OpenTenant: open, Tenants: tenants, Parse: parse, Workers: *workers, Logger: log, Mounts: mounts,
 		Limits: httpapi.Limits{MaxBodyBytes: *maxBody, MaxUploadBytes: *maxUpload, RequestTimeout: *timeout,

@@ -28,6 +28,20 @@ func TestServeRefusesPublicAddressWithoutKeys(t *testing.T) {
 	}
 }
 
+func TestServeRefusesBadLimits(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ flag, value, want string }{
+		{"--chunk-cache", "-1", "--chunk-cache -1: want 0 (off)"},
+		{"--max-searches", "-2", "--max-searches -2: want -1"},
+		{"--search-queue-timeout", "0s", "--search-queue-timeout 0s: must be > 0"},
+	} {
+		code, _, errOut := run(t, dir, "serve", "--store", filepath.Join(dir, "s"), c.flag, c.value)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s %s: exit %d: %s", c.flag, c.value, code, errOut)
+		}
+	}
+}
+
 func TestKeysCommands(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "s")
