@@ -45,6 +45,10 @@ type armSpec struct {
 	// docs turns the language arm's docs of one document into the arm's;
 	// nil indexes the same docs.
 	docs func(e *Engine, docs []bm25.Doc) []bm25.Doc
+	// docsFromTerms, when not nil, is docs given terms[i], the language
+	// arm's analysed terms of docs[i]'s text (nil: not at hand), so that
+	// prepareLexical analyses a text once for both arms.
+	docsFromTerms func(e *Engine, docs []bm25.Doc, terms [][]string) []bm25.Doc
 	// query turns the query text into the arm's; nil searches the text as
 	// it is, and an empty result skips the arm for that query.
 	query func(e *Engine, text string) string
@@ -70,10 +74,11 @@ var lexicalArms = []armSpec{
 		// Adjacent term pairs (rank.PairText) whose best score per
 		// document lifts the document's chunks (recipe v2, EVAL.md).
 		dir: "bm25-pairs", layout: "pair-arm", role: roleDocument,
-		weight:  func(o Options) float64 { return o.PairArmWeight },
-		options: (*Engine).pairOptions,
-		docs:    (*Engine).pairDocs,
-		query:   (*Engine).pairQuery,
+		weight:        func(o Options) float64 { return o.PairArmWeight },
+		options:       (*Engine).pairOptions,
+		docs:          (*Engine).pairDocs,
+		docsFromTerms: (*Engine).pairDocsFromTerms,
+		query:         (*Engine).pairQuery,
 	},
 	{
 		// What each chunk of a source file declares (chunk.Declarations:
@@ -148,12 +153,33 @@ func (e *Engine) prepareLexical(p *Prepared) error {
 	rec := DocumentRecord{ID: doc.ID, Lang: doc.Lang, Metadata: doc.Metadata, Access: doc.Access}
 	docs := e.lexicalDocs(rec, stored)
 	lex := make([]*bm25.Analyzed, len(e.arms))
+	// The language arm (the first) hands on the terms it analysed to an arm
+	// built from them, when the text and the analyzer are the same.
+	var terms [][]string
+	var seen func(i int, analyzer string, t []string)
+	if e.opts.ContextWeight == 0 && slices.ContainsFunc(e.arms, func(a *lexArm) bool { return a.spec.docsFromTerms != nil }) {
+		terms = make([][]string, len(docs))
+		seen = func(i int, analyzer string, t []string) {
+			if analyzer == e.pairAnalyzer(docs[i].Lang).Name() {
+				terms[i] = t
+			}
+		}
+	}
 	for i, a := range e.arms {
 		d := docs
-		if a.spec.docs != nil {
+		switch {
+		case a.spec.docsFromTerms != nil && terms != nil:
+			d = a.spec.docsFromTerms(e, docs, terms)
+		case a.spec.docs != nil:
 			d = a.spec.docs(e, docs)
 		}
-		an, err := a.ix.Analyze(doc.ID, d)
+		var an *bm25.Analyzed
+		var err error
+		if i == 0 && seen != nil {
+			an, err = a.ix.AnalyzeSeen(doc.ID, d, fieldText, seen)
+		} else {
+			an, err = a.ix.Analyze(doc.ID, d)
+		}
 		if err != nil {
 			return fmt.Errorf("prepare %s: %s arm: %w", doc.ID, a.spec.dir, err)
 		}
@@ -290,15 +316,26 @@ func pairTerms(a analysis.Analyzer, text string) []string {
 
 // pairDocs turns the language arm's docs into the pair arm's: the same ids,
 // groups and attributes, the contextualized text as rank.PairText.
-func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc {
+func (e *Engine) pairDocs(docs []bm25.Doc) []bm25.Doc { return e.pairDocsFromTerms(docs, nil) }
+
+// pairDocsFromTerms is pairDocs taking terms[i], when terms is not nil and
+// terms[i] not nil, as docs[i]'s text analysed by its pair analyzer.
+func (e *Engine) pairDocsFromTerms(docs []bm25.Doc, terms [][]string) []bm25.Doc {
 	out := make([]bm25.Doc, len(docs))
 	for i, d := range docs {
-		text, ok := d.Fields[fieldText]
-		if !ok {
-			text = Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
+		var t []string
+		if terms != nil {
+			t = terms[i]
+		}
+		if t == nil {
+			text, ok := d.Fields[fieldText]
+			if !ok {
+				text = Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
+			}
+			t = pairTerms(e.pairAnalyzer(d.Lang), text)
 		}
 		out[i] = bm25.Doc{ID: d.ID, Group: d.Group, Lang: d.Lang, Attrs: d.Attrs,
-			Fields: map[string]string{bm25.DefaultField: rank.PairText(pairTerms(e.pairAnalyzer(d.Lang), text))}}
+			Fields: map[string]string{bm25.DefaultField: rank.PairText(t)}}
 	}
 	return out
 }

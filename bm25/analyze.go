@@ -143,7 +143,7 @@ func (ix *Index) analyzeDocsPre(docs []Doc, pre []*analyzedDoc) ([]analyzedDoc, 
 			defer wg.Done()
 			counts := map[string]uint32{}
 			for i := range next {
-				out[i], errs[i] = ix.analyzeDoc(&docs[i], counts)
+				out[i], errs[i] = ix.analyzeDoc(&docs[i], counts, nil)
 			}
 		}()
 	}
@@ -159,7 +159,15 @@ func (ix *Index) analyzeDocsPre(docs []Doc, pre []*analyzedDoc) ([]analyzedDoc, 
 // tokenPool holds token slices for analyzeDoc to reuse.
 var tokenPool = sync.Pool{New: func() any { return new([]analysis.Token) }}
 
-func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32) (analyzedDoc, error) {
+// termObserver, when not nil, is handed the terms of the observed field
+// (analyzeDoc's caller says which) in the analyzer's order, empty terms
+// included, when the field's text was analysed in one piece.
+type termObserver struct {
+	field string
+	seen  func(analyzer string, terms []string)
+}
+
+func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32, obs *termObserver) (analyzedDoc, error) {
 	a, err := ix.docAnalyzer(d)
 	if err != nil {
 		return analyzedDoc{}, fmt.Errorf("doc %q: %w", d.ID, err)
@@ -184,6 +192,7 @@ func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32) (analyzedDoc, erro
 		}
 		ft := &ad.fields[fi]
 		clear(counts)
+		observe := obs != nil && f.Name == obs.field && len(text) <= pieceSize
 		for len(text) > 0 {
 			// Very long texts are analysed in pieces cut at whitespace, so
 			// the token slice of one Analyze call stays small.
@@ -194,6 +203,13 @@ func (ix *Index) analyzeDoc(d *Doc, counts map[string]uint32) (analyzedDoc, erro
 			text = text[len(piece):]
 			toks := analysis.AnalyzeInto(a, (*tokBuf)[:0], piece)
 			*tokBuf = toks[:0]
+			if observe {
+				terms := make([]string, len(toks))
+				for i, t := range toks {
+					terms[i] = t.Term
+				}
+				obs.seen(ad.analyzer, terms)
+			}
 			for i, t := range toks {
 				if t.Term == "" {
 					continue

@@ -151,6 +151,17 @@ type Analyzed struct {
 // result holds the docs' terms compactly, not their texts, so that many can
 // wait for Apply.
 func (ix *Index) Analyze(group string, docs []Doc) (*Analyzed, error) {
+	return ix.AnalyzeSeen(group, docs, "", nil)
+}
+
+// AnalyzeSeen is Analyze that also hands seen, for each doc whose field
+// text was analysed (in one piece: a text under 1 MiB), the doc's index in
+// docs, the analyzer's name and the field's terms in the analyzer's order,
+// empty ones included: what analysis.Analyzer.Analyze returns for the text.
+// A writer that builds another index from the same terms (situate's
+// word-pair arm) is spared analysing the text a second time. The terms are
+// the caller's.
+func (ix *Index) AnalyzeSeen(group string, docs []Doc, field string, seen func(doc int, analyzer string, terms []string)) (*Analyzed, error) {
 	a := &Analyzed{ix: ix, group: group, docs: make([]Doc, len(docs)), an: make([]analyzedDoc, len(docs))}
 	counts, _ := countsPool.Get().(map[string]uint32)
 	if counts == nil {
@@ -161,7 +172,11 @@ func (ix *Index) Analyze(group string, docs []Doc) (*Analyzed, error) {
 		d := docs[i]
 		d.Group = group
 		var err error
-		if a.an[i], err = ix.analyzeDoc(&d, counts); err != nil {
+		var obs *termObserver
+		if seen != nil {
+			obs = &termObserver{field: field, seen: func(analyzer string, terms []string) { seen(i, analyzer, terms) }}
+		}
+		if a.an[i], err = ix.analyzeDoc(&d, counts, obs); err != nil {
 			return nil, fmt.Errorf("bm25 analyze: %w", err)
 		}
 		compactTerms(&a.an[i])
