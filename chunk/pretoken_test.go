@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -129,4 +131,46 @@ func FuzzFastCount(f *testing.F) {
 			t.Fatalf("fastCount = %d, tokenizer = %d for %q", got, want, s)
 		}
 	})
+}
+
+// TestPieceCacheConcurrent: goroutines counting the same pieces at once,
+// more pieces than the cache has slots for a third of (so that slots are
+// taken from each other while read), always get the tokenizer's count: a
+// slot read while it is written is never believed.
+func TestPieceCacheConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _äöüßжзи中文\x00")
+	pieces := make([]string, 1<<17)
+	want := make([]int, len(pieces))
+	for i := range pieces {
+		var b strings.Builder
+		for b.Len() < 2+rng.IntN(maxCachedPieceLen-2) {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		p := b.String()
+		if len(p) > maxCachedPieceLen {
+			p = p[:maxCachedPieceLen]
+			for !utf8.ValidString(p) {
+				p = p[:len(p)-1]
+			}
+		}
+		pieces[i], want[i] = p, codecCount(p)
+	}
+	var wg sync.WaitGroup
+	var wrong atomic.Int64
+	for g := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 3))
+			for range 4 * len(pieces) {
+				i := r.IntN(len(pieces))
+				if pieceTokens(pieces[i]) != want[i] {
+					wrong.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := wrong.Load(); n > 0 {
+		t.Fatalf("%d counts differ from the tokenizer's", n)
+	}
 }
