@@ -269,7 +269,6 @@ func buildSegment(fields []string, docs []analyzedDoc) ([]byte, error) {
 	}
 	// plist is a term's postings, doc<<32 | tf.
 	type plist struct {
-		term  string
 		posts []uint64
 	}
 	type bpart struct {
@@ -307,7 +306,7 @@ func buildSegment(fields []string, docs []analyzedDoc) ([]byte, error) {
 			for i, t := range ft.terms {
 				pl := p.terms[t]
 				if pl == nil {
-					pl = &plist{term: t}
+					pl = &plist{}
 					p.terms[t] = pl
 				}
 				pl.posts = append(pl.posts, uint64(d)<<32|uint64(ft.tfs[i]))
@@ -328,13 +327,20 @@ func buildSegment(fields []string, docs []analyzedDoc) ([]byte, error) {
 	for _, k := range keys {
 		p := parts[k]
 		enc.beginPart(p.field, analyzers[p.an], p.docCount, p.sumTTF)
-		terms := make([]*plist, 0, len(p.terms))
-		for _, pl := range p.terms {
-			terms = append(terms, pl)
+		// Sorted as (term, list) values: comparing through the list
+		// pointers read a scattered object per comparison (27% of this
+		// function's time indexing GOROOT/src).
+		type entry struct {
+			term string
+			pl   *plist
 		}
-		slices.SortFunc(terms, func(a, b *plist) int { return strings.Compare(a.term, b.term) })
-		for _, pl := range terms {
-			if err := enc.addTerm(pl.term, pl.posts, norms[p.field]); err != nil {
+		terms := make([]entry, 0, len(p.terms))
+		for t, pl := range p.terms {
+			terms = append(terms, entry{t, pl})
+		}
+		slices.SortFunc(terms, func(a, b entry) int { return strings.Compare(a.term, b.term) })
+		for _, e := range terms {
+			if err := enc.addTerm(e.term, e.pl.posts, norms[p.field]); err != nil {
 				return nil, err
 			}
 		}
