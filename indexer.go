@@ -57,10 +57,24 @@ func Documents(docs ...Document) Source {
 }
 
 // FileStamp is the stamp of a file for Feed.Unchanged and Feed.Add: its
-// size and modification time.
+// size and modification time. A file modified less than RacyStampWindow
+// before now (or in the future) has none (""): a change made later in the
+// same tick of the file system's clock, of the same size, would leave the
+// stamp as it is, and a remembered stamp would then call the changed file
+// unchanged (git's "racily clean" files). Such a file is read again on the
+// next run, where its content hash says whether it changed.
 func FileStamp(info fs.FileInfo) string {
+	if age := time.Since(info.ModTime()); age < RacyStampWindow {
+		return ""
+	}
 	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
 }
+
+// RacyStampWindow is how recently modified a file must not be for its
+// stamp to be remembered: longer than the coarsest timestamps a store is
+// likely to sit on (FAT's 2 s; ext4's and tmpfs's follow a clock that ticks
+// every few milliseconds).
+const RacyStampWindow = 3 * time.Second
 
 // Feed receives the documents of a Source. Its methods are safe for
 // concurrent use.

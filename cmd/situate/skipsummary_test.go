@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Skipped files are counted by reason on one line, listed with --verbose,
@@ -14,8 +15,18 @@ func TestIndexSkipSummary(t *testing.T) {
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
 	os.MkdirAll(tree, 0o755)
+	// Each write dates its file an hour back, a second later than the
+	// one before: a file modified within situate.RacyStampWindow is read
+	// again on every run, and these are files that were written a while
+	// before the runs.
+	written := time.Now().Add(-time.Hour)
 	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(tree, name), []byte(text), 0o644); err != nil {
+		path := filepath.Join(tree, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		written = written.Add(time.Second)
+		if err := os.Chtimes(path, written, written); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,5 +91,43 @@ func TestIndexSkipSummary(t *testing.T) {
 	code, _, strict := run(t, dir, "index", "--store", store, "--strict", tree)
 	if code != exitFailure || !strings.Contains(strict, "skipped 3 files") {
 		t.Errorf("--strict with skipped files: exit %d, want %d:\n%s", code, exitFailure, strict)
+	}
+}
+
+// A file changed again in the clock tick it was indexed in, keeping its
+// size, keeps its stamp (size and modification time); the next run must
+// still index the new text (git's "racily clean" files): a stamp is
+// remembered only for a file older than situate.RacyStampWindow.
+func TestIndexRacyFileChange(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	os.MkdirAll(tree, 0o755)
+	path := filepath.Join(tree, "ferry.md")
+	if err := os.WriteFile(path, []byte("# Ferry\n\nThe ferry leaves at nine.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, tree)
+	// The same size, the same modification time: what a second write in
+	// the same tick of a coarse file system clock leaves.
+	if err := os.WriteFile(path, []byte("# Ferry\n\nThe ferry leaves at ten.\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(path); after.Size() != info.Size() || !after.ModTime().Equal(info.ModTime()) {
+		t.Fatalf("the rewrite changed the stamp: %d %v, was %d %v", after.Size(), after.ModTime(), info.Size(), info.ModTime())
+	}
+	_, out := mustRun(t, dir, "index", "--store", store, tree)
+	if !strings.Contains(out, "1 updated") {
+		t.Errorf("the rewritten file was not indexed again:\n%s", out)
+	}
+	if found, _ := mustRun(t, dir, "search", "--store", store, "--json", "ferry leaves at ten"); !strings.Contains(found, "at ten") {
+		t.Errorf("the new text is not found:\n%s", found)
 	}
 }
