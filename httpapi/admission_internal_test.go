@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -154,3 +158,29 @@ func TestLexicalOnlyQueues(t *testing.T) {
 }
 
 type fakeEmbedder struct{ situate.Embedder }
+
+// A request whose client has gone away (a search cancelled in the queue)
+// is answered and counted as 499, client closed request, and logged below
+// error level: a disconnect is no sign of an overloaded or failing server.
+// A cancellation while the client is still there stays a 503.
+func TestClientGoneIs499(t *testing.T) {
+	var logs bytes.Buffer
+	s := &Server{log: slog.New(slog.NewJSONHandler(&logs, nil))}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		ctx  context.Context
+		want int
+	}{{gone, statusClientClosed}, {context.Background(), http.StatusServiceUnavailable}} {
+		logs.Reset()
+		req := httptest.NewRequestWithContext(c.ctx, "POST", "/v1/search", nil)
+		rec := httptest.NewRecorder()
+		s.writeError(rec, req, fromError(context.Canceled))
+		if rec.Code != c.want {
+			t.Errorf("client gone %v: %d, want %d", c.ctx.Err() != nil, rec.Code, c.want)
+		}
+		if isErr := strings.Contains(logs.String(), `"level":"ERROR"`); isErr != (c.want >= 500) {
+			t.Errorf("client gone %v: logged as an error %v:\n%s", c.ctx.Err() != nil, isErr, logs.String())
+		}
+	}
+}
