@@ -344,6 +344,14 @@ func unrelated(words, lower []string, doc *docWords, lang string) *DegenerateErr
 			gibberish = append(gibberish, words[i])
 		}
 	}
+	// Under minContentWords the share checks do not apply; a short answer
+	// that shares no content word with the document and has a glued-subword
+	// one is babble all the same ("umeume portraitbmatrixinture ip
+	// dasrefresh lod").
+	if content < minContentWords && shared == 0 && len(gibberish) > 0 {
+		return &DegenerateError{Kind: DegenerateNoise, Detail: fmt.Sprintf("%d of its %d words are neither in the document nor words of the language (%s)",
+			len(gibberish), content, strings.Join(gibberish, ", "))}
+	}
 	if content >= minContentWords && float64(len(gibberish)) >= maxGibberish*float64(content) {
 		return &DegenerateError{Kind: DegenerateNoise, Detail: fmt.Sprintf("%d of its %d words are neither in the document nor words of the language (%s...)",
 			len(gibberish), content, strings.Join(gibberish[:min(5, len(gibberish))], ", "))}

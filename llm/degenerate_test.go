@@ -205,3 +205,25 @@ func TestDegenerateTinyModelBabbleHalden(t *testing.T) {
 		t.Errorf("not caught: %q", x)
 	}
 }
+
+// A short answer of the tiny model to
+// examples/corpus/en/brightwater-logistics.md that a CI run indexed
+// unflagged: with three words of four letters or more it was under every
+// share check's minimum, though two of the three are glued subwords.
+func TestDegenerateTinyModelBabbleShort(t *testing.T) {
+	text, err := os.ReadFile("../examples/corpus/en/brightwater-logistics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := newDocFacts(string(text))
+	x := "umeume portraitbmatrixinture ip dasrefresh lod"
+	if got := check(x, doc, "en", DefaultMaxContextTokens, 12, 24); got.degenerate == nil {
+		t.Errorf("not caught: %q", x)
+	}
+	// A short real context is no babble.
+	for _, ok := range []string{"Brightwater Logistics revenue report.", "The fleet section of the annual report."} {
+		if got := check(ok, doc, "en", DefaultMaxContextTokens, 8, 24); got.degenerate != nil {
+			t.Errorf("%q flagged %v", ok, got.degenerate)
+		}
+	}
+}
