@@ -16,15 +16,7 @@ import (
 // Anthropic's codebase set per iteration.
 func BenchmarkCodebase(b *testing.B) {
 	docs, chunks := loadCodebase(b)
-	c := offline.New(offline.DefaultOptions())
-	b.ReportAllocs()
-	for b.Loop() {
-		for i, doc := range docs {
-			if _, err := c.Contextualize(context.Background(), doc, chunks[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	contextualizeAll(b, docs, chunks)
 }
 
 // BenchmarkGoSource contextualizes the Go files of the standard library's
@@ -54,6 +46,11 @@ func BenchmarkGoSource(b *testing.B) {
 		docs = append(docs, situate.Document{ID: "net/http/" + filepath.Base(f), Path: f, Text: text, Format: situate.FormatCode})
 		chunks = append(chunks, chs)
 	}
+	contextualizeAll(b, docs, chunks)
+}
+
+// contextualizeAll contextualizes every document's chunks per iteration.
+func contextualizeAll(b *testing.B, docs []situate.Document, chunks [][]situate.Chunk) {
 	c := offline.New(offline.DefaultOptions())
 	b.ReportAllocs()
 	for b.Loop() {

@@ -33,11 +33,10 @@ func isBoilerplate(s string) bool {
 }
 
 var (
-	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	mdEmph   = regexp.MustCompile("(\\*\\*|__|\\*|`)")
-	htmlTag  = regexp.MustCompile(`<[^>]{1,200}>`)
-	javadoc  = regexp.MustCompile(`\{@\w+\s+([^}]*)\}`)
-	spaceRun = regexp.MustCompile(`\s+`)
+	mdLink  = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	mdEmph  = regexp.MustCompile("(\\*\\*|__|\\*|`)")
+	htmlTag = regexp.MustCompile(`<[^>]{1,200}>`)
+	javadoc = regexp.MustCompile(`\{@\w+\s+([^}]*)\}`)
 )
 
 // proseSummary returns the first real sentence of a prose document's body:
@@ -116,7 +115,7 @@ func endsSentence(t string) bool {
 // cleanMarkdown strips inline markup, keeping the words.
 //
 // Each expression runs only on text that has the characters every match of
-// it needs, and the whitespace runs are collapsed by hand (spaceRun): the
+// it needs, and the whitespace runs (RE2's \s+) are collapsed by hand: the
 // passes were 1 of 73 CPU-s indexing GOROOT/src, on text most of which has
 // no link, tag or emphasis.
 func cleanMarkdown(s string) string {
@@ -135,7 +134,7 @@ func cleanMarkdown(s string) string {
 	return strings.TrimSpace(collapseSpace(s))
 }
 
-// collapseSpace is spaceRun.ReplaceAllString(s, " "): each run of RE2's \s
+// collapseSpace is regexp `\s+` replaced by " ": each run of RE2's \s
 // ([\t\n\f\r ]) becomes one space.
 func collapseSpace(s string) string {
 	isSpace := func(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r' }

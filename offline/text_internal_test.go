@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -145,6 +146,7 @@ func TestFitsIsTheCounts(t *testing.T) {
 // expressions return, on random text made of the characters they match and
 // on this package's own source files.
 func TestCleanMarkdownAsRegexps(t *testing.T) {
+	spaceRun := regexp.MustCompile(`\s+`)
 	byRegexps := func(s string) string {
 		s = mdLink.ReplaceAllString(s, "$1")
 		s = javadoc.ReplaceAllString(s, "$1")

@@ -153,8 +153,10 @@ func dsn(path, txlock string) string {
 
 // readCacheKiB is each read connection's page cache (SQLite's default is
 // 2 MiB): a server reads the hits' chunks from all over the table. Within
-// the mapping (readMmapBytes) the cache holds SQLite's parsed pages, not
-// copies of them; a page beyond it is a pread system call.
+// the mapping (readMmapBytes) SQLite reads pages in place and does not keep
+// them in this cache (it parses a mapped page again at each use); the cache
+// holds the pages beyond the mapping and those newer in the WAL, each a
+// pread system call.
 const readCacheKiB = 32 << 10
 
 // readMmapBytes lets the read connections map the database instead of
