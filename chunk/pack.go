@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,7 +27,15 @@ type packer struct {
 	// tiny, so a split section's tail does not absorb its neighbours.
 	cont  int8
 	spans []Span
+	// counts counts ranges of text.
+	counts *pieceIndex
 }
+
+// count is CountTokens(p.text[start:end]).
+func (p *packer) count(start, end int) int { return p.counts.countUpTo(start, end, math.MaxInt) }
+
+// countUpTo is countTokensUpTo(p.text[start:end], limit).
+func (p *packer) countUpTo(start, end, limit int) int { return p.counts.countUpTo(start, end, limit) }
 
 // minFill is how full (in tokens) a chunk must be before a boundary of the
 // given strength may end it early. The strongest allowed boundary wins;
@@ -117,7 +126,7 @@ func (p *packer) emit(k int) int {
 	steps := 0
 	for {
 		start, end := p.pending[0].start, p.pending[k-1].end
-		t := CountTokens(p.text[start:end])
+		t := p.count(start, end)
 		switch {
 		case t <= p.size:
 			p.spans = append(p.spans, Span{Start: start, End: end, Tokens: t, Heading: p.heading(k)})
@@ -153,7 +162,7 @@ func (p *packer) fitting(k int) int {
 	lo, hi := p.nOverlap+1, k-1 // answer in [lo, hi]
 	for lo < hi {
 		m := (lo + hi + 1) / 2
-		if countTokensUpTo(p.text[p.pending[0].start:p.pending[m-1].end], p.size) <= p.size {
+		if p.countUpTo(p.pending[0].start, p.pending[m-1].end, p.size) <= p.size {
 			lo = m
 		} else {
 			hi = m - 1
@@ -196,8 +205,8 @@ func (p *packer) splitUnit(i int) bool {
 		a, b = unit{start: u.start, end: u.start + j}, unit{start: u.start + j, end: u.end}
 		strength = strengthRune
 	}
-	a.tokens, a.strength, a.prose, a.heading = CountTokens(p.text[a.start:a.end]), u.strength, true, u.heading
-	b.tokens, b.strength, b.prose, b.heading = CountTokens(p.text[b.start:b.end]), strength, true, u.heading
+	a.tokens, a.strength, a.prose, a.heading = p.count(a.start, a.end), u.strength, true, u.heading
+	b.tokens, b.strength, b.prose, b.heading = p.count(b.start, b.end), strength, true, u.heading
 	p.fill += a.tokens + b.tokens - u.tokens
 	p.pending = append(p.pending[:i+1], p.pending[i:]...)
 	p.pending[i], p.pending[i+1] = a, b
@@ -286,22 +295,22 @@ func (p *packer) wordTail(u unit, budget int) (unit, bool) {
 		prev = r
 	}
 	for _, starts := range [][]int{soft, any} {
-		if st, ok := p.fittingTail(s, starts, budget); ok {
+		if st, ok := p.fittingTail(u, starts, budget); ok {
 			st += u.start
-			return unit{start: st, end: u.end, tokens: CountTokens(p.text[st:u.end]),
+			return unit{start: st, end: u.end, tokens: p.count(st, u.end),
 				strength: strengthWord, prose: true, heading: u.heading}, true
 		}
 	}
 	return unit{}, false
 }
 
-// fittingTail binary-searches starts for the first one whose tail of s
-// has at most budget tokens.
-func (p *packer) fittingTail(s string, starts []int, budget int) (int, bool) {
+// fittingTail binary-searches starts (offsets into u's text) for the
+// first one whose tail of u has at most budget tokens.
+func (p *packer) fittingTail(u unit, starts []int, budget int) (int, bool) {
 	i, j := 0, len(starts)
 	for i < j {
 		m := (i + j) / 2
-		if CountTokens(s[starts[m]:]) <= budget {
+		if p.count(u.start+starts[m], u.end) <= budget {
 			j = m
 		} else {
 			i = m + 1

@@ -264,10 +264,42 @@ func packPiece(p string) (w [3]uint64) {
 	return w
 }
 
-func pieceSlotOf(w [3]uint64, n int) *pieceSlot {
-	pieceCache.once.Do(func() { pieceCache.slots = make([]pieceSlot, 1<<pieceCacheBits) })
-	h := (w[0]*0x9e3779b97f4a7c15 ^ w[1]*0xc2b2ae3d27d4eb4f ^ w[2]*0x165667b19e3779f9 ^ uint64(n)) * 0xff51afd7ed558ccd
-	return &pieceCache.slots[h>>(64-pieceCacheBits)]
+// pieceHash hashes a packed piece of n bytes; tables index by its top bits.
+func pieceHash(w [3]uint64, n int) uint64 {
+	return (w[0]*0x9e3779b97f4a7c15 ^ w[1]*0xc2b2ae3d27d4eb4f ^ w[2]*0x165667b19e3779f9 ^ uint64(n)) * 0xff51afd7ed558ccd
+}
+
+// nearPieces caches piece counts for one goroutine at a time (it lives in
+// a pieceIndex): a few thousand pieces make most of any text (" err",
+// "\n\t", " the"), and a table of them this small stays in the core's own
+// cache, where each lookup in the shared table reads main memory. A miss
+// asks the shared table.
+type nearPieces [1 << nearPieceBits]nearSlot
+
+const nearPieceBits = 12 // 4096 slots of 32 bytes: 128 KiB
+
+type nearSlot struct {
+	key  [3]uint64
+	meta uint32 // tokens<<8 | len (len 0: empty)
+}
+
+// tokens counts the tokens of one pre-token.
+func (c *nearPieces) tokens(p string) int {
+	if len(p) == 1 {
+		return 1
+	}
+	if len(p) > maxCachedPieceLen {
+		return countPreToken(p)
+	}
+	w := packPiece(p)
+	h := pieceHash(w, len(p))
+	s := &c[h>>(64-nearPieceBits)]
+	if int(s.meta&0xff) == len(p) && s.key == w {
+		return int(s.meta >> 8)
+	}
+	n := cachedPieceTokens(w, h, p)
+	s.key, s.meta = w, uint32(n)<<8|uint32(len(p))
+	return n
 }
 
 // pieceTokens counts the tokens of one pre-token.
@@ -279,7 +311,14 @@ func pieceTokens(p string) int {
 		return countPreToken(p)
 	}
 	w := packPiece(p)
-	slot := pieceSlotOf(w, len(p))
+	return cachedPieceTokens(w, pieceHash(w, len(p)), p)
+}
+
+// cachedPieceTokens is pieceTokens for a piece of 2 to 24 bytes packed
+// into w, whose pieceHash is h.
+func cachedPieceTokens(w [3]uint64, h uint64, p string) int {
+	pieceCache.once.Do(func() { pieceCache.slots = make([]pieceSlot, 1<<pieceCacheBits) })
+	slot := &pieceCache.slots[h>>(64-pieceCacheBits)]
 	m := slot.meta.Load()
 	if m>>32&1 == 0 && int(m&0xff) == len(p) &&
 		slot.key[0].Load() == w[0] && slot.key[1].Load() == w[1] && slot.key[2].Load() == w[2] &&
@@ -304,7 +343,11 @@ func pieceTokens(p string) int {
 func fastCount(s string) int { return fastCountUpTo(s, math.MaxInt) }
 
 // fastCountUpTo is fastCount stopping once the count exceeds limit.
-func fastCountUpTo(s string, limit int) int {
+func fastCountUpTo(s string, limit int) int { return countPiecesUpTo(s, limit, nil) }
+
+// countPiecesUpTo is fastCountUpTo looking pieces up in near first, when
+// it is not nil.
+func countPiecesUpTo(s string, limit int, near *nearPieces) int {
 	n := 0
 	for i := 0; i < len(s) && n <= limit; {
 		e := nextPiece(s, i)
@@ -313,7 +356,11 @@ func fastCountUpTo(s string, limit int) int {
 			i += w
 			continue
 		}
-		n += pieceTokens(s[i:e])
+		if near != nil {
+			n += near.tokens(s[i:e])
+		} else {
+			n += pieceTokens(s[i:e])
+		}
 		i = e
 	}
 	return n

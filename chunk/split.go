@@ -71,7 +71,8 @@ func Split(text string, opts Options) ([]Span, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	p := &packer{text: text, size: opts.Size, overlap: opts.Overlap, forced: 127}
+	p := &packer{text: text, size: opts.Size, overlap: opts.Overlap, forced: 127, counts: newPieceIndex(text)}
+	defer p.counts.release()
 	b := &builder{text: text, size: opts.Size, p: p, capNext: -1}
 	switch opts.Format {
 	case FormatMarkdown, FormatHTML:
@@ -137,13 +138,13 @@ func (b *builder) add(start, end int, lvl level, strength int8, heading string) 
 
 // count counts text[start:end] with the white space before it.
 func (b *builder) count(start, end int) int {
-	return CountTokens(b.text[min(b.prevEnd, start):end])
+	return b.p.count(min(b.prevEnd, start), end)
 }
 
 // countUpToSize is count where only a count up to Size matters (see
 // countTokensUpTo).
 func (b *builder) countUpToSize(start, end int) int {
-	return countTokensUpTo(b.text[min(b.prevEnd, start):end], b.size)
+	return b.p.countUpTo(min(b.prevEnd, start), end, b.size)
 }
 
 func (b *builder) push(u unit) {
