@@ -81,9 +81,17 @@ func newPieceIndex(text string) *pieceIndex {
 	return x
 }
 
+// maxPooledPieces bounds the positions a pooled index keeps room for
+// (8 bytes each): one very large document does not pin its index's memory
+// in every pooled one.
+const maxPooledPieces = 1 << 18
+
 // release returns x to the pool; x must not be used afterwards.
 func (x *pieceIndex) release() {
 	x.text = ""
+	if cap(x.pos) > maxPooledPieces {
+		x.pos, x.tokens = nil, nil
+	}
 	pieceIndexPool.Put(x)
 }
 
