@@ -30,8 +30,10 @@ type SourceOptions struct {
 // Source returns the documents under paths as a situate.Source for
 // Engine.Index: files and directories (walked as Walk does; a file the
 // engine holds as it is, by size and modification time, is not read again),
-// JSONL files (".jsonl"), and stdin for "-". Files that cannot be read are
-// reported to Feed.Skip with the FileError saying why; a file skipped for
+// JSONL files (".jsonl"), and stdin for "-". A path of paths that does not
+// exist (or cannot be opened) is the Source's error, before anything is
+// read; files under a directory that cannot be read are reported to
+// Feed.Skip with the FileError saying why; a file skipped for
 // its content (binary, image, empty, broken...) is remembered by the engine
 // and, while its size and modification time stay the same, not read or
 // reported again (Feed.SkippedBefore).
@@ -70,6 +72,17 @@ func Source(paths []string, opts SourceOptions) situate.Source {
 			mu.Unlock()
 			return f.Add(doc, stamp)
 		}
+		// A path the caller named that is not there is an error of the
+		// run, found before anything is read: as a skipped file, a typo in
+		// it indexed nothing and let --prune remove every document.
+		for _, p := range paths {
+			if p == "-" {
+				continue
+			}
+			if _, err := os.Stat(p); err != nil {
+				return &FileError{Op: "stat", Path: p, Err: unwrapPathError(err)}
+			}
+		}
 		skipDir := ""
 		if opts.SkipDir != "" {
 			skipDir, _ = filepath.Abs(opts.SkipDir)
@@ -92,8 +105,7 @@ func Source(paths []string, opts SourceOptions) situate.Source {
 			case strings.HasSuffix(strings.ToLower(p), ".jsonl"):
 				r, err := os.Open(p)
 				if err != nil {
-					f.Skip(&FileError{Op: "open", Path: p, Err: err})
-					continue
+					return &FileError{Op: "open", Path: p, Err: unwrapPathError(err)}
 				}
 				err = JSONL(ctx, r, p, add)
 				r.Close()

@@ -50,3 +50,44 @@ func TestErrorsHaveOnePrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexMissingPathKeepsStore: a path given to index that does not
+// exist (a typo) fails the run with one error naming it, before anything
+// is read, and --prune removes nothing; a JSONL path likewise. An empty
+// directory says that it found no documents.
+func TestIndexMissingPathKeepsStore(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := os.MkdirAll(corpus, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.md", "b.md"} {
+		if err := os.WriteFile(filepath.Join(corpus, name), []byte("# "+name+"\n\nSome text about apples and pears.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, corpus)
+	for _, missing := range []string{filepath.Join(dir, "corpsu"), filepath.Join(dir, "docs.jsonl")} {
+		code, _, errOut := run(t, dir, "index", "--prune", "--store", store, corpus, missing)
+		if code != exitFailure {
+			t.Fatalf("index of a missing %s: exit %d, want %d\n%s", missing, code, exitFailure, errOut)
+		}
+		want := "situate index: read documents: stat " + missing + ": no such file or directory\n"
+		if errOut != want {
+			t.Errorf("index of a missing %s printed\n%q\nwant\n%q", missing, errOut, want)
+		}
+		out, _ := mustRun(t, dir, "ls", "--store", store)
+		if !strings.Contains(out, "a.md") || !strings.Contains(out, "b.md") {
+			t.Errorf("after index --prune of a missing path, the store lists:\n%s", out)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut := mustRun(t, dir, "index", "--store", store, empty)
+	if !strings.HasPrefix(errOut, "found no documents to index;") {
+		t.Errorf("index of an empty directory printed %q", errOut)
+	}
+}

@@ -109,8 +109,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "llm: %d %s got other contexts (new version), %d kept %s (same version)\n",
 			res.Updated, plural(res.Updated, "document", "documents"), res.Unchanged, plural(res.Unchanged, "its", "theirs"))
 	}
+	if s := indexSummary(res, err, storeDir); !*quiet && s != "" {
+		fmt.Fprintln(e.stderr, s)
+	}
 	if !*quiet {
-		fmt.Fprintln(e.stderr, indexSummary(res, err, storeDir))
 		if s := prog.skipSummary(); s != "" {
 			fmt.Fprintln(e.stderr, s)
 		}
@@ -139,6 +141,12 @@ func indexSummary(res situate.IndexResult, err error, storeDir string) string {
 	if err == nil && res.Unchanged > 0 && res.Added+res.Updated+res.Removed+res.Failed+res.Fallbacks == 0 {
 		return fmt.Sprintf("nothing changed: %d %s unchanged%s (checked in %s); store %s",
 			res.Unchanged, plural(res.Unchanged, "document", "documents"), before, res.Duration.Round(1e6), storeDir)
+	}
+	if res.Documents+res.Removed == 0 {
+		if err != nil {
+			return "" // the error says why
+		}
+		return "found no documents to index; store " + storeDir
 	}
 	fallbacks := ""
 	if res.Fallbacks > 0 {

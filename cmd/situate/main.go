@@ -112,12 +112,12 @@ func Main(ctx context.Context, e *env, args []string) int {
 		case errors.Is(err, errHelpShown):
 			return exitOK
 		case errors.As(err, &ue):
-			fmt.Fprintf(e.stderr, "situate %s: %s\nRun 'situate %s --help' for usage.\n", c.name, errorText(err), c.name)
+			fmt.Fprintf(e.stderr, "situate %s: %s\nRun 'situate %s --help' for usage.\n", c.name, commandErrorText(c.name, err), c.name)
 			return exitUsage
 		case errors.Is(err, errAlreadyReported):
 			return exitFailure
 		default:
-			fmt.Fprintf(e.stderr, "situate %s: %s\n%s", c.name, errorText(err), damageHint(err))
+			fmt.Fprintf(e.stderr, "situate %s: %s\n%s", c.name, commandErrorText(c.name, err), damageHint(err))
 			return exitFailure
 		}
 	}
@@ -134,6 +134,13 @@ func errorText(err error) string {
 	s := strings.ReplaceAll(err.Error(), ": situate: ", ": ")
 	s = strings.ReplaceAll(s, "\nsituate: ", "\n") // errors.Join puts one per line
 	return strings.TrimPrefix(s, "situate: ")
+}
+
+// commandErrorText is errorText for command name's error, which is
+// printed after "situate NAME: ": the library's own "NAME: " (the index
+// run's "index: read documents: ...") is not said twice.
+func commandErrorText(name string, err error) string {
+	return strings.TrimPrefix(errorText(err), name+": ")
 }
 
 var (
