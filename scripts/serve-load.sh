@@ -8,8 +8,9 @@
 #   scripts/serve-load.sh [WORKDIR]     (default: a temp dir; about 6 minutes)
 #
 # SITUATE_SERVE_FLAGS adds flags to situate serve, e.g. "--recipe lucene"
-# (which rebuilds the index for its one-arm layout when the server starts:
-# use a copy of WORKDIR) or "--max-searches -1" (no search queue).
+# (one BM25 arm: its upserts leave the other arms behind, and the next
+# server with the default recipe rebuilds them when it starts, so use a
+# copy of WORKDIR) or "--max-searches -1" (no search queue).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
