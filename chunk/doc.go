@@ -70,7 +70,7 @@
 // space before it, every chunk once more to report its exact size (a few
 // times more, by bisection, when the joined text counts more than its
 // pieces), and only a chunk's worth of pieces is held at a time. A text of
-// 4 KiB to 32 MiB is pre-tokenized once, and those counts are differences
+// 4 KiB to 1 MiB is pre-tokenized once, and those counts are differences
 // of running totals plus a few pre-tokens at each end (see pieceIndex;
 // about two bytes of memory per byte of text). Pieces
 // longer than Size*16 bytes are split before they are counted, so the
