@@ -69,14 +69,9 @@ func newPieceIndex(text string) *pieceIndex {
 	for i := 0; i < len(text); {
 		x.pos = append(x.pos, int32(i))
 		x.tokens = append(x.tokens, int32(n))
-		e := nextPiece(text, i)
-		if e < 0 {
-			_, w := decode(text, i)
-			i += w
-			continue
-		}
-		n += x.near.tokens(text[i:e])
-		i = e
+		var t int
+		i, t = scanStep(text, i, &x.near)
+		n += t
 	}
 	x.pos = append(x.pos, int32(len(text)))
 	x.tokens = append(x.tokens, int32(n))
@@ -127,14 +122,9 @@ func (x *pieceIndex) countUpTo(a, b, limit int) int {
 			}
 			break
 		}
-		e := nextPiece(s, i)
-		if e < 0 {
-			_, w := decode(s, i)
-			i += w
-			continue
-		}
-		n += x.near.tokens(s[i:e])
-		i = e
+		var t int
+		i, t = scanStep(s, i, &x.near)
+		n += t
 	}
 	if n > limit || i >= b {
 		return n

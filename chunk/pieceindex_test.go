@@ -62,12 +62,7 @@ func TestPieceIndexMixes(t *testing.T) {
 	for it := range texts {
 		var sb strings.Builder
 		for sb.Len() < minIndexedText {
-			s := pieceAlphabet[r.IntN(len(pieceAlphabet))]
-			rep := 1
-			if r.IntN(6) == 0 {
-				rep = r.IntN(40)
-			}
-			sb.WriteString(strings.Repeat(s, rep))
+			sb.WriteString(mixPiece(r))
 		}
 		s := sb.String()
 		if !newPieceIndexOK(s) {

@@ -350,18 +350,25 @@ func fastCountUpTo(s string, limit int) int { return countPiecesUpTo(s, limit, n
 func countPiecesUpTo(s string, limit int, near *nearPieces) int {
 	n := 0
 	for i := 0; i < len(s) && n <= limit; {
-		e := nextPiece(s, i)
-		if e < 0 {
-			_, w := decode(s, i)
-			i += w
-			continue
-		}
-		if near != nil {
-			n += near.tokens(s[i:e])
-		} else {
-			n += pieceTokens(s[i:e])
-		}
-		i = e
+		var t int
+		i, t = scanStep(s, i, near)
+		n += t
 	}
 	return n
+}
+
+// scanStep takes one step of the pre-token scan of s at i: it returns
+// where the next step starts and the tokens of the piece passed (none for
+// a character the tokenizer skips). Pieces are looked up in near first,
+// when it is not nil.
+func scanStep(s string, i int, near *nearPieces) (next, tokens int) {
+	e := nextPiece(s, i)
+	if e < 0 {
+		_, w := decode(s, i)
+		return i + w, 0
+	}
+	if near != nil {
+		return e, near.tokens(s[i:e])
+	}
+	return e, pieceTokens(s[i:e])
 }

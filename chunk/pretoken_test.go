@@ -58,6 +58,15 @@ var pieceAlphabet = []string{" ", "  ", "\t", "\n", "\r\n", "\r", "\v", "\f", "\
 	"'d", "'m", "'x", "'", "中文", "é", "\u0301", "\u0301a", "ǅ", "ʰ", "ª", "٣", "Ⅻ", "½", "\x7f", "\x01", "\x1c", "-", "#",
 	"    ", "\n\n", "//", "*/\n", "Привет", "мир", "İ", "ß", "🙂", "\u200b", "x\u0308", "_", "$", "\\"}
 
+// mixPiece is one random element of pieceAlphabet, now and then repeated.
+func mixPiece(r *rand.Rand) string {
+	rep := 1
+	if r.IntN(6) == 0 {
+		rep = r.IntN(40)
+	}
+	return strings.Repeat(pieceAlphabet[r.IntN(len(pieceAlphabet))], rep)
+}
+
 // TestFastCountExact compares fastCount with the tokenizer on random mixes
 // of pieceAlphabet.
 func TestFastCountExact(t *testing.T) {
@@ -69,12 +78,7 @@ func TestFastCountExact(t *testing.T) {
 	for it := range iters {
 		var sb strings.Builder
 		for range r.IntN(30) {
-			s := pieceAlphabet[r.IntN(len(pieceAlphabet))]
-			rep := 1
-			if r.IntN(6) == 0 {
-				rep = r.IntN(40)
-			}
-			sb.WriteString(strings.Repeat(s, rep))
+			sb.WriteString(mixPiece(r))
 		}
 		s := sb.String()
 		if got, want := fastCount(s), codecCount(s); got != want {
