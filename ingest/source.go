@@ -31,7 +31,7 @@ type SourceOptions struct {
 // Engine.Index: files and directories (walked as Walk does; a file the
 // engine holds as it is, by size and modification time, is not read again),
 // JSONL files (".jsonl"), and stdin for "-". A path of paths that does not
-// exist (or cannot be opened) is the Source's error, before anything is
+// exist or cannot be opened is the Source's error, before anything is
 // read; files under a directory that cannot be read are reported to
 // Feed.Skip with the FileError saying why; a file skipped for
 // its content (binary, image, empty, broken...) is remembered by the engine
@@ -72,16 +72,19 @@ func Source(paths []string, opts SourceOptions) situate.Source {
 			mu.Unlock()
 			return f.Add(doc, stamp)
 		}
-		// A path the caller named that is not there is an error of the
-		// run, found before anything is read: as a skipped file, a typo in
-		// it indexed nothing and let --prune remove every document.
+		// A path the caller named that is not there, or cannot be read
+		// (opening a directory needs its read permission), is an error of
+		// the run, found before anything is read: as a skipped file, a typo
+		// in it indexed nothing and let --prune remove every document.
 		for _, p := range paths {
 			if p == "-" {
 				continue
 			}
-			if _, err := os.Stat(p); err != nil {
-				return &FileError{Op: "stat", Path: p, Err: unwrapPathError(err)}
+			r, err := os.Open(p)
+			if err != nil {
+				return &FileError{Op: "open", Path: p, Err: unwrapPathError(err)}
 			}
+			r.Close()
 		}
 		skipDir := ""
 		if opts.SkipDir != "" {

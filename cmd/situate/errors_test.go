@@ -73,7 +73,7 @@ func TestIndexMissingPathKeepsStore(t *testing.T) {
 		if code != exitFailure {
 			t.Fatalf("index of a missing %s: exit %d, want %d\n%s", missing, code, exitFailure, errOut)
 		}
-		want := "situate index: read documents: stat " + missing + ": no such file or directory\n"
+		want := "situate index: read documents: open " + missing + ": no such file or directory\n"
 		if errOut != want {
 			t.Errorf("index of a missing %s printed\n%q\nwant\n%q", missing, errOut, want)
 		}
