@@ -156,11 +156,24 @@ func (f *Feed) Skip(err error) {
 	r.emit(IndexEvent{Kind: EventSkip, Err: err})
 }
 
+// Partial reports, like Skip, a part of the source that could not be read
+// as a whole (a directory that could not be listed): the documents under it
+// are unknown, so the run's Prune removes nothing (IndexResult.PruneWithheld).
+func (f *Feed) Partial(err error) {
+	r := f.r
+	r.mu.Lock()
+	r.partial = true
+	r.mu.Unlock()
+	f.Skip(err)
+}
+
 // IndexOptions configure one Engine.Index run.
 type IndexOptions struct {
 	// Prune removes indexed documents the source did not report (read,
-	// unchanged or skipped but readable). It applies only when the source
-	// finished and the run was not stopped.
+	// unchanged or skipped for their content or because they are gone; a
+	// file that exists but could not be read keeps its document). It
+	// applies only when the source finished, the run was not stopped and
+	// the source saw all of itself (see Feed.Partial).
 	Prune bool
 	// RetryFallbacks re-processes documents, even unchanged ones, that hold
 	// a context flagged FlagFallback (a call that failed in an earlier
@@ -283,6 +296,9 @@ type IndexResult struct {
 	// SkippedBefore counts files an earlier run skipped that are unchanged
 	// since (see Feed.SkippedBefore): not read, not reported again.
 	SkippedBefore int
+	// PruneWithheld: the run was to prune, but part of the source could
+	// not be read (Feed.Partial), so nothing was removed.
+	PruneWithheld bool
 	// Progress is the run's final progress (calls, tokens, cost, errors).
 	Progress IndexProgress
 	Duration time.Duration
@@ -386,7 +402,13 @@ func (r *indexRun) finish(ctx, runCtx context.Context, verb string, prune func()
 	case cause != nil:
 		err = cause
 	}
-	if err == nil && r.opts.Prune {
+	r.mu.Lock()
+	partial := r.partial
+	r.mu.Unlock()
+	switch {
+	case err == nil && r.opts.Prune && partial:
+		r.res.PruneWithheld = true
+	case err == nil && r.opts.Prune:
 		err = prune()
 	}
 	r.saveSkips(err == nil && r.opts.Prune)
@@ -400,7 +422,7 @@ func (r *indexRun) finish(ctx, runCtx context.Context, verb string, prune func()
 
 // newIndexRun is the state of a run (Index, Queue) that has not started.
 func newIndexRun(e *Engine, opts IndexOptions) *indexRun {
-	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{}, from: map[string]string{},
+	r := &indexRun{e: e, opts: opts, start: time.Now(), seen: map[string]bool{}, unreadable: map[string]bool{}, from: map[string]string{},
 		callsByDoc: map[string]int{}, preparing: map[string]int{}, cz: e.opts.Contextualizer}
 	r.cond = sync.NewCond(&r.qmu)
 	r.space = sync.NewCond(&r.qmu)
@@ -431,12 +453,16 @@ type indexRun struct {
 	fatalOnce   sync.Once
 	fatal       error
 
-	mu         sync.Mutex
-	res        IndexResult
-	prog       IndexProgress
-	seen       map[string]bool
-	from       map[string]string // the file each document of the run was read from
-	srcErr     error
+	mu     sync.Mutex
+	res    IndexResult
+	prog   IndexProgress
+	seen   map[string]bool
+	from   map[string]string // the file each document of the run was read from
+	srcErr error
+	// partial: the source could not read part of itself (Feed.Partial);
+	// unreadable: documents whose files exist but could not be read.
+	partial    bool
+	unreadable map[string]bool
 	firstCall  time.Time
 	callsByDoc map[string]int // ended calls by document
 	preparing  map[string]int // chunks of documents being prepared
@@ -885,11 +911,8 @@ func (r *indexRun) progressLocked() IndexProgress {
 
 // prune removes the documents the source did not report.
 func (r *indexRun) prune() error {
-	r.mu.Lock()
-	seen := r.seen
-	r.mu.Unlock()
 	for _, rec := range r.e.Documents() {
-		if seen[rec.ID] {
+		if r.keeps(rec.ID) {
 			continue
 		}
 		if err := r.e.Delete(r.ctx, rec.ID); err != nil {
@@ -901,6 +924,14 @@ func (r *indexRun) prune() error {
 		r.emit(IndexEvent{Kind: EventRemoved, DocID: rec.ID})
 	}
 	return nil
+}
+
+// keeps reports whether prune keeps document id: the run saw it, or its
+// file is there but could not be read.
+func (r *indexRun) keeps(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[id] || r.unreadable[id]
 }
 
 // batch drains the source, has opts.Batch write the contexts of the

@@ -126,11 +126,8 @@ func uploadDocument(u Upload) Document {
 // queuePrune removes the stored documents the run did not see, with their
 // sources, so no runner indexes them again.
 func (e *Engine) queuePrune(r *indexRun, jobs JobStore) error {
-	r.mu.Lock()
-	seen := r.seen
-	r.mu.Unlock()
 	for _, rec := range e.Documents() {
-		if seen[rec.ID] {
+		if r.keeps(rec.ID) {
 			continue
 		}
 		if err := jobs.DeleteUpload(r.ctx, rec.ID); err != nil {

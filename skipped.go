@@ -3,6 +3,8 @@ package situate
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 )
 
 // metaSkipped keys, in the store's meta, the files earlier runs skipped for
@@ -68,6 +70,13 @@ func (f *Feed) SkippedBefore(id, stamp string) bool {
 // unreported while its stamp stays the same (see SkippedBefore).
 func (f *Feed) SkipFile(id, stamp string, err error, remember bool) {
 	r := f.r
+	if id != "" && !remember && !errors.Is(err, fs.ErrNotExist) {
+		// There but unreadable (permissions, an I/O error): prune keeps
+		// its document rather than lose it to a passing problem.
+		r.mu.Lock()
+		r.unreadable[id] = true
+		r.mu.Unlock()
+	}
 	if id != "" && stamp != "" {
 		r.mu.Lock()
 		files := r.skipsLocked()

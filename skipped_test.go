@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"slices"
 	"testing"
 
@@ -94,4 +96,69 @@ func TestSkippedFilesRemembered(t *testing.T) {
 	files["img.png"] = &file{stamp: "2:2", bad: errors.New("parse img.png: unsupported format: .png"), lasting: true}
 	res, read = run(false)
 	check("back after prune", res, read, 2, 1, "[img.png perm.txt]")
+}
+
+// Prune keeps what a passing problem hid: a file that is there but could
+// not be read keeps its document, a source that could not list part of
+// itself (Feed.Partial) removes nothing and says so, and a file that is
+// gone is removed.
+func TestPruneKeepsWhatItCouldNotRead(t *testing.T) {
+	ctx := context.Background()
+	eng, _ := openIndexEngine(t, &callContextualizer{name: "test:llm"})
+	type file struct {
+		text    string
+		problem error // set: the source reports the file as unreadable
+	}
+	files := map[string]file{"a.txt": {text: "apples"}, "b.txt": {text: "bananas"}, "sub/c.txt": {text: "cherries"}}
+	run := func(partial error) situate.IndexResult {
+		t.Helper()
+		src := func(ctx context.Context, f *situate.Feed) error {
+			if partial != nil {
+				f.Partial(partial)
+			}
+			ids := slices.Sorted(maps.Keys(files))
+			for _, id := range ids {
+				fl := files[id]
+				if fl.problem != nil {
+					f.SkipFile(id, "1:1", fl.problem, false)
+					continue
+				}
+				if err := f.Add(idxDoc(id, fl.text), ""); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		res, err := eng.Index(ctx, src, situate.IndexOptions{Prune: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	docs := func() string {
+		var ids []string
+		for _, rec := range eng.Documents() {
+			ids = append(ids, rec.ID)
+		}
+		slices.Sort(ids)
+		return fmt.Sprint(ids)
+	}
+	run(nil)
+	const all = "[a.txt b.txt sub/c.txt]"
+
+	files["a.txt"] = file{problem: &fs.PathError{Op: "open", Path: "a.txt", Err: fs.ErrPermission}}
+	if res := run(nil); res.Removed != 0 || docs() != all {
+		t.Errorf("a file that could not be read: removed %d, documents %s; want 0, %s", res.Removed, docs(), all)
+	}
+	delete(files, "sub/c.txt") // hidden in a directory that could not be listed
+	res := run(&fs.PathError{Op: "read dir", Path: "sub", Err: fs.ErrPermission})
+	if !res.PruneWithheld || res.Removed != 0 || docs() != all {
+		t.Errorf("a directory that could not be listed: withheld %v, removed %d, documents %s; want true, 0, %s",
+			res.PruneWithheld, res.Removed, docs(), all)
+	}
+	files["a.txt"] = file{problem: &fs.PathError{Op: "open", Path: "a.txt", Err: fs.ErrNotExist}} // vanished while read
+	if res := run(nil); res.PruneWithheld || res.Removed != 2 || docs() != "[b.txt]" {
+		t.Errorf("a file gone and a directory gone: withheld %v, removed %d, documents %s; want false, 2, [b.txt]",
+			res.PruneWithheld, res.Removed, docs())
+	}
 }

@@ -55,6 +55,12 @@ func Source(paths []string, opts SourceOptions) situate.Source {
 			case errors.Is(err, ErrUnchanged):
 				return nil
 			case errors.As(err, &fe):
+				if doc.ID == "" && fe.Op == opReadDir {
+					// A directory that could not be listed: what is
+					// under it is unknown to this run.
+					f.Partial(err)
+					return nil
+				}
 				if doc.ID == "" || fe.Line > 0 {
 					f.Skip(err)
 					return nil

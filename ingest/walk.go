@@ -82,6 +82,9 @@ func (w *walker) visited(fi fs.FileInfo) bool {
 	return false
 }
 
+// opReadDir is the FileError.Op of a directory that could not be listed.
+const opReadDir = "read dir"
+
 func (w *walker) report(path, op string, err error) error {
 	return w.fn(situate.Document{}, &FileError{Path: path, Op: op, Err: err})
 }
@@ -133,7 +136,7 @@ func (w *walker) dir(path, dirID string, ancestors []fileID, ignores ignoreStack
 	des, err := os.ReadDir(path)
 	if err != nil {
 		// Report and keep whatever entries could be read.
-		if rerr := w.report(path, "read dir", unwrapPathError(err)); rerr != nil || len(des) == 0 {
+		if rerr := w.report(path, opReadDir, unwrapPathError(err)); rerr != nil || len(des) == 0 {
 			return rerr
 		}
 	}

@@ -117,6 +117,9 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stderr, s)
 		}
 	}
+	if res.PruneWithheld {
+		fmt.Fprintln(e.stderr, pruneWithheld)
+	}
 	if err != nil {
 		return err
 	}
@@ -124,11 +127,15 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "situate index: %d chunks fell back to the offline context (flagged %q); run again to retry them, or pass --allow-fallback to accept them\n", res.Fallbacks, situate.FlagFallback)
 		return errAlreadyReported
 	}
-	if res.Failed > 0 || (*strict && len(res.Skipped)+res.SkippedBefore > 0) {
+	if res.Failed > 0 || res.PruneWithheld || (*strict && len(res.Skipped)+res.SkippedBefore > 0) {
 		return errAlreadyReported
 	}
 	return nil
 }
+
+// pruneWithheld is the error of an index --prune run that could not list a
+// directory under its paths (IndexResult.PruneWithheld).
+const pruneWithheld = "situate index: --prune removed nothing: a directory could not be read (see the skipped files), so which documents are gone is unknown"
 
 // indexSummary is the last line of an index run: "nothing changed" when the
 // run changed nothing and met no problem, otherwise what it did. Skipped

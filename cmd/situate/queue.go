@@ -64,10 +64,13 @@ func queueIndex(ctx context.Context, e *env, c *config, src situate.Source, tena
 			fmt.Fprintln(e.stderr, s)
 		}
 	}
+	if res.PruneWithheld {
+		fmt.Fprintln(e.stderr, pruneWithheld)
+	}
 	if err != nil {
 		return err
 	}
-	if res.Failed > 0 || (strict && len(res.Skipped)+res.SkippedBefore > 0) {
+	if res.Failed > 0 || res.PruneWithheld || (strict && len(res.Skipped)+res.SkippedBefore > 0) {
 		return errAlreadyReported
 	}
 	return nil
