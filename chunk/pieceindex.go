@@ -20,7 +20,7 @@ import (
 // as the whole-text scan, except near b, where a piece may look at what
 // follows it (the run of white space that leaves its last character to the
 // next word looks one character past that character; a letter or digit run
-// looks at the character after it). countRange therefore scans on its own
+// looks at the character after it). countUpTo therefore scans on its own
 // from a until it meets a position of the whole-text scan, takes the
 // difference up to the last position at least pieceLookahead bytes before
 // b, and scans the rest to b on its own.
