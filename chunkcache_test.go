@@ -2,6 +2,7 @@ package situate_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -118,4 +119,81 @@ func TestChunkCacheOff(t *testing.T) {
 	if n := store.rows.Load(); n != 2 {
 		t.Errorf("two searches read %d chunk rows, want 2", n)
 	}
+}
+
+// TestWarmChunkCache: a warmed cache answers searches over the whole store
+// without reading a row, a small cache is filled only to its bound, and a
+// document changed after the warm-up is shown at its new version.
+func TestWarmChunkCache(t *testing.T) {
+	ctx := context.Background()
+	ts := newTestStore(t)
+	const docs = 40
+	eng, err := situate.Open(ctx, ts.dir, ts.store, situate.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range docs {
+		if _, err := eng.Put(ctx, doc(fmt.Sprintf("d%02d", i), fmt.Sprintf("Harbor log %d: the ship marker%02d arrived with cargo.", i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	open := func(cacheBytes int64) (*situate.Engine, *countingStore) {
+		t.Helper()
+		store := &countingStore{Store: ts.store}
+		o := situate.DefaultOptions()
+		o.ChunkCacheBytes = cacheBytes
+		eng, err := situate.Open(ctx, ts.dir, store, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng, store
+	}
+
+	eng, store := open(situate.DefaultChunkCacheBytes)
+	n, err := eng.WarmChunkCache(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != docs {
+		t.Errorf("warmed %d chunks, want all %d", n, docs)
+	}
+	for i := range docs {
+		hits, err := eng.Search(ctx, situate.Query{Text: fmt.Sprintf("marker%02d", i), K: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || !strings.Contains(hits[0].Text, fmt.Sprintf("marker%02d", i)) {
+			t.Fatalf("search marker%02d: %+v", i, hits)
+		}
+	}
+	if rows := store.rows.Load(); rows != 0 {
+		t.Errorf("searches after the warm-up read %d chunk rows, want 0", rows)
+	}
+	if _, err := eng.Put(ctx, doc("d07", "Harbor log 7: the ship marker07 left again, empty.")); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := eng.Search(ctx, situate.Query{Text: "marker07", K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || !strings.Contains(hits[0].Text, "left again") {
+		t.Errorf("after a change: %+v, want the new version's text", hits)
+	}
+	eng.Close()
+
+	// A cache of about ten entries (each weighs 160 bytes and its
+	// strings) takes about nine.
+	small, _ := open(10 * 250)
+	if n, err := small.WarmChunkCache(ctx); err != nil || n == 0 || n >= docs/2 {
+		t.Errorf("warming a 2500-byte cache: %d chunks, %v; want some, and fewer than %d", n, err, docs/2)
+	}
+	small.Close()
+	none, _ := open(0)
+	if n, err := none.WarmChunkCache(ctx); n != 0 || err != nil {
+		t.Errorf("warming without a cache: %d, %v; want 0, nil", n, err)
+	}
+	none.Close()
 }

@@ -206,9 +206,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		names = []string{LocalTenant}
 	}
 	for _, n := range names {
-		if _, err := s.tenant(ctx, n); err != nil {
+		t, err := s.tenant(ctx, n)
+		if err != nil {
 			s.Close()
 			return nil, err
+		}
+		if !t.Engine.Options().SharedStore {
+			// Before the server reports ready, so that a load balancer
+			// sends it searches only once they are fast.
+			s.warm(ctx, t)
 		}
 	}
 	s.handler = s.routes()
@@ -286,7 +292,28 @@ func (s *Server) tenant(ctx context.Context, name string) (*tenantState, error) 
 		return nil, err
 	}
 	s.tenants[name] = ts
+	if s.ready || ts.Engine.Options().SharedStore {
+		// A tenant opened by a request, or on a shared store (reading it
+		// over the network takes longer): warmed while it serves.
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.warm(s.workCtx, ts)
+		}()
+	}
 	return ts, nil
+}
+
+// warm fills a tenant's chunk cache from its store (Engine.WarmChunkCache).
+func (s *Server) warm(ctx context.Context, t *tenantState) {
+	start := time.Now()
+	n, err := t.Engine.WarmChunkCache(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log.Warn("warming the chunk cache failed; hits are read from the store", "tenant", t.name, "err", err)
+	case n > 0:
+		s.log.Info("warmed the chunk cache", "tenant", t.name, "chunks", n, "took", time.Since(start).Round(time.Millisecond).String())
+	}
 }
 
 // startTenant requeues a tenant's interrupted and stale jobs and starts its

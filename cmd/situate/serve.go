@@ -48,7 +48,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxSearches := fs.Int("max-searches", 0, "BM25 searches run at once; the others wait their turn in arrival order (0: the number of processors, -1: no limit; searches with an embedder or a reranker do not queue)")
 	queueTimeout := fs.Duration("search-queue-timeout", httpapi.DefaultSearchQueueTimeout, "how long a search waits for its turn before it is answered 503 overloaded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	chunkCacheMiB := fs.Int64("chunk-cache", situate.DefaultChunkCacheBytes>>20, "MiB of each tenant's memory that keeps the stored chunks of recent hits (0: off); a hit outside it is read from the store")
+	chunkCacheMiB := fs.Int64("chunk-cache", situate.DefaultChunkCacheBytes>>20, "MiB of each tenant's memory that keeps stored chunks, filled from the store when the tenant opens and then with hits (0: off); a hit outside it is read from the store")
 	prof := profileFlags(fs)
 	if _, err := c.parse(e, fs, args); err != nil {
 		return err
