@@ -206,11 +206,36 @@ func (b lexicalBatch) len() int {
 
 // applyLexical applies one batch to every lexical arm.
 func (e *Engine) applyLexical(b lexicalBatch) error {
+	built, err := e.buildLexical(b)
+	if err != nil {
+		return err
+	}
+	return e.applyBuilt(built)
+}
+
+// buildLexical builds each arm's part of b (bm25.Index.Build); nil for
+// an arm with nothing to do.
+func (e *Engine) buildLexical(b lexicalBatch) ([]*bm25.Built, error) {
+	built := make([]*bm25.Built, len(e.arms))
 	for i, a := range e.arms {
 		if b[i].Len() == 0 {
 			continue
 		}
-		if err := a.ix.Apply(&b[i]); err != nil {
+		var err error
+		if built[i], err = a.ix.Build(&b[i]); err != nil {
+			return nil, fmt.Errorf("%s arm: %w", a.spec.dir, err)
+		}
+	}
+	return built, nil
+}
+
+// applyBuilt publishes each arm's built part (bm25.Index.ApplyBuilt).
+func (e *Engine) applyBuilt(built []*bm25.Built) error {
+	for i, a := range e.arms {
+		if i >= len(built) || built[i] == nil {
+			continue
+		}
+		if err := a.ix.ApplyBuilt(built[i]); err != nil {
 			return fmt.Errorf("%s arm: %w", a.spec.dir, err)
 		}
 	}

@@ -52,6 +52,22 @@ type ChunkReader interface {
 	ChunksAt(ctx context.Context, refs []ChunkRef) (map[ChunkRef]StoredChunk, error)
 }
 
+// DocumentPut is one document for BatchStore.PutDocuments.
+type DocumentPut struct {
+	Record DocumentRecord
+	Chunks []StoredChunk
+}
+
+// BatchStore is implemented by stores that store several documents in one
+// transaction, all or none: a commit then writes each page it changes once
+// for the batch rather than once per document (SQLite's write-ahead log
+// took about 140,000 page writes for GOROOT/src's 10,706 documents stored
+// one transaction each).
+type BatchStore interface {
+	// PutDocuments is PutDocument for each of puts, in order.
+	PutDocuments(ctx context.Context, puts []DocumentPut) error
+}
+
 type Store interface {
 	// Document returns the record of one document, or an error wrapping
 	// ErrNotFound.

@@ -272,11 +272,31 @@ func (ix *Index) Delete(group string) error {
 // a persistent index it is durable when Apply returns. Batching many groups
 // is much faster than one Replace each.
 func (ix *Index) Apply(b *Batch) error {
+	bt, err := ix.Build(b)
+	if err != nil {
+		return err
+	}
+	return ix.ApplyBuilt(bt)
+}
+
+// Built is a batch checked, analysed and inverted into a segment by Build:
+// the costly part of Apply, which takes no lock and writes nothing, so a
+// caller can run it while it writes elsewhere and publish it after
+// (ApplyBuilt). The batch must not change in between.
+type Built struct {
+	ix   *Index
+	b    *Batch
+	seen map[string]string // doc ID -> group
+	data []byte            // the new segment; nil when the batch only deletes
+}
+
+// Build does the first part of Apply: ApplyBuilt does the rest.
+func (ix *Index) Build(b *Batch) (*Built, error) {
 	if ix.readOnly {
-		return ErrReadOnly
+		return nil, ErrReadOnly
 	}
 	if b == nil || len(b.order) == 0 {
-		return nil
+		return &Built{ix: ix}, nil
 	}
 	var docs []Doc
 	// pre[i]: docs[i] analysed ahead, or nil.
@@ -285,25 +305,25 @@ func (ix *Index) Apply(b *Batch) error {
 	for _, g := range b.order {
 		a := b.pre[g]
 		if a != nil && (a.ix != ix || a.group != g || len(a.an) != len(b.ops[g])) {
-			return fmt.Errorf("bm25 apply: group %q: its docs were analysed by another index or for another group", g)
+			return nil, fmt.Errorf("bm25 apply: group %q: its docs were analysed by another index or for another group", g)
 		}
 		if g == "" {
-			return fmt.Errorf("bm25 apply: empty group name")
+			return nil, fmt.Errorf("bm25 apply: empty group name")
 		}
 		for i, d := range b.ops[g] {
 			if d.ID == "" {
-				return fmt.Errorf("bm25 apply: group %q doc %d: empty ID", g, i)
+				return nil, fmt.Errorf("bm25 apply: group %q doc %d: empty ID", g, i)
 			}
 			if d.Group != "" && d.Group != g {
-				return fmt.Errorf("bm25 apply: group %q doc %q: Group is %q", g, d.ID, d.Group)
+				return nil, fmt.Errorf("bm25 apply: group %q doc %q: Group is %q", g, d.ID, d.Group)
 			}
 			if og, dup := seen[d.ID]; dup {
-				return fmt.Errorf("bm25 apply: doc ID %q given twice (groups %q and %q)", d.ID, og, g)
+				return nil, fmt.Errorf("bm25 apply: doc ID %q given twice (groups %q and %q)", d.ID, og, g)
 			}
 			seen[d.ID] = g
 			for name := range d.Fields {
 				if _, ok := ix.fieldIdx[name]; !ok {
-					return fmt.Errorf("bm25 apply: group %q doc %q: unknown field %q", g, d.ID, name)
+					return nil, fmt.Errorf("bm25 apply: group %q doc %q: unknown field %q", g, d.ID, name)
 				}
 			}
 			d.Group = g
@@ -317,14 +337,26 @@ func (ix *Index) Apply(b *Batch) error {
 	}
 	analyzed, err := ix.analyzeDocsPre(docs, pre)
 	if err != nil {
-		return fmt.Errorf("bm25 apply: %w", err)
+		return nil, fmt.Errorf("bm25 apply: %w", err)
 	}
 	var data []byte
 	if len(analyzed) > 0 {
 		if data, err = buildSegment(ix.fieldNames(), analyzed); err != nil {
-			return fmt.Errorf("bm25 apply: %w", err)
+			return nil, fmt.Errorf("bm25 apply: %w", err)
 		}
 	}
+	return &Built{ix: ix, b: b, seen: seen, data: data}, nil
+}
+
+// ApplyBuilt publishes what Build made, as Apply does.
+func (ix *Index) ApplyBuilt(bt *Built) error {
+	if bt.ix != ix {
+		return fmt.Errorf("bm25 apply: the batch was built for another index")
+	}
+	if bt.b == nil {
+		return nil
+	}
+	b, seen, data := bt.b, bt.seen, bt.data
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

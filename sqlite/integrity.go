@@ -31,7 +31,10 @@ var (
 	ErrFull = errors.New("sqlite: disk or database is full")
 )
 
-var _ situate.MetaStore = (*Store)(nil)
+var (
+	_ situate.MetaStore  = (*Store)(nil)
+	_ situate.BatchStore = (*Store)(nil)
+)
 
 // SQLite primary result codes (modernc.org/sqlite/lib).
 const (

@@ -592,3 +592,51 @@ func TestCrashLeavesWholeVersions(t *testing.T) {
 		lastMax = maxV
 	}
 }
+
+// TestPutDocumentsAllOrNone: PutDocuments stores a batch in one
+// transaction: when the database refuses one document (here a trigger),
+// none of the batch is stored, and the documents stored before keep their
+// versions.
+func TestPutDocumentsAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "situate.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a1, a1chunks := makeDoc("a", 1) // version v has 1+v chunks
+	if err := s.PutDocument(ctx, a1, a1chunks); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`CREATE TRIGGER refuse_c BEFORE INSERT ON documents WHEN NEW.id = 'c' BEGIN SELECT RAISE(ABORT, 'no c here'); END`); err != nil {
+		t.Fatal(err)
+	}
+	a2, a2chunks := makeDoc("a", 2)
+	b, bchunks := makeDoc("b", 1)
+	c, cchunks := makeDoc("c", 1)
+	err = s.PutDocuments(ctx, []situate.DocumentPut{{Record: a2, Chunks: a2chunks}, {Record: b, Chunks: bchunks}, {Record: c, Chunks: cchunks}})
+	if err == nil || !strings.Contains(err.Error(), "no c here") || !strings.Contains(err.Error(), `"c"`) {
+		t.Fatalf("PutDocuments with c refused: %v, want the refusal naming c", err)
+	}
+	if rec, err := s.Document(ctx, "a"); err != nil || rec.Version != 1 || rec.Chunks != 2 {
+		t.Errorf("a after the failed batch: %+v, %v; want version 1 with 2 chunks", rec, err)
+	}
+	if chunks, err := s.Chunks(ctx, "a"); err != nil || len(chunks) != 2 {
+		t.Errorf("a's chunks after the failed batch: %d, %v; want 2", len(chunks), err)
+	}
+	if _, err := s.Document(ctx, "b"); !errors.Is(err, situate.ErrNotFound) {
+		t.Errorf("b after the failed batch: %v, want not found", err)
+	}
+	if err := s.PutDocuments(ctx, []situate.DocumentPut{{Record: a2, Chunks: a2chunks}, {Record: b, Chunks: bchunks}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := s.Document(ctx, "a"); err != nil || rec.Version != 2 || rec.Chunks != 3 {
+		t.Errorf("a after the batch: %+v, %v; want version 2 with 3 chunks", rec, err)
+	}
+}

@@ -84,11 +84,45 @@ func scanDocument(sc scanner) (situate.DocumentRecord, error) {
 // taken as rec.ID). The record and every chunk are written in one
 // transaction, so readers and a store reopened after a crash see either the
 // previous version or this one, never a mix.
-func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chunks []situate.StoredChunk) (err error) {
-	op := fmt.Sprintf("put document %q", rec.ID)
-	if err := validatePut(rec, chunks); err != nil {
-		return s.errorf(op, err)
+func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+	return s.PutDocuments(ctx, []situate.DocumentPut{{Record: rec, Chunks: chunks}})
+}
+
+// PutDocuments stores puts in order in one transaction (situate.BatchStore):
+// all of them or none.
+func (s *Store) PutDocuments(ctx context.Context, puts []situate.DocumentPut) (err error) {
+	for _, p := range puts {
+		if err := validatePut(p.Record, p.Chunks); err != nil {
+			return s.errorf(fmt.Sprintf("put document %q", p.Record.ID), err)
+		}
 	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return s.errorf(fmt.Sprintf("put %d documents", len(puts)), err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	for _, p := range puts {
+		if err := s.putTx(ctx, tx, p.Record, p.Chunks); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		op := fmt.Sprintf("put %d documents", len(puts))
+		if len(puts) == 1 {
+			op = fmt.Sprintf("put document %q", puts[0].Record.ID)
+		}
+		return s.errorf(op+": commit", err)
+	}
+	return nil
+}
+
+// putTx writes one document's record and chunks in tx.
+func (s *Store) putTx(ctx context.Context, tx *sql.Tx, rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+	op := fmt.Sprintf("put document %q", rec.ID)
 	metadata, err := marshalMap(rec.Metadata)
 	if err != nil {
 		return s.errorf(op, fmt.Errorf("metadata: %w", err))
@@ -101,15 +135,6 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 	if indexedAt.IsZero() {
 		indexedAt = time.Now()
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return s.errorf(op, err)
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
 	if _, err := tx.StmtContext(ctx, s.stmts.deleteChunks).ExecContext(ctx, rec.ID); err != nil {
 		return s.errorf(op+": delete old chunks", err)
 	}
@@ -134,9 +159,6 @@ func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chu
 		if err != nil {
 			return s.errorf(fmt.Sprintf("%s: chunk %d", op, i), err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return s.errorf(op+": commit", err)
 	}
 	return nil
 }
