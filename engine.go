@@ -348,7 +348,9 @@ func (e *Engine) contextualize(ctx context.Context, doc Document, chunks []Chunk
 // When storing a document fails (a full disk), the documents before it in
 // batch are stored: Commit indexes them too and returns their changes (a
 // prefix of batch, shorter than it) with the error, so a caller counts what
-// was really done.
+// was really done. When the store took every document but indexing them
+// failed, Commit returns every change with the error: they are stored and
+// journalled, and the next Open indexes them.
 func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error) {
 	if e.readOnly {
 		return nil, fmt.Errorf("commit %d documents: %w", len(batch), ErrReadOnly)
@@ -439,10 +441,10 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	}
 	if buildErr != nil {
 		// Stored but not indexed, as above.
-		return nil, fmt.Errorf("index %d documents: %w", len(ids), buildErr)
+		return changes, fmt.Errorf("index %d documents: %w", len(ids), buildErr)
 	}
 	if err := e.indexCommitted(ctx, ids, records, lexBatch, built, vecBatch, backendDocs); err != nil {
-		return nil, err
+		return changes, err
 	}
 	return changes, nil
 }

@@ -605,7 +605,7 @@ func (r *indexRun) process() {
 		r.cond.Broadcast() // (readSource wakes a source waiting for space)
 	})
 	defer stopWake()
-	c := newCommitter(r.ctx, r.e, r.opts.CommitDocuments, r.opts.CommitInterval, r.committed)
+	c := newCommitter(r.ctx, r.e, r.opts.CommitDocuments, r.opts.CommitInterval, r.committed, r.indexFailed)
 	var wg sync.WaitGroup
 	for range r.e.opts.ParallelDocuments {
 		wg.Add(1)
@@ -753,6 +753,18 @@ func (r *indexRun) committed(p *Prepared, stamp string, change Change, err error
 		r.mu.Unlock()
 	}
 	r.done(queued{doc: p.doc, stamp: stamp}, p, change, err)
+}
+
+// indexFailed handles a commit whose documents were all stored but not
+// indexed (their counts are already done): a full disk stops the run as a
+// failed store would; any other error is logged, since the next open
+// indexes them from the store.
+func (r *indexRun) indexFailed(lastID string, err error) {
+	if _, fatal := stopsRun(err); fatal {
+		r.stop(lastID, err)
+		return
+	}
+	r.e.log.Warn("stored but not indexed; the next open of the store indexes them", "doc", lastID, "err", err)
 }
 
 // done records a finished document: its change, or its failure.
@@ -1049,6 +1061,9 @@ type committer struct {
 	docs     int
 	interval time.Duration
 	onDone   func(p *Prepared, stamp string, change Change, err error)
+	// onIndexError gets the error of a batch the store took whole but
+	// the indexes did not (after the batch's onDone calls).
+	onIndexError func(lastID string, err error)
 	// halted: a commit failed in a way every later one would (disk full);
 	// what is left is dropped, neither committed nor counted as failed.
 	halted bool
@@ -1061,8 +1076,8 @@ type staged struct {
 
 // newCommitter starts a committer; onDone is called once per document,
 // from the committer's goroutine only.
-func newCommitter(ctx context.Context, eng *Engine, docs int, interval time.Duration, onDone func(*Prepared, string, Change, error)) *committer {
-	c := &committer{eng: eng, in: make(chan staged, docs), done: make(chan struct{}), docs: docs, interval: interval, onDone: onDone}
+func newCommitter(ctx context.Context, eng *Engine, docs int, interval time.Duration, onDone func(*Prepared, string, Change, error), onIndexError func(string, error)) *committer {
+	c := &committer{eng: eng, in: make(chan staged, docs), done: make(chan struct{}), docs: docs, interval: interval, onDone: onDone, onIndexError: onIndexError}
 	go c.loop(ctx)
 	return c
 }
@@ -1105,6 +1120,11 @@ func (c *committer) loop(ctx context.Context) {
 			} else {
 				c.onDone(s.p, s.stamp, Unchanged, err)
 			}
+		}
+		if err != nil && len(changes) == len(batch) {
+			// All stored, and journalled for the indexes, which the next
+			// open brings up to date: the error is the indexes'.
+			c.onIndexError(batch[len(batch)-1].p.doc.ID, err)
 		}
 		batch = batch[:0]
 	}

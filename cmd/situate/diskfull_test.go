@@ -33,7 +33,7 @@ func TestIndexFullDisk(t *testing.T) {
 	writeCorpus(t, corpus, 300)
 	disk := filepath.Join(dir, "disk")
 	os.Mkdir(disk, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", disk).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", disk).CombinedOutput(); err != nil {
 		if os.Getenv("SITUATE_REQUIRE_ROFS") == "1" {
 			t.Fatalf("mount tmpfs: %v: %s", err, out)
 		}
