@@ -60,9 +60,9 @@ type DocumentPut struct {
 
 // BatchStore is implemented by stores that store several documents in one
 // transaction, all or none: a commit then writes each page it changes once
-// for the batch rather than once per document (SQLite's write-ahead log
-// took about 140,000 page writes for GOROOT/src's 10,706 documents stored
-// one transaction each).
+// for the batch rather than once per document (indexing GOROOT/src's
+// 10,706 documents made 279,331 pwrite calls with one SQLite transaction
+// per document, 138,199 with one per batch of 64).
 type BatchStore interface {
 	// PutDocuments is PutDocument for each of puts, in order.
 	PutDocuments(ctx context.Context, puts []DocumentPut) error
