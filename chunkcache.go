@@ -49,20 +49,23 @@ func tagOf(rec DocumentRecord) docTag {
 func newChunkCache(maxBytes int64) (*chunkCache, error) {
 	c, err := otter.New(&otter.Options[ChunkRef, cachedChunk]{
 		MaximumWeight: uint64(maxBytes),
-		Weigher: func(ref ChunkRef, v cachedChunk) uint32 {
-			// The strings' bytes and a fixed share for the entry itself.
-			n := 160 + len(ref.DocID) + len(v.chunk.Text) + len(v.chunk.Heading) + len(v.chunk.Context.Text) +
-				len(v.chunk.Context.Source) + len(v.tag.hash)
-			for _, f := range v.chunk.Context.Flags {
-				n += 16 + len(f)
-			}
-			return uint32(min(n, 1<<31))
-		},
+		Weigher:       chunkWeight,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("chunk cache: %w", err)
 	}
 	return &chunkCache{c: c}, nil
+}
+
+// chunkWeight is an entry's weight in the cache: the strings' bytes and a
+// fixed share for the entry itself.
+func chunkWeight(ref ChunkRef, v cachedChunk) uint32 {
+	n := 160 + len(ref.DocID) + len(v.chunk.Text) + len(v.chunk.Heading) + len(v.chunk.Context.Text) +
+		len(v.chunk.Context.Source) + len(v.tag.hash)
+	for _, f := range v.chunk.Context.Flags {
+		n += 16 + len(f)
+	}
+	return uint32(min(n, 1<<31))
 }
 
 // chunksAt reads refs through cr, serving from the cache the chunks of
@@ -139,9 +142,12 @@ func (e *Engine) WarmChunkCache(ctx context.Context) (int, error) {
 	e.mu.RUnlock()
 	slices.SortFunc(recs, func(a, b DocumentRecord) int { return strings.Compare(a.ID, b.ID) })
 	limit := uint64(float64(e.chunks.c.GetMaximum()) * warmFill)
+	// The cache counts its weight as it applies writes, later: the warm-up
+	// adds up its own entries' weights to stop at the bound.
+	used := e.chunks.c.WeightedSize()
 	added := 0
 	for _, rec := range recs {
-		if e.chunks.c.WeightedSize() >= limit {
+		if used >= limit {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -156,9 +162,14 @@ func (e *Engine) WarmChunkCache(ctx context.Context) (int, error) {
 		}
 		tag := tagOf(rec)
 		for _, ch := range chunks {
+			if used >= limit {
+				break
+			}
+			ref, v := ChunkRef{rec.ID, ch.Index}, cachedChunk{tag: tag, chunk: ch}
 			// A hit cached meanwhile is as fresh as this read or fresher.
-			if _, ok := e.chunks.c.SetIfAbsent(ChunkRef{rec.ID, ch.Index}, cachedChunk{tag: tag, chunk: ch}); ok {
+			if _, ok := e.chunks.c.SetIfAbsent(ref, v); ok {
 				added++
+				used += uint64(chunkWeight(ref, v))
 			}
 		}
 	}
