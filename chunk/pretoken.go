@@ -283,16 +283,20 @@ type nearSlot struct {
 	meta uint32 // tokens<<8 | len (len 0: empty)
 }
 
-// tokens counts the tokens of one pre-token.
+// tokens counts the tokens of one pre-token; a nil c asks only the shared
+// table.
 func (c *nearPieces) tokens(p string) int {
 	if len(p) == 1 {
-		return 1
+		return 1 // every byte is a token
 	}
 	if len(p) > maxCachedPieceLen {
 		return countPreToken(p)
 	}
 	w := packPiece(p)
 	h := pieceHash(w, len(p))
+	if c == nil {
+		return cachedPieceTokens(w, h, p)
+	}
 	s := &c[h>>(64-nearPieceBits)]
 	if int(s.meta&0xff) == len(p) && s.key == w {
 		return int(s.meta >> 8)
@@ -303,18 +307,9 @@ func (c *nearPieces) tokens(p string) int {
 }
 
 // pieceTokens counts the tokens of one pre-token.
-func pieceTokens(p string) int {
-	if len(p) == 1 {
-		return 1 // every byte is a token
-	}
-	if len(p) > maxCachedPieceLen {
-		return countPreToken(p)
-	}
-	w := packPiece(p)
-	return cachedPieceTokens(w, pieceHash(w, len(p)), p)
-}
+func pieceTokens(p string) int { return (*nearPieces)(nil).tokens(p) }
 
-// cachedPieceTokens is pieceTokens for a piece of 2 to 24 bytes packed
+// cachedPieceTokens is the shared table's count of a piece of 2 to 24 bytes packed
 // into w, whose pieceHash is h.
 func cachedPieceTokens(w [3]uint64, h uint64, p string) int {
 	pieceCache.once.Do(func() { pieceCache.slots = make([]pieceSlot, 1<<pieceCacheBits) })
@@ -367,8 +362,5 @@ func scanStep(s string, i int, near *nearPieces) (next, tokens int) {
 		_, w := decode(s, i)
 		return i + w, 0
 	}
-	if near != nil {
-		return e, near.tokens(s[i:e])
-	}
-	return e, pieceTokens(s[i:e])
+	return e, near.tokens(s[i:e])
 }
