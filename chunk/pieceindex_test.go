@@ -86,7 +86,7 @@ func TestPieceIndexRealFiles(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/*")
 	every := 50
 	if testing.Short() {
-		every = 1000
+		every = 200
 	}
 	n := 0
 	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src"), func(p string, d fs.DirEntry, err error) error {
