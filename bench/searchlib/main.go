@@ -14,6 +14,10 @@
 //	go run ./bench/searchlib -store STORE [-queries FILE] [-k 10] [-recipe situate|lucene] [-rounds N] [-cpuprofile FILE]
 //	go run ./bench/searchlib -http -store STORE -chunk-size 150 -chunk-overlap 0 [-clients 50] ...
 //
+// Without -http it also prints a SHA-256 digest of the warm-up pass's
+// results (ids and scores, in order): an optimization of the search that
+// must not change its results keeps the digest.
+//
 // -http with -recipe lucene rebuilds a store indexed with the default
 // recipe for the one-arm layout (as situate serve --recipe lucene does): use
 // a copy.
@@ -23,9 +27,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -153,16 +159,26 @@ func run(dir string, qs []string, k int, recipe string, o situate.Options, round
 	}
 	defer eng.Close()
 	open := time.Since(t0)
+	digest := sha256.New()
 	search := func(q string) (time.Duration, error) {
 		t := time.Now()
-		_, err := eng.Search(ctx, situate.Query{Text: q, K: k})
-		return time.Since(t), err
+		res, err := eng.Search(ctx, situate.Query{Text: q, K: k})
+		d := time.Since(t)
+		if digest != nil {
+			fmt.Fprintf(digest, "%s\n", q)
+			for _, r := range res {
+				fmt.Fprintf(digest, "%s %d %x\n", r.DocID, r.Chunk, math.Float64bits(r.Score))
+			}
+		}
+		return d, err
 	}
 	for _, q := range qs {
 		if _, err := search(q); err != nil {
 			return err
 		}
 	}
+	fmt.Printf("results digest (sha256 of the ids and scores of %d searches): %x\n", len(qs), digest.Sum(nil))
+	digest = nil
 	stop, err := startProfile(cpuprofile)
 	if err != nil {
 		return err
