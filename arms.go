@@ -474,7 +474,7 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 		wg.Go(func() {
 			// A chunk key holds its document's id: the arm need not
 			// read its group tables.
-			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true})
+			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true, Unordered: true})
 			if err != nil {
 				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
 				return

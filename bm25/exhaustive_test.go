@@ -242,6 +242,18 @@ func TestSearchTiesMatchExhaustive(t *testing.T) {
 				want[i].Group = ""
 			}
 			sameResults(t, fmt.Sprintf("%q k=%d without groups", q, k), got, want)
+			// Unordered: the same results (the ties cut at the same
+			// IDs), once sorted.
+			if got, err = ix.Search(Query{Text: q, K: k, WithoutGroups: true, Unordered: true}); err != nil {
+				t.Fatal(err)
+			}
+			sort.Slice(got, func(i, j int) bool {
+				if got[i].Score != got[j].Score {
+					return got[i].Score > got[j].Score
+				}
+				return got[i].ID < got[j].ID
+			})
+			sameResults(t, fmt.Sprintf("%q k=%d unordered", q, k), got, want)
 		}
 	}
 	// The first searches broke ties by comparing id strings, the later ones

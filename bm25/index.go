@@ -52,6 +52,11 @@ type Query struct {
 	// each ID's group (a chunk key holds its document's id): reading the
 	// group tables costs cache misses for every result.
 	WithoutGroups bool
+	// Unordered returns the same results (the top K by score, ties broken
+	// by ID) in no particular order, for a caller that combines lists by
+	// ID and orders the combination itself: ordering K results compares
+	// IDs wherever scores tie.
+	Unordered bool
 }
 
 // Filter restricts a search. It is applied while scoring, so K allowed
@@ -94,6 +99,8 @@ type Index struct {
 
 	anMu      sync.Mutex
 	analyzers map[string]analysis.Analyzer
+
+	dense denseBudget // of the segments' dense term frequencies
 }
 
 type docRef struct {
@@ -117,6 +124,7 @@ func New(opts Options) (*Index, error) {
 	for i, f := range o.Fields {
 		ix.fieldIdx[f.Name] = i
 	}
+	ix.dense.max = max(o.DenseBytes, 0)
 	if o.Analyzer != "" {
 		if _, err := ix.analyzer(o.Analyzer); err != nil {
 			return nil, fmt.Errorf("bm25 options: Analyzer: %w", err)
@@ -419,6 +427,7 @@ func (ix *Index) Close() error {
 
 // snapshot is an immutable committed state: what one search sees.
 type snapshot struct {
+	dense  *denseBudget // the Index's; nil when it keeps no dense tables
 	gen    uint64
 	segs   []snapSeg
 	maxDoc int
@@ -451,6 +460,9 @@ type partStats struct {
 
 func newSnapshot(ix *Index, segs []snapSeg, gen uint64) *snapshot {
 	s := &snapshot{gen: gen, segs: segs, parts: map[partKey]*partStats{}}
+	if ix.dense.max > 0 {
+		s.dense = &ix.dense
+	}
 	for i := range s.segs {
 		ss := &s.segs[i]
 		ss.base = s.maxDoc
@@ -594,6 +606,9 @@ func (t *tx) commit() error {
 	ix.snap.Store(newSnapshot(ix, t.segs, gen))
 	if ix.ids != nil {
 		ix.updateMaps(old, t.segs)
+	}
+	for _, s := range t.dropped {
+		s.retireDense(&ix.dense)
 	}
 	if ix.dir != "" {
 		for _, s := range t.dropped {

@@ -57,6 +57,12 @@ type Options struct {
 	// holds: 0 means DefaultLockWait, negative means fail at once.
 	// OpenReadOnly takes no lock.
 	LockWait time.Duration
+	// DenseBytes bounds the memory the index keeps, beside its files, for
+	// the frequencies of frequent terms as one byte per document: a term
+	// that searches ask for again and again in a large segment is read
+	// that way instead of decoding its long postings (see dense.go). Zero
+	// means DefaultDenseBytes; negative means none.
+	DenseBytes int64
 }
 
 func (o Options) lockWait() time.Duration { return lockfile.Wait(o.LockWait, DefaultLockWait) }
@@ -78,6 +84,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MergeFactor == 0 {
 		o.MergeFactor = DefaultMergeFactor
+	}
+	if o.DenseBytes == 0 {
+		o.DenseBytes = DefaultDenseBytes
 	}
 	if math.IsNaN(o.K1) || math.IsInf(o.K1, 0) || o.K1 < 0 {
 		return o, fmt.Errorf("bm25 options: K1: must be a finite number >= 0, got %v", o.K1)

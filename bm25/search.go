@@ -86,7 +86,7 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 			}
 		}
 	}
-	res := s.run(clauses, k, q.Filter, !q.WithoutGroups)
+	res := s.run(clauses, k, q.Filter, !q.WithoutGroups, !q.Unordered)
 	runtime.KeepAlive(s) // clauses point into its segments' mappings
 	return res, nil
 }
@@ -342,7 +342,7 @@ func (s *snapshot) allowed(sc *scratch, f *Filter, ss *snapSeg, d uint32) bool {
 // slack widens score bounds against float64 summation order effects.
 const slack = 1 + 1e-9
 
-func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups bool) []Result {
+func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered bool) []Result {
 	sort.SliceStable(clauses, func(i, j int) bool { return clauses[i].ub > clauses[j].ub })
 	rest := make([]float64, len(clauses)+1) // rest[i] = bound of clauses[i:]
 	for i := len(clauses) - 1; i >= 0; i-- {
@@ -412,7 +412,7 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups bool) []R
 	if phase2 {
 		cands = s.refine(sc, clauses[ci:], rest[ci:], theta, k)
 	}
-	return s.topK(sc, cands, k, groups)
+	return s.topK(sc, cands, k, groups, ordered)
 }
 
 // refine finishes evaluation for candidates only: no other doc can enter the
@@ -432,6 +432,15 @@ func (s *snapshot) refine(sc *scratch, clauses []clause, rest []float64, theta f
 			ss := &s.segs[l.seg]
 			lo, hi := int32(ss.base), int32(ss.base+ss.seg.numDocs)
 			i := sort.Search(len(cands), func(i int) bool { return cands[i] >= lo })
+			if tf := ss.seg.denseTF(l.entry, s.dense); tf != nil {
+				for ; i < len(cands) && cands[i] < hi; i++ {
+					d := uint32(cands[i] - lo)
+					if t := tf[d]; t != 0 {
+						sc.acc[cands[i]] += float64(termScore(c.weight, float32(t), c.cache[l.norms[d]]))
+					}
+				}
+				continue
+			}
 			p.reset(l.entry)
 			for ; i < len(cands) && cands[i] < hi; i++ {
 				d := uint32(cands[i] - lo)
@@ -513,7 +522,7 @@ func quickselect(v []float32, n int) float32 {
 // (integers, computed once per segment), and strings are compared only to
 // merge those per-segment lists and to order the few results that share a
 // score across segments.
-func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups bool) []Result {
+func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool) []Result {
 	theta := float32(0)
 	if len(cands) > k {
 		theta = s.kth(sc, cands, k)
@@ -548,17 +557,19 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups bool) []Result
 		tiesBuf = ties
 	}
 	sc.ties = tiesBuf[:0]
-	slices.SortFunc(hs[:len(above)], func(a, b hit) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
+	if ordered {
+		slices.SortFunc(hs[:len(above)], func(a, b hit) int {
+			switch {
+			case a.score > b.score:
+				return -1
+			case a.score < b.score:
+				return 1
+			}
+			return a.compareID(&b)
+		})
+		if !tiesOrdered {
+			slices.SortFunc(hs[len(above):], func(a, b hit) int { return a.compareID(&b) })
 		}
-		return a.compareID(&b)
-	})
-	if !tiesOrdered {
-		slices.SortFunc(hs[len(above):], func(a, b hit) int { return a.compareID(&b) })
 	}
 
 	// The strings point into the segment and results outlive it: one copy

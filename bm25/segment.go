@@ -134,6 +134,9 @@ type segment struct {
 	ord     []uint32
 	ordDone atomic.Bool
 	ordUses atomic.Int32
+	// dense holds the frequencies of the segment's frequent terms that
+	// searches ask for often, one byte per doc (dense.go).
+	dense denseTable
 }
 
 // ordWarmUses is how many searches break ties on a segment by comparing id
