@@ -189,3 +189,45 @@ func TestTermCache(t *testing.T) {
 		}
 	}
 }
+
+// TestTermFilter checks a small partition's Bloom filter: every term of the
+// partition passes it, as the lookups of TestCompactDictionary do through
+// it, and few absent terms do.
+func TestTermFilter(t *testing.T) {
+	ix, err := New(Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var b Batch
+	const n = 5000
+	for i := range n {
+		b.Replace(fmt.Sprint("g", i), []Doc{{ID: fmt.Sprint(i), Fields: map[string]string{"text": fmt.Sprintf("term%d", i)}}})
+	}
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	seg := ix.snap.Load().segs[0].seg
+	p := &seg.parts[0]
+	f := p.filter.get(seg, p)
+	if f == nil {
+		t.Fatalf("no filter for a partition of %d terms", p.numTerms)
+	}
+	for i := range n {
+		if !f.mayHave(termHash(fmt.Sprintf("term%d", i))) {
+			t.Fatalf("term%d is in the partition but not in its filter", i)
+		}
+	}
+	passed := 0
+	const absent = 100000
+	for i := range absent {
+		if f.mayHave(termHash(fmt.Sprintf("absent%d", i))) {
+			passed++
+		}
+	}
+	if rate := float64(passed) / absent; rate > 0.02 {
+		t.Errorf("%.2f%% of absent terms pass the filter, want under 2%%", 100*rate)
+	} else {
+		t.Logf("%.2f%% of absent terms pass the filter", 100*rate)
+	}
+}

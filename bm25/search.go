@@ -424,7 +424,9 @@ func (s *snapshot) refine(sc *scratch, clauses []clause, rest []float64, theta f
 			cands = append(cands, g)
 		}
 	}
-	slices.Sort(cands)
+	if !slices.IsSorted(cands) { // sorted when one clause made them
+		slices.Sort(cands)
+	}
 	var p postings
 	for ci := range clauses {
 		c := &clauses[ci]
@@ -636,7 +638,9 @@ func (s *snapshot) leastIDs(sc *scratch, ties []int32, n int) []int32 {
 	if n <= 0 {
 		return ties[:0]
 	}
-	slices.Sort(ties)
+	if !slices.IsSorted(ties) { // sorted when refine made the candidates
+		slices.Sort(ties)
+	}
 	// One run per segment: its best n by ordinal.
 	runs := sc.runs[:0]
 	for i := 0; i < len(ties); {

@@ -98,6 +98,9 @@ type segPart struct {
 	entriesOff, blobOff int
 	// cache holds recent lookups (termcache.go); nil in small partitions.
 	cache *termCache
+	// filter holds the terms of a small partition (termcache.go), built
+	// at its first lookup; nil for a large one.
+	filter *lazyFilter
 }
 
 type segment struct {
@@ -392,17 +395,24 @@ func (s *segment) find(p *segPart, term string) (int, error) {
 
 // lookup finds term in the partition and verifies its postings.
 func (s *segment) lookup(p *segPart, term string) (termEntry, bool, error) {
+	if p.cache == nil && p.filter == nil {
+		return s.lookupUncached(p, term)
+	}
+	h := termHash(term)
+	if f := p.filter.get(s, p); f != nil && !f.mayHave(h) {
+		return termEntry{}, false, nil
+	}
 	if p.cache == nil {
 		return s.lookupUncached(p, term)
 	}
-	if e, found, ok := p.cache.get(term); ok {
+	if e, found, ok := p.cache.get(term, h); ok {
 		return e, found, nil
 	}
 	e, found, err := s.lookupUncached(p, term)
 	if err == nil {
 		// The key is the caller's string: it may point into a mapping or a
 		// buffer the caller reuses.
-		p.cache.put(strings.Clone(term), e, found)
+		p.cache.put(strings.Clone(term), h, e, found)
 	}
 	return e, found, err
 }
@@ -593,6 +603,7 @@ func (s *segment) decodeMeta(body []byte, metaOff int, compact bool) error {
 			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
 		p.cache = newTermCache(p.numTerms)
+		p.filter = newLazyFilter(p.numTerms)
 		s.parts = append(s.parts, p)
 	}
 	s.idOff = r.span(data, limit)
@@ -711,6 +722,7 @@ func openSegmentV1(name string, data []byte) (*segment, error) {
 			r.err = fmt.Errorf("partition %d: bad term table: %w", i, ErrCorrupt)
 		}
 		p.cache = newTermCache(p.numTerms)
+		p.filter = newLazyFilter(p.numTerms)
 		s.parts = append(s.parts, p)
 	}
 	docs := r.span(data, body)
