@@ -509,28 +509,20 @@ func (e *Engine) combineArms(text string, k int, lists [][]rank.Hit, ran []bool)
 			chunkLists, weights = append(chunkLists, lists[i]), append(weights, a.weight)
 		}
 	}
-	hits, err := rank.Combine(chunkLists, weights)
+	var evidence []rank.Evidence
+	for i, a := range e.arms {
+		if a.spec.role == roleDocument && ran[i] {
+			evidence = append(evidence, rank.Evidence{Hits: lists[i], Weight: a.weight})
+		}
+	}
+	penalty := e.opts.TestPenalty
+	if rank.AsksForTests(text) {
+		penalty = 0
+	}
+	hits, err := rank.Fuse(chunkLists, weights, evidence, e.opts.DocumentWeight, penalty, k)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range e.arms {
-		if a.spec.role == roleDocument && ran[i] {
-			if hits, err = rank.DocumentEvidence(hits, lists[i], a.weight); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if e.opts.DocumentWeight > 0 {
-		if hits, err = rank.DocumentBlend(hits, e.opts.DocumentWeight); err != nil {
-			return nil, err
-		}
-	}
-	if e.opts.TestPenalty > 0 && !rank.AsksForTests(text) {
-		if hits, err = rank.TestPrior(hits, e.opts.TestPenalty); err != nil {
-			return nil, err
-		}
-	}
-	hits = hits[:min(k, len(hits))]
 	out := make([]bm25.Result, len(hits))
 	for i, h := range hits {
 		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}

