@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestCompactDictionary indexes terms that share long prefixes across many
@@ -229,5 +231,56 @@ func TestTermFilter(t *testing.T) {
 		t.Errorf("%.2f%% of absent terms pass the filter, want under 2%%", 100*rate)
 	} else {
 		t.Logf("%.2f%% of absent terms pass the filter", 100*rate)
+	}
+}
+
+// TestTermFilterLarge checks that a partition too large for a filter at its
+// first lookup gets one after filterWarmLookups lookups, holding every
+// term, and that lookups find every term before and after.
+func TestTermFilterLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 70,000 terms")
+	}
+	ix, err := New(Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var b Batch
+	const n = (termFilterEagerTerms/10 + 400) * 10
+	for i := range n / 10 {
+		var sb strings.Builder
+		for j := range 10 {
+			fmt.Fprintf(&sb, "w%d ", i*10+j)
+		}
+		b.Replace(fmt.Sprint("g", i), []Doc{{ID: fmt.Sprint(i), Fields: map[string]string{"text": sb.String()}}})
+	}
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	seg := ix.snap.Load().segs[0].seg
+	p := &seg.parts[0]
+	if p.numTerms != n || p.filter == nil || p.filter.eager {
+		t.Fatalf("%d terms, filter %+v: want %d terms and a filter built later", p.numTerms, p.filter, n)
+	}
+	for i := range filterWarmLookups {
+		if _, ok, err := seg.lookup(p, fmt.Sprintf("w%d", i*37%n)); !ok || err != nil {
+			t.Fatalf("lookup w%d before the filter: %v %v", i*37%n, ok, err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for p.filter.f.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("no filter 30 s after the lookups that start it")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range n {
+		if _, ok, err := seg.lookup(p, fmt.Sprintf("w%d", i)); !ok || err != nil {
+			t.Fatalf("lookup w%d with the filter: %v %v", i, ok, err)
+		}
+	}
+	if _, ok, _ := seg.lookup(p, "absent"); ok {
+		t.Fatal("an absent term was found")
 	}
 }

@@ -41,8 +41,25 @@ func IsTestFile(id string) bool {
 			}
 		}
 	}
-	dir := "/" + path.Dir(id) + "/"
-	return strings.Contains(dir, "/__tests__/") || strings.Contains(dir, "/src/test/")
+	dir := path.Dir(id)
+	return dirHas(dir, "__tests__") || dirHas(dir, "src/test")
+}
+
+// dirHas reports whether "/"+dir+"/" contains "/"+sub+"/", without
+// building the string (TestPrior asks for every candidate of a search).
+func dirHas(dir, sub string) bool {
+	for i := strings.Index(dir, sub); i >= 0; {
+		end := i + len(sub)
+		if (i == 0 || dir[i-1] == '/') && (end == len(dir) || dir[end] == '/') {
+			return true
+		}
+		j := strings.Index(dir[i+1:], sub)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // AsksForTests reports whether a query is about tests: it holds a word
