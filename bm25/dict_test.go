@@ -211,9 +211,14 @@ func TestTermFilter(t *testing.T) {
 	}
 	seg := ix.snap.Load().segs[0].seg
 	p := &seg.parts[0]
+	for i := range p.filter.after - 1 {
+		if p.filter.get(seg, p) != nil {
+			t.Fatalf("a filter after %d lookups, before the %d that pay for it", i+1, p.filter.after)
+		}
+	}
 	f := p.filter.get(seg, p)
 	if f == nil {
-		t.Fatalf("no filter for a partition of %d terms", p.numTerms)
+		t.Fatalf("no filter for a partition of %d terms after %d lookups", p.numTerms, p.filter.after)
 	}
 	for i := range n {
 		if !f.mayHave(termHash(fmt.Sprintf("term%d", i))) {
@@ -234,12 +239,12 @@ func TestTermFilter(t *testing.T) {
 	}
 }
 
-// TestTermFilterLarge checks that a partition too large for a filter at its
-// first lookup gets one after filterWarmLookups lookups, holding every
-// term, and that lookups find every term before and after.
+// TestTermFilterLarge checks that a partition whose filter is built on a
+// goroutine gets one after the lookups that pay for it, holding every term,
+// and that lookups find every term before and after.
 func TestTermFilterLarge(t *testing.T) {
 	if testing.Short() {
-		t.Skip("indexes 70,000 terms")
+		t.Skip("indexes 20,000 terms")
 	}
 	ix, err := New(Options{Analyzer: "standard"})
 	if err != nil {
@@ -247,7 +252,7 @@ func TestTermFilterLarge(t *testing.T) {
 	}
 	defer ix.Close()
 	var b Batch
-	const n = (termFilterEagerTerms/10 + 400) * 10
+	const n = (termFilterInlineTerms/10 + 400) * 10
 	for i := range n / 10 {
 		var sb strings.Builder
 		for j := range 10 {
@@ -260,10 +265,10 @@ func TestTermFilterLarge(t *testing.T) {
 	}
 	seg := ix.snap.Load().segs[0].seg
 	p := &seg.parts[0]
-	if p.numTerms != n || p.filter == nil || p.filter.eager {
-		t.Fatalf("%d terms, filter %+v: want %d terms and a filter built later", p.numTerms, p.filter, n)
+	if p.numTerms != n || p.filter == nil || p.filter.inline {
+		t.Fatalf("%d terms, filter %+v: want %d terms and a filter built on a goroutine", p.numTerms, p.filter, n)
 	}
-	for i := range filterWarmLookups {
+	for i := range p.filter.after {
 		if _, ok, err := seg.lookup(p, fmt.Sprintf("w%d", i*37%n)); !ok || err != nil {
 			t.Fatalf("lookup w%d before the filter: %v %v", i*37%n, ok, err)
 		}

@@ -73,28 +73,32 @@ func (c *termCache) put(term string, h uint64, e termEntry, found bool) {
 // (four bits of one 64-bit word per term, 16 bits per term; 0.14-0.15% false
 // positives measured): an absent term then costs a hash and one read.
 
-// termFilterEagerTerms is the largest partition whose filter is built at
-// its first lookup. Building one reads every term: a larger partition's
-// filter is built only once it has had filterWarmLookups lookups (a
-// server's, not a command line search's), on a goroutine of its own, its
-// lookups going to the cache meanwhile. A large partition needs one too:
-// the word-pair arm's query terms are pairs, nearly all absent and nearly
-// all different, so its cache rarely holds them.
-const termFilterEagerTerms = 1 << 16
-
-// termFilterMaxTerms is the largest partition that gets a filter (16 MiB).
-const termFilterMaxTerms = 1 << 23
-
-// filterWarmLookups is how many lookups a large partition takes before
-// its filter is built.
-const filterWarmLookups = 1024
+// A filter is built once a partition has had a lookup for every
+// filterTermsPerLookup of its terms: building one reads every term (some
+// 20 ns each), a lookup that misses the cache searches the dictionary's
+// blocks (about a microsecond), so the build costs no more than the
+// lookups before it, and a single command-line search, a few lookups per
+// partition, builds none but the smallest. A partition of up to
+// termFilterInlineTerms terms is built by the lookup that reaches the
+// count; a larger one on a goroutine of its own, its lookups going on
+// without the filter meanwhile. Large partitions need one too: the
+// word-pair arm's query terms are pairs, nearly all absent and nearly all
+// different, so its cache rarely holds them.
+const (
+	filterTermsPerLookup  = 64
+	termFilterInlineTerms = 1 << 14
+	// termFilterMaxTerms is the largest partition that gets a filter
+	// (16 MiB).
+	termFilterMaxTerms = 1 << 23
+)
 
 // lazyFilter builds a partition's filter when it is needed.
 type lazyFilter struct {
-	eager   bool
+	after   int64 // lookups before the filter is built
+	inline  bool  // built by the lookup that reaches after
+	lookups atomic.Int64
 	once    sync.Once
 	f       atomic.Pointer[termFilter] // nil until built, or if unreadable
-	lookups atomic.Int64               // of a large partition
 }
 
 // newLazyFilter returns nil for a partition too large for a filter.
@@ -102,25 +106,29 @@ func newLazyFilter(numTerms int) *lazyFilter {
 	if numTerms > termFilterMaxTerms {
 		return nil
 	}
-	return &lazyFilter{eager: numTerms <= termFilterEagerTerms}
+	return &lazyFilter{after: max(1, int64(numTerms/filterTermsPerLookup)), inline: numTerms <= termFilterInlineTerms}
 }
 
+// get returns the partition's filter, or nil when it has none (yet).
 func (l *lazyFilter) get(s *segment, p *segPart) *termFilter {
 	if l == nil {
 		return nil
 	}
-	if l.eager {
-		l.once.Do(func() { l.f.Store(newTermFilter(s, p)) })
-		return l.f.Load()
-	}
 	if f := l.f.Load(); f != nil {
 		return f
 	}
-	if l.lookups.Add(1) == filterWarmLookups {
+	if l.lookups.Add(1) < l.after {
+		return nil
+	}
+	l.once.Do(func() {
+		if l.inline {
+			l.f.Store(newTermFilter(s, p))
+			return
+		}
 		// The goroutine keeps the segment, and so its mapping, alive.
 		go func() { l.f.Store(newTermFilter(s, p)) }()
-	}
-	return nil
+	})
+	return l.f.Load()
 }
 
 type termFilter struct {
