@@ -98,8 +98,9 @@ type segPart struct {
 	entriesOff, blobOff int
 	// cache holds recent lookups (termcache.go); nil in small partitions.
 	cache *termCache
-	// filter holds the terms of a small partition (termcache.go), built
-	// at its first lookup; nil for a large one.
+	// filter is a Bloom filter of the partition's terms (termcache.go),
+	// built once its lookups have paid for it; nil for a partition too
+	// large for one.
 	filter *lazyFilter
 }
 

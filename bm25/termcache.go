@@ -154,14 +154,25 @@ func newTermFilter(s *segment, p *segPart) *termFilter {
 	}
 	n := 1 << bits.Len(uint(max(p.numTerms/4, 1)))
 	f := &termFilter{words: make([]uint64, n), mask: uint64(n - 1)}
-	seen := 0
-	for it := newTermIter(s, p); it.ok; it.advance() {
-		h := termHash(it.term)
-		f.words[h&f.mask] |= filterBits(h)
-		seen++
+	add := func(h uint64) { f.words[h&f.mask] |= filterBits(h) }
+	if !p.compact {
+		for i := range p.numTerms {
+			t := p.term(i)
+			if t == "" { // an entry outside the term blob: damaged
+				return nil
+			}
+			add(termHash(t))
+		}
+		return f
 	}
-	if seen != p.numTerms {
-		return nil
+	// The cursor's bytes, hashed in place: a string per term would be
+	// an allocation per term. (maphash.Bytes and String agree.)
+	c := dictCursor{s: s, p: p}
+	for range p.numTerms {
+		if _, ok := c.next(); !ok {
+			return nil
+		}
+		add(maphash.Bytes(termSeed, c.term))
 	}
 	return f
 }
