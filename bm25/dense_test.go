@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/situate/situate/analysis"
@@ -167,4 +168,64 @@ func TestDenseFrequenciesMatchExhaustive(t *testing.T) {
 			ix.Close()
 		}
 	})
+}
+
+// TestDenseConcurrentSearches runs the same searches from several
+// goroutines while the tables and filters are being built (run it with
+// -race): every search returns what the first, sequential one did.
+func TestDenseConcurrentSearches(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	docs := denseCorpus(rng, denseMinDocs+500, "a")
+	ix, err := New(Options{Analyzer: "standard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var b Batch
+	for _, d := range docs {
+		b.Replace(d.id, []Doc{{ID: d.id, Fields: map[string]string{"text": d.text}}})
+	}
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	var queries []string
+	for i := range 30 {
+		queries = append(queries, fmt.Sprintf("r%d f%d f%d absent%d", i%100, i%8, (i+5)%8, i))
+	}
+	// Searched once each, sequentially: fewer uses than a table needs.
+	want := map[string]string{}
+	for _, q := range queries {
+		res, err := ix.Search(Query{Text: q, K: 150})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[q] = fmt.Sprint(res)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			for round := range 4 {
+				for i := range queries {
+					q := queries[(i+w)%len(queries)]
+					res, err := ix.Search(Query{Text: q, K: 150})
+					if err == nil && fmt.Sprint(res) != want[q] {
+						err = fmt.Errorf("worker %d round %d: %q: results differ from the sequential search", w, round, q)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if tables, _ := denseState(ix); tables == 0 {
+		t.Fatal("no dense table was built: the concurrent build went untested")
+	}
 }
