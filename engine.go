@@ -430,9 +430,14 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 			return nil, err
 		}
 		// The documents before the failure are stored: index them as
-		// well, from a batch of them alone.
-		lexBatch, vecBatch, backendDocs = e.stageStored(batch, puts[:n])
-		if ierr := e.indexCommitted(ctx, ids[:n], records[:n], lexBatch, nil, vecBatch, backendDocs); ierr != nil {
+		// well. All that were staged (a failed read stopped the batch
+		// before the puts) reuse the segments built; a prefix is staged
+		// and built again alone.
+		if n < len(puts) || buildErr != nil {
+			lexBatch, vecBatch, backendDocs = e.stageStored(batch, puts[:n])
+			built = nil
+		}
+		if ierr := e.indexCommitted(ctx, ids[:n], records[:n], lexBatch, built, vecBatch, backendDocs); ierr != nil {
 			// Stored but not indexed: the journal repairs the index on
 			// the next Open; they count as done.
 			err = errors.Join(err, ierr)

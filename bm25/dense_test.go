@@ -33,6 +33,18 @@ func denseCorpus(rng *rand.Rand, n int, prefix string) []textDoc {
 	return docs
 }
 
+// indexTextDocs commits docs to ix in one batch: one segment.
+func indexTextDocs(t *testing.T, ix *Index, docs []textDoc) {
+	t.Helper()
+	var b Batch
+	for _, d := range docs {
+		b.Replace(d.id, []Doc{{ID: d.id, Fields: map[string]string{"text": d.text}}})
+	}
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // denseState sums the dense tables of a snapshot's segments.
 func denseState(ix *Index) (tables int, bytes int64) {
 	s := ix.snap.Load()
@@ -69,16 +81,6 @@ func TestDenseFrequenciesMatchExhaustive(t *testing.T) {
 		// be left to refine.
 		queries = append(queries, fmt.Sprintf("r%d f%d f%d", i%100, i%8, (i+3)%8), fmt.Sprintf("r%d r%d f7 f%d", i, i+1, i%7))
 	}
-	index := func(ix *Index, docs []textDoc) {
-		t.Helper()
-		var b Batch
-		for _, d := range docs {
-			b.Replace(d.id, []Doc{{ID: d.id, Fields: map[string]string{"text": d.text}}})
-		}
-		if err := ix.Apply(&b); err != nil {
-			t.Fatal(err)
-		}
-	}
 	check := func(ix *Index, live []textDoc, rounds int) {
 		t.Helper()
 		ref := newReference(a, live, DefaultK1, DefaultB)
@@ -104,8 +106,8 @@ func TestDenseFrequenciesMatchExhaustive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	index(ix, big)
-	index(ix, small) // a second, small segment: no tables
+	indexTextDocs(t, ix, big)
+	indexTextDocs(t, ix, small) // a second, small segment: no tables
 	if n := ix.Stats().Segments; n != 2 {
 		t.Fatalf("%d segments, want 2", n)
 	}
@@ -141,7 +143,7 @@ func TestDenseFrequenciesMatchExhaustive(t *testing.T) {
 	// leaves the index and gives its bytes back; the merged one starts
 	// without tables.
 	extra := denseCorpus(rng, 300, "c")
-	index(ix, extra)
+	indexTextDocs(t, ix, extra)
 	live = append(live, extra...)
 	if _, bytes := denseState(ix); ix.dense.used.Load() != bytes {
 		t.Errorf("after a merge the budget is charged %d bytes, the live segments' tables hold %d", ix.dense.used.Load(), bytes)
@@ -160,7 +162,7 @@ func TestDenseFrequenciesMatchExhaustive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			index(ix, big)
+			indexTextDocs(t, ix, big)
 			check(ix, big, denseWarmUses+1)
 			if tables, bytes := denseState(ix); tables != c.wantTables || ix.dense.used.Load() != bytes || bytes > max(c.bytes, 0) {
 				t.Errorf("DenseBytes %d: %d tables of %d bytes (budget charged %d), want %d tables", c.bytes, tables, bytes, ix.dense.used.Load(), c.wantTables)
@@ -181,13 +183,7 @@ func TestDenseConcurrentSearches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	var b Batch
-	for _, d := range docs {
-		b.Replace(d.id, []Doc{{ID: d.id, Fields: map[string]string{"text": d.text}}})
-	}
-	if err := ix.Apply(&b); err != nil {
-		t.Fatal(err)
-	}
+	indexTextDocs(t, ix, docs)
 	var queries []string
 	for i := range 30 {
 		queries = append(queries, fmt.Sprintf("r%d f%d f%d absent%d", i%100, i%8, (i+5)%8, i))

@@ -3,7 +3,6 @@ package rank
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // Evidence is a document-level list for Fuse: its best score per document
@@ -22,6 +21,9 @@ type Evidence struct {
 // every step, comparing IDs on tied scores, cost a server a tenth of a
 // search.
 func Fuse(chunkLists [][]Hit, weights []float64, evidence []Evidence, blend, penalty float64, k int) ([]Hit, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("rank fuse: k: must be >= 0, got %d: %w", k, ErrInvalid)
+	}
 	hits, err := combine(chunkLists, weights)
 	if err != nil {
 		return nil, err
@@ -41,20 +43,11 @@ func Fuse(chunkLists [][]Hit, weights []float64, evidence []Evidence, blend, pen
 			return nil, err
 		}
 	}
-	if k < 0 {
-		return nil, fmt.Errorf("rank fuse: k: must be >= 0, got %d: %w", k, ErrInvalid)
-	}
 	return Top(hits, k), nil
 }
 
-// better is the order of this package's results: score descending, then
-// ID ascending.
-func better(a, b *Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return strings.Compare(a.ID, b.ID) < 0
-}
+// better says whether a comes before b in this package's results.
+func better(a, b *Hit) bool { return compareHits(a, b) < 0 }
 
 // Top returns the first k hits in the order of this package's results
 // (score descending, then ID ascending), reordering hits; IDs must be

@@ -198,15 +198,19 @@ func documentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
 // (slices.SortFunc rather than sort.Slice: 41 against 46-50 µs for 450
 // hits with tied scores.)
 func sortHits(hits []Hit) {
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
+	slices.SortFunc(hits, func(a, b Hit) int { return compareHits(&a, &b) })
+}
+
+// compareHits is the order of this package's results: score descending,
+// then ID ascending.
+func compareHits(a, b *Hit) int {
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
 		}
-		return strings.Compare(a.ID, b.ID)
-	})
+		return 1
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 func checkNumber(x float64) error {
