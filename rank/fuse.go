@@ -24,17 +24,22 @@ func Fuse(chunkLists [][]Hit, weights []float64, evidence []Evidence, blend, pen
 	if k < 0 {
 		return nil, fmt.Errorf("rank fuse: k: must be >= 0, got %d: %w", k, ErrInvalid)
 	}
-	hits, err := combine(chunkLists, weights)
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		sc.reset()
+		scratchPool.Put(sc)
+	}()
+	hits, err := combine(sc, chunkLists, weights)
 	if err != nil {
 		return nil, err
 	}
 	for _, ev := range evidence {
-		if hits, err = documentEvidence(hits, ev.Hits, ev.Weight); err != nil {
+		if hits, err = documentEvidence(sc, hits, ev.Hits, ev.Weight, false); err != nil {
 			return nil, err
 		}
 	}
 	if blend > 0 {
-		if hits, err = documentBlend(hits, blend); err != nil {
+		if hits, err = documentBlend(sc, hits, blend); err != nil {
 			return nil, err
 		}
 	}
@@ -43,7 +48,8 @@ func Fuse(chunkLists [][]Hit, weights []float64, evidence []Evidence, blend, pen
 			return nil, err
 		}
 	}
-	return Top(hits, k), nil
+	// The hits are the pool's: the caller gets a copy of the best k.
+	return cloneHits(Top(hits, k)), nil
 }
 
 // better says whether a comes before b in this package's results.

@@ -85,7 +85,7 @@ func AsksForTests(query string) bool {
 // A penalty outside [0, 1] or NaN, or a negative, NaN or infinite score is
 // an error.
 func TestPrior(hits []Hit, penalty float64) ([]Hit, error) {
-	return sorted(testPrior(hits, penalty))
+	return sorted(testPrior(cloneHits(hits), penalty))
 }
 
 func testPrior(hits []Hit, penalty float64) ([]Hit, error) {
@@ -93,15 +93,14 @@ func testPrior(hits []Hit, penalty float64) ([]Hit, error) {
 		return nil, fmt.Errorf("rank test prior: penalty %v: must be in [0, 1]: %w", penalty, ErrInvalid)
 	}
 	weight := 1 - penalty
-	out := make([]Hit, len(hits))
-	for i, h := range hits {
+	for i := range hits {
+		h := &hits[i]
 		if err := checkNumber(h.Score); err != nil {
 			return nil, fmt.Errorf("rank test prior: hits[%d] %q: Score: %w", i, h.ID, err)
 		}
 		if IsTestFile(h.Doc) {
 			h.Score *= weight
 		}
-		out[i] = h
 	}
-	return out, nil
+	return hits, nil
 }
