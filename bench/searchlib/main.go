@@ -36,6 +36,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -56,6 +57,7 @@ func main() {
 	recipe := flag.String("recipe", "situate", "situate or lucene")
 	rounds := flag.Int("rounds", 1, "timed passes over the queries")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the timed passes")
+	flag.StringVar(&memprofile, "memprofile", "", "with -http: write heap profiles before (FILE.base) and after (FILE) the timed passes; go tool pprof -sample_index=alloc_space -diff_base FILE.base FILE shows what the passes allocated")
 	useHTTP := flag.Bool("http", false, "search through the HTTP API's handler with a writer engine, as situate serve does")
 	clients := flag.Int("clients", 50, "with -http: concurrent callers")
 	chunkSize := flag.Int("chunk-size", situate.DefaultOptions().ChunkSize, "with -http: the chunk size the store was indexed with")
@@ -116,6 +118,26 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+var memprofile string
+
+// writeHeapProfile writes the heap profile (allocations since the start
+// included) to path, if path is not empty.
+func writeHeapProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC() // the in-use figures are those of the last GC
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func startProfile(path string) (stop func(), err error) {
@@ -241,6 +263,11 @@ func runHTTP(dir string, qs []string, k int, recipe string, o situate.Options, r
 			return err
 		}
 	}
+	if memprofile != "" {
+		if err := writeHeapProfile(memprofile + ".base"); err != nil {
+			return err
+		}
+	}
 	stop, err := startProfile(cpuprofile)
 	if err != nil {
 		return err
@@ -277,6 +304,9 @@ func runHTTP(dir string, qs []string, k int, recipe string, o situate.Options, r
 	cpu, wall := cpuTime()-c0, time.Since(w0)
 	if len(errs) > 0 {
 		return fmt.Errorf("%d of %d searches failed, first: %w", len(errs), len(lat), errs[0])
+	}
+	if err := writeHeapProfile(memprofile); err != nil {
+		return err
 	}
 	report(fmt.Sprintf("store %s, recipe %s, k %d, through the HTTP handler, %d clients", dir, recipe, k, clients), opened, lat, cpu, wall)
 	return nil
