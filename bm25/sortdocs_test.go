@@ -1,0 +1,68 @@
+package bm25
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLeastByOrdinal compares leastByOrdinal (integer keys, the n smallest
+// selected before sorting) with ordering the whole run by ordinal.
+func TestLeastByOrdinal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var keys []uint64
+	for c := range 3000 {
+		numDocs := 1 + rng.IntN(500)
+		ord := make([]uint32, numDocs)
+		for d, o := range rng.Perm(numDocs) {
+			ord[d] = uint32(o)
+		}
+		base := int32(rng.IntN(1000))
+		runLen := 1 + rng.IntN(numDocs)
+		var run []int32
+		for _, d := range rng.Perm(numDocs)[:runLen] {
+			run = append(run, base+int32(d))
+		}
+		n := 1 + rng.IntN(runLen)
+		if c%3 == 0 {
+			n = 1 + rng.IntN(min(runLen, 4))
+		}
+		want := slices.Clone(run)
+		slices.SortFunc(want, func(a, b int32) int { return int(ord[a-base]) - int(ord[b-base]) })
+		keys = leastByOrdinal(keys, run, ord, base, n)
+		if !slices.Equal(run[:n], want[:n]) {
+			t.Fatalf("case %d: run of %d, n %d: got %v, want %v", c, runLen, n, run[:n], want[:n])
+		}
+		// run stays a permutation of its docs.
+		slices.Sort(run)
+		slices.Sort(want)
+		if !slices.Equal(run, want) {
+			t.Fatalf("case %d: run is no longer a permutation of its docs", c)
+		}
+	}
+}
+
+// TestSortDocs compares sortDocs (a bitmap past a few dozen docs) with
+// slices.Sort, and checks that it leaves its bitmap clear.
+func TestSortDocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sc := &scratch{}
+	for c := range 2000 {
+		s := &snapshot{maxDoc: 1 + rng.IntN(20000)}
+		n := 1 + rng.IntN(min(s.maxDoc, 3000))
+		var docs []int32
+		for _, d := range rng.Perm(s.maxDoc)[:n] {
+			docs = append(docs, int32(d))
+		}
+		want := slices.Sorted(slices.Values(docs))
+		s.sortDocs(sc, docs)
+		if !slices.Equal(docs, want) {
+			t.Fatalf("case %d: %d of %d docs: got %v, want %v", c, n, s.maxDoc, docs, want)
+		}
+		for w, word := range sc.bits {
+			if word != 0 {
+				t.Fatalf("case %d: bitmap word %d left set", c, w)
+			}
+		}
+	}
+}
