@@ -498,6 +498,21 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 	return e.combineArms(text, k, lists, ran)
 }
 
+// WarmIndexes readies the lexical arms' indexes for a long-running process
+// (bm25.Index.Warm): a server calls it before it reports ready, so that its
+// first searches and first write do not do that work while requests wait.
+func (e *Engine) WarmIndexes() error {
+	for _, a := range e.arms {
+		if a.ix == nil {
+			continue
+		}
+		if err := a.ix.Warm(); err != nil {
+			return fmt.Errorf("warm the %s arm: %w", a.spec.dir, err)
+		}
+	}
+	return nil
+}
+
 // combineArms is the recipe over the arms' ranked lists (lists[i] is arm
 // i's, ran[i] whether it was searched): the embedded arms and an index
 // backend's lists go through this one function, so both rank alike.

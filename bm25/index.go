@@ -356,6 +356,31 @@ func (ix *Index) Build(b *Batch) (*Built, error) {
 	return &Built{ix: ix, b: b, seen: seen, data: data}, nil
 }
 
+// Warm does now what a long-running process's first searches and first
+// write would otherwise do while requests wait: it gives every segment its
+// id ordinals (segment.ord), which searches use to break ties, and, unless
+// the index is read-only, builds the id maps that the first write needs.
+// A server calls it before it reports ready: on a 100k-chunk store the
+// first write's maps took 0.4 s of processor time and the ordinals some
+// tens of milliseconds per arm, and the searches of the server's first
+// second waited up to 0.2 s behind them. Results do not change.
+func (ix *Index) Warm() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return ErrClosed
+	}
+	s := ix.snap.Load()
+	for i := range s.segs {
+		s.segs[i].seg.ordinals()
+	}
+	if ix.ids == nil && !ix.readOnly {
+		ix.ids, ix.groups = newIDIndex(), map[string][]docRef{}
+		ix.updateMaps(nil, s.segs)
+	}
+	return nil
+}
+
 // ApplyBuilt publishes what Build made, as Apply does.
 func (ix *Index) ApplyBuilt(bt *Built) error {
 	if bt.ix != ix {

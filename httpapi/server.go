@@ -304,9 +304,16 @@ func (s *Server) tenant(ctx context.Context, name string) (*tenantState, error) 
 	return ts, nil
 }
 
-// warm fills a tenant's chunk cache from its store (Engine.WarmChunkCache).
+// warm readies a tenant's indexes (Engine.WarmIndexes) and fills its chunk
+// cache from its store (Engine.WarmChunkCache).
 func (s *Server) warm(ctx context.Context, t *tenantState) {
 	start := time.Now()
+	if err := t.Engine.WarmIndexes(); err != nil && ctx.Err() == nil {
+		s.log.Warn("warming the indexes failed; the first searches and write do that work", "tenant", t.name, "err", err)
+	} else {
+		s.log.Info("warmed the indexes", "tenant", t.name, "took", time.Since(start).Round(time.Millisecond).String())
+	}
+	start = time.Now()
 	n, err := t.Engine.WarmChunkCache(ctx)
 	switch {
 	case err != nil && ctx.Err() == nil:
