@@ -378,6 +378,15 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered 
 	phase2 := false
 	for ; ci < len(clauses); ci++ {
 		c := &clauses[ci]
+		// Once theta is known (the k-th score so far: scores only grow, so
+		// the final k-th is at least theta), a doc that this clause finds
+		// for the first time, and that cannot reach theta with this
+		// clause's score and the bound of the clauses after it, can never
+		// be a result, nor tie with one: it is left out of the candidates,
+		// which then stay few for kth, refine and topK. It cannot come back
+		// through a later clause either: its score there plus the bound
+		// after that is less still.
+		after := rest[ci+1]
 		// Scores of tf = 1, the most common case, by norm byte.
 		var one [256]float32
 		for i := range one {
@@ -404,6 +413,9 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered 
 				}
 				old := sc.acc[g]
 				if old == 0 {
+					if theta > 0 && float32((float64(score)+after)*slack) < theta {
+						continue
+					}
 					sc.touched = append(sc.touched, g)
 				}
 				v := old + float64(score)
