@@ -66,3 +66,64 @@ func TestSortDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestKthLargest compares kthLargest (a sampled threshold, then quickselect
+// on the values that reach it) with sorting, on uniform, clustered and
+// heavily tied values.
+func TestKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var buf []float32
+	for c := range 3000 {
+		n := 1 + rng.IntN(20000)
+		v := make([]float32, n)
+		for i := range v {
+			switch c % 4 {
+			case 0:
+				v[i] = rng.Float32() * 20
+			case 1: // a few distinct scores: ties everywhere
+				v[i] = float32(rng.IntN(5))
+			case 2: // ascending, as candidates in doc order can be
+				v[i] = float32(i)
+			case 3: // most low, a few high
+				v[i] = rng.Float32()
+				if rng.IntN(100) == 0 {
+					v[i] += 10
+				}
+			}
+		}
+		k := 1 + rng.IntN(min(n, 400))
+		if c%5 == 0 {
+			k = 1 + rng.IntN(n)
+		}
+		sorted := slices.Sorted(slices.Values(v))
+		want := sorted[n-k]
+		var got float32
+		got, buf = kthLargest(slices.Clone(v), k, buf[:0])
+		if got != want {
+			t.Fatalf("case %d: n %d, k %d: got %v, want %v", c, n, k, got, want)
+		}
+	}
+}
+
+// BenchmarkKthLargest: the 150th of 5000 scores, as a search's arm asks.
+func BenchmarkKthLargest(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	v := make([]float32, 5000)
+	for i := range v {
+		v[i] = rng.Float32() * 20
+	}
+	w := make([]float32, len(v))
+	var buf []float32
+	b.Run("sampled", func(b *testing.B) {
+		for b.Loop() {
+			copy(w, v)
+			_, buf = kthLargest(w, 150, buf[:0])
+		}
+	})
+	b.Run("quickselect", func(b *testing.B) {
+		for b.Loop() {
+			copy(w, v)
+			quickselect(w, 149)
+		}
+	})
+}
