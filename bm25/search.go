@@ -760,8 +760,7 @@ func (s *snapshot) leastIDs(sc *scratch, ties []int32, n int) []int32 {
 
 // leastByOrdinal reorders run so that its min(n, len(run)) docs with the
 // smallest ordinals come first, in ordinal order, and returns keys for
-// reuse. The
-// docs are sorted as integer keys (ordinal, doc), which are unique, and
+// reuse. The docs become integer keys (ordinal, doc), which are unique, and
 // only the n smallest are sorted: sorting a run of a few thousand ties by
 // looking their ordinals up in every comparison was a twentieth of a
 // server's search time.

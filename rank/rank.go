@@ -125,6 +125,7 @@ func combine(sc *scratch, lists [][]Hit, weights []float64) ([]Hit, error) {
 		sc.pos = make(map[string]int, n)
 	}
 	pos := sc.pos
+	clear(pos)
 	out := slices.Grow(sc.hits[:0], n)
 	// last[p] is the list that last added to out[p]: an ID twice in one
 	// list is an error.
