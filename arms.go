@@ -484,9 +484,17 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 		}
 		ran[i] = true
 		wg.Go(func() {
+			// The arm's results are dead once turned into hits below:
+			// their slice is reused from search to search.
+			into := armResultsPool.Get().(*[]bm25.Result)
+			defer func() {
+				clear(*into)
+				armResultsPool.Put(into)
+			}()
 			// A chunk key holds its document's id: the arm need not
 			// read its group tables.
-			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true, Unordered: true})
+			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true, Unordered: true, Into: (*into)[:cap(*into)]})
+			*into = res
 			if err != nil {
 				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
 				return
@@ -511,7 +519,10 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 	return e.combineArms(text, k, lists, ran)
 }
 
-var armHitsPool = sync.Pool{New: func() any { return new([]rank.Hit) }}
+var (
+	armHitsPool    = sync.Pool{New: func() any { return new([]rank.Hit) }}
+	armResultsPool = sync.Pool{New: func() any { return new([]bm25.Result) }}
+)
 
 // WarmIndexes readies the lexical arms' indexes for a long-running process
 // (bm25.Index.Warm): a server calls it before it reports ready, so that its

@@ -57,6 +57,11 @@ type Query struct {
 	// ID and orders the combination itself: ordering K results compares
 	// IDs wherever scores tie.
 	Unordered bool
+	// Into, when its capacity holds the results, receives them instead of
+	// a new slice (its elements are overwritten): a caller that searches
+	// again and again can reuse one slice. The results' strings never
+	// point into it.
+	Into []Result
 }
 
 // Filter restricts a search. It is applied while scoring, so K allowed

@@ -92,7 +92,7 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 			}
 		}
 	}
-	res := s.run(clauses, k, q.Filter, !q.WithoutGroups, !q.Unordered)
+	res := s.run(clauses, k, q.Filter, !q.WithoutGroups, !q.Unordered, q.Into)
 	runtime.KeepAlive(s) // clauses point into its segments' mappings
 	return res, nil
 }
@@ -360,7 +360,7 @@ func (s *snapshot) allowed(sc *scratch, f *Filter, ss *snapSeg, d uint32) bool {
 // slack widens score bounds against float64 summation order effects.
 const slack = 1 + 1e-9
 
-func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered bool) []Result {
+func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered bool, into []Result) []Result {
 	sort.SliceStable(clauses, func(i, j int) bool { return clauses[i].ub > clauses[j].ub })
 	rest := make([]float64, len(clauses)+1) // rest[i] = bound of clauses[i:]
 	for i := len(clauses) - 1; i >= 0; i-- {
@@ -442,7 +442,7 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered 
 	if phase2 {
 		cands = s.refine(sc, clauses[ci:], rest[ci:], theta, k)
 	}
-	return s.topK(sc, cands, k, groups, ordered)
+	return s.topK(sc, cands, k, groups, ordered, into)
 }
 
 // refine finishes evaluation for candidates only: no other doc can enter the
@@ -598,7 +598,7 @@ func quickselect(v []float32, n int) float32 {
 // (integers, computed once per segment), and strings are compared only to
 // merge those per-segment lists and to order the few results that share a
 // score across segments.
-func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool) []Result {
+func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool, into []Result) []Result {
 	theta := float32(0)
 	if len(cands) > k {
 		theta = s.kth(sc, cands, k)
@@ -662,7 +662,11 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool)
 		}
 	}
 	buf := make([]byte, 0, n)
-	out := make([]Result, len(hs))
+	out := into[:0]
+	if cap(out) < len(hs) {
+		out = make([]Result, len(hs))
+	}
+	out = out[:len(hs)]
 	for i := range hs {
 		h := &hs[i]
 		start := len(buf)
