@@ -786,7 +786,9 @@ func leastByOrdinal(keys []uint64, run []int32, ord []uint32, base int32, n int)
 }
 
 // selectSmallest reorders v (unique values) so that its n smallest come
-// first, in no particular order (0 < n < len(v)).
+// first, in no particular order (0 < n < len(v)). It is quickselect's loop
+// over integers in ascending order: one generic function for both measured
+// 40% slower on quickselect's side (BenchmarkKthLargest, 12.5 against 9 µs).
 func selectSmallest(v []uint64, n int) {
 	lo, hi := 0, len(v)-1
 	for lo < hi {
