@@ -308,9 +308,10 @@ func (s *Server) tenant(ctx context.Context, name string) (*tenantState, error) 
 // cache from its store (Engine.WarmChunkCache).
 func (s *Server) warm(ctx context.Context, t *tenantState) {
 	start := time.Now()
-	if err := t.Engine.WarmIndexes(); err != nil && ctx.Err() == nil {
+	switch err := t.Engine.WarmIndexes(); {
+	case err != nil && ctx.Err() == nil:
 		s.log.Warn("warming the indexes failed; the first searches and write do that work", "tenant", t.name, "err", err)
-	} else {
+	case err == nil:
 		s.log.Info("warmed the indexes", "tenant", t.name, "took", time.Since(start).Round(time.Millisecond).String())
 	}
 	start = time.Now()
