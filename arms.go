@@ -539,6 +539,43 @@ func (e *Engine) WarmIndexes() error {
 	return nil
 }
 
+// CompactIndexes merges each lexical arm's segments into one
+// (bm25.Index.Compact): searches then look up every query term once per arm
+// instead of once per segment. It rewrites the arms, so it is for the end
+// of a bulk load (Index does it when a run wrote a tenth or more of the
+// chunks), not for every write. Results do not change.
+func (e *Engine) CompactIndexes() error {
+	if e.readOnly {
+		return fmt.Errorf("compact the indexes: %w", ErrReadOnly)
+	}
+	for _, a := range e.arms {
+		if a.ix == nil {
+			continue
+		}
+		if err := a.ix.Compact(); err != nil {
+			return fmt.Errorf("compact the %s arm: %w", a.spec.dir, err)
+		}
+	}
+	return nil
+}
+
+// compactAfterRun compacts the arms when an index run wrote at least a
+// tenth of the chunks they hold: a bulk load leaves the merge policy's
+// segments (up to MergeFactor-1 per level), and every search pays for each;
+// a run that changed a few documents of a large store leaves them, since
+// compacting costs a rewrite of the whole index. Compacting once per
+// tenth of the index keeps the rewrites to ten times the data written, of
+// the order of what the merge policy itself costs.
+func (e *Engine) compactAfterRun(chunksWritten int) (bool, error) {
+	if len(e.arms) == 0 || e.arms[0].ix == nil || chunksWritten == 0 {
+		return false, nil
+	}
+	if live := e.arms[0].ix.Len(); chunksWritten*10 < live {
+		return false, nil
+	}
+	return true, e.CompactIndexes()
+}
+
 // combineArms is the recipe over the arms' ranked lists (lists[i] is arm
 // i's, ran[i] whether it was searched): the embedded arms and an index
 // backend's lists go through this one function, so both rank alike.

@@ -301,6 +301,9 @@ type IndexResult struct {
 	PruneWithheld bool
 	// Progress is the run's final progress (calls, tokens, cost, errors).
 	Progress IndexProgress
+	// Compacted: the run wrote a tenth or more of the store's chunks and
+	// then merged each index into one segment (Engine.CompactIndexes).
+	Compacted bool
 	Duration time.Duration
 }
 
@@ -366,7 +369,15 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 		r.readSource(src)
 	}
 	r.process()
-	return r.finish(ctx, runCtx, "index", r.prune)
+	res, err := r.finish(ctx, runCtx, "index", r.prune)
+	if err == nil {
+		var cerr error
+		if res.Compacted, cerr = e.compactAfterRun(res.Chunks); cerr != nil {
+			err = fmt.Errorf("index: the documents are indexed, but merging the index segments failed (searches work, slower): %w", cerr)
+		}
+		res.Duration = time.Since(r.start)
+	}
+	return res, err
 }
 
 // readSource runs src on its own goroutine, feeding the run's queue; it
