@@ -5,10 +5,30 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/offline"
 )
+
+// armSegments counts the segment files of each lexical arm in dir.
+func armSegments(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "bm25*", "*.seg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, f := range m {
+		n[filepath.Base(filepath.Dir(f))]++
+	}
+	return n
+}
+
+func harbourDoc(i int) situate.Document {
+	return idxDoc(fmt.Sprintf("d%02d", i),
+		fmt.Sprintf("Report %d on the harbour of town %d. The quay number %d was rebuilt in stone after the flood of year %d.", i, i, i*7, 1900+i))
+}
 
 // TestIndexCompactsAfterBulkLoad checks Engine.Index's compaction rule: a
 // run that writes a tenth or more of the store's chunks ends with every
@@ -19,20 +39,9 @@ func TestIndexCompactsAfterBulkLoad(t *testing.T) {
 	eng, st := openIndexEngine(t, offline.New(offline.DefaultOptions()))
 	var docs []situate.Document
 	for i := range 40 {
-		docs = append(docs, idxDoc(fmt.Sprintf("d%02d", i),
-			fmt.Sprintf("Report %d on the harbour of town %d. The quay number %d was rebuilt in stone after the flood of year %d.", i, i, i*7, 1900+i)))
+		docs = append(docs, harbourDoc(i))
 	}
-	segFiles := func() map[string]int {
-		m, err := filepath.Glob(filepath.Join(st.dir, "bm25*", "*.seg"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := map[string]int{}
-		for _, f := range m {
-			n[filepath.Base(filepath.Dir(f))]++
-		}
-		return n
-	}
+	segFiles := func() map[string]int { return armSegments(t, st.dir) }
 	// Commits of five documents each: eight segments per arm before the
 	// compaction.
 	opts := situate.IndexOptions{CommitDocuments: 5}
@@ -73,6 +82,77 @@ func TestIndexCompactsAfterBulkLoad(t *testing.T) {
 	for arm, n := range segFiles() {
 		if n != 2 {
 			t.Fatalf("after a one-document run the %s arm has %d segment files, want 2", arm, n)
+		}
+	}
+}
+
+// TestJobRunnerCompactsWhenIdle checks the same rule for documents that
+// arrive through the job queue (a server's uploads): forty one-document
+// jobs leave the merge policy's segments, and the runner, once the queue
+// is empty, merges each arm into one; a later job of one changed document
+// is left in its own segment.
+func TestJobRunnerCompactsWhenIdle(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	eng, st := openIndexEngine(t, offline.New(offline.DefaultOptions()))
+	enqueue := func(d situate.Document) {
+		t.Helper()
+		if _, err := st.EnqueueUpload(ctx, situate.Upload{DocID: d.ID, Title: d.Title, Lang: d.Lang, Format: d.Format, Data: []byte(d.Text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		enqueue(harbourDoc(i))
+	}
+	r := &situate.JobRunner{Engine: eng, Jobs: st, Poll: 10 * time.Millisecond}
+	stopped := make(chan struct{})
+	go func() { r.Run(ctx); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !cond(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 30 s for %s; segment files by arm: %v", what, armSegments(t, st.dir))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	done := func(n int) func() bool {
+		return func() bool {
+			c, err := st.JobCounts(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c[situate.JobDone] == n
+		}
+	}
+	waitFor("40 jobs done", done(40))
+	oneEach := func() bool {
+		files := armSegments(t, st.dir)
+		for _, n := range files {
+			if n != 1 {
+				return false
+			}
+		}
+		return len(files) > 1
+	}
+	waitFor("one segment per arm", oneEach)
+	hits, err := eng.Search(ctx, situate.Query{Text: "quay number 133 flood 1919", K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].DocID != "d19" {
+		t.Fatalf("search after compaction: %v, want d19 first", hits)
+	}
+
+	d := harbourDoc(3)
+	d.Text += " A second quay was added later."
+	enqueue(d)
+	waitFor("the 41st job done", done(41))
+	time.Sleep(100 * time.Millisecond) // ten idle polls
+	for arm, n := range armSegments(t, st.dir) {
+		if n != 2 {
+			t.Fatalf("after a one-document job the %s arm has %d segment files, want 2", arm, n)
 		}
 	}
 }

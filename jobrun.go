@@ -54,6 +54,10 @@ type JobRunner struct {
 	// Poll is how long an idle Run waits before claiming again (0: 1 s).
 	Poll   time.Duration
 	Logger *slog.Logger
+
+	// written counts the chunks of the documents this runner added or
+	// changed since it last compacted the indexes (compactIfDue).
+	written atomic.Int64
 }
 
 func (r *JobRunner) lease() time.Duration {
@@ -87,6 +91,7 @@ func (r *JobRunner) Run(ctx context.Context) {
 			continue
 		}
 		if !ok {
+			r.compactIfDue()
 			select {
 			case <-ctx.Done():
 			case <-r.Wake:
@@ -97,6 +102,29 @@ func (r *JobRunner) Run(ctx context.Context) {
 		if failed := r.RunJob(ctx, j); failed {
 			sleep(ctx, time.Second)
 		}
+	}
+}
+
+// compactIfDue compacts the Engine's indexes, while the queue is empty,
+// once the jobs since the last compaction wrote a tenth or more of the
+// chunks: the rule of Engine.Index, for a store loaded through the queue
+// (a server's uploads) rather than by an index run. A failure is logged and
+// not retried until the next tenth, so a full disk does not rewrite the
+// indexes on every poll.
+func (r *JobRunner) compactIfDue() {
+	n := r.written.Load()
+	if n == 0 {
+		return
+	}
+	start := time.Now()
+	compacted, err := r.Engine.compactAfterRun(int(n))
+	switch {
+	case err != nil:
+		r.written.Add(-n)
+		r.log().Error("compact the indexes", "err", err)
+	case compacted:
+		r.written.Add(-n)
+		r.log().Info("compacted the indexes", "chunks_written", n, "duration_ms", time.Since(start).Milliseconds())
 	}
 }
 
@@ -278,6 +306,9 @@ func (r *JobRunner) RunJob(ctx context.Context, j Job) (failed bool) {
 	changes, err := r.Engine.Commit(ctx, []*Prepared{p})
 	if err != nil {
 		return retry(err)
+	}
+	if changes[0] == Added || changes[0] == Updated {
+		r.written.Add(int64(len(p.chunks)))
 	}
 	finish(JobDone, changes[0].String(), nil)
 	return false
