@@ -127,3 +127,20 @@ func BenchmarkKthLargest(b *testing.B) {
 		}
 	})
 }
+
+// TestScratchHeadroom checks that a scratch sized for n docs still fits
+// after a few more docs arrive (a server's commits), without reallocating.
+func TestScratchHeadroom(t *testing.T) {
+	var sc scratch
+	sc.fit(100000)
+	acc, fstate := &sc.acc[0], &sc.fstate[0]
+	for n := 100001; n <= 110000; n += 7 {
+		sc.fit(n)
+		if len(sc.acc) < n || len(sc.fstate) < n {
+			t.Fatalf("fit(%d): %d and %d entries", n, len(sc.acc), len(sc.fstate))
+		}
+	}
+	if &sc.acc[0] != acc || &sc.fstate[0] != fstate {
+		t.Fatal("a scratch sized for 100000 docs was reallocated for 110000")
+	}
+}
