@@ -304,7 +304,7 @@ type IndexResult struct {
 	// Compacted: the run wrote a tenth or more of the store's chunks and
 	// then merged each index into one segment (Engine.CompactIndexes).
 	Compacted bool
-	Duration time.Duration
+	Duration  time.Duration
 }
 
 // DocumentError is a document that failed, and why.
