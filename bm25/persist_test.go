@@ -185,6 +185,14 @@ func crashChild(dir string) {
 			fmt.Fprintf(w, "replace %s %d\n", g, v)
 		}
 		w.Flush()
+		// Now and then a compaction, which a kill may interrupt too: it
+		// changes no group, so the checks after the kill hold as they are.
+		if rng.Intn(6) == 0 {
+			if err := ix.Compact(); err != nil {
+				fmt.Println("error", err)
+				os.Exit(2)
+			}
+		}
 	}
 }
 
@@ -204,7 +212,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestCrashRecovery SIGKILLs a writer process at random moments, reopens
+// TestCrashRecovery SIGKILLs a writer process (which also compacts now and
+// then) at random moments, reopens
 // the index and checks it is the last committed state (or the one commit in
 // flight), with every group whole.
 func TestCrashRecovery(t *testing.T) {
@@ -281,6 +290,7 @@ func TestCrashRecovery(t *testing.T) {
 		cmd.Wait()
 		inflight := next // the op the child may have been committing
 
+		filesAtKill, _ := filepath.Glob(filepath.Join(dir, "*.seg"))
 		ix, err := Open(dir, Options{Analyzer: "english", MergeFactor: 3})
 		if err != nil {
 			t.Fatalf("round %d: reopen after kill: %v", round, err)
@@ -325,15 +335,21 @@ func TestCrashRecovery(t *testing.T) {
 				t.Fatalf("round %d: group %s version v%d has %d docs, want %d", round, g, v, len(res), v%5+1)
 			}
 		}
-		if st := ix.Stats(); st.Docs != total {
+		st := ix.Stats()
+		if st.Docs != total {
 			t.Fatalf("round %d: stats say %d docs, groups hold %d", round, st.Docs, total)
+		}
+		// A merge or compaction cut short leaves its new segment file
+		// unlisted; opening removes it.
+		if segs, _ := filepath.Glob(filepath.Join(dir, "*.seg")); len(segs) != st.Segments {
+			t.Fatalf("round %d: %d segment files, the manifest lists %d", round, len(segs), st.Segments)
 		}
 		ix.Close()
 		leftovers, _ := filepath.Glob(filepath.Join(dir, "*.tmp"))
 		if len(leftovers) != 0 {
 			t.Fatalf("round %d: leftover files %v", round, leftovers)
 		}
-		t.Logf("round %d: killed after %d commits, reopened with %d docs", round, lines, total)
+		t.Logf("round %d: killed after %d commits, reopened with %d docs; %d segment files at the kill, %d listed", round, lines, total, len(filesAtKill), st.Segments)
 		next++
 	}
 }
