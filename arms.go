@@ -573,7 +573,10 @@ func (e *Engine) compactAfterRun(chunksWritten int) (bool, error) {
 	if live := e.arms[0].ix.Len(); chunksWritten*10 < live {
 		return false, nil
 	}
-	return true, e.CompactIndexes()
+	if err := e.CompactIndexes(); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // combineArms is the recipe over the arms' ranked lists (lists[i] is arm
