@@ -559,6 +559,19 @@ func (e *Engine) CompactIndexes() error {
 	return nil
 }
 
+// IndexSegments returns the number of segments of each lexical arm's
+// index, by the arm's directory name; empty when the Engine has none of
+// its own (an index backend).
+func (e *Engine) IndexSegments() map[string]int {
+	out := map[string]int{}
+	for _, a := range e.arms {
+		if a.ix != nil {
+			out[a.spec.dir] = a.ix.Segments()
+		}
+	}
+	return out
+}
+
 // compactAfterRun compacts the arms when an index run wrote at least a
 // tenth of the chunks they hold: a bulk load leaves the merge policy's
 // segments (up to MergeFactor-1 per level), and every search pays for each;

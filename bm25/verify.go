@@ -131,6 +131,15 @@ func (ix *Index) Len() int {
 	return n
 }
 
+// Segments returns the number of segments of the current state.
+func (ix *Index) Segments() int {
+	s := ix.snap.Load()
+	if s == nil {
+		return 0
+	}
+	return len(s.segs)
+}
+
 // Analyzers returns the names of the analyzers that hold at least one
 // token of a live doc, sorted; it reads no document.
 func (ix *Index) Analyzers() []string {

@@ -55,6 +55,7 @@ func init() {
 		{"serve", "serve the JSON API, metrics and health checks over HTTP", runServe},
 		{"keys", "create, list and revoke API keys of situate serve", runKeys},
 		{"worker", "run the indexing jobs of a shared PostgreSQL store (--store-url)", runWorker},
+		{"compact", "merge each BM25 index into one segment file (faster searches after many small runs)", runCompact},
 		{"check", "verify the database and every index file; --repair rebuilds damaged indexes", runCheck},
 		{"version", "print the version, source revision and Go version", runVersion},
 	}
