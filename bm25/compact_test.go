@@ -166,3 +166,88 @@ func TestCompact(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactWhileSearching compacts, again and again, an index that
+// searches read at the same time: each search sees the state before a
+// compaction or after it, and both give the same results. Between
+// compactions a commit replaces a group by the same docs, which leaves
+// the index's statistics, and so every score, as they were, and gives each
+// compaction segments to merge.
+func TestCompactWhileSearching(t *testing.T) {
+	ix, err := Open(t.TempDir(), Options{Analyzer: "english", MergeFactor: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(9, 10))
+	words := []string{"river", "stone", "bridge", "lamp", "harbour", "field", "tower", "garden"}
+	groups := map[string][]Doc{}
+	for c := range 6 {
+		var b Batch
+		for i := range 150 {
+			g := fmt.Sprintf("doc%04d", rng.IntN(5000))
+			var text string
+			for range 3 + rng.IntN(6) {
+				text += words[rng.IntN(len(words))] + " "
+			}
+			groups[g] = []Doc{{ID: fmt.Sprintf("%s#%d-%d", g, c, i), Fields: map[string]string{"text": text}}}
+			b.Replace(g, groups[g])
+		}
+		if err := ix.Apply(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := []string{"river", "stone bridge", "lamp harbour field", "tower garden river stone"}
+	want := make([][]Result, len(queries))
+	for i, q := range queries {
+		if want[i], err = ix.Search(Query{Text: q, K: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				i := (w + n) % len(queries)
+				got, err := ix.Search(Query{Text: queries[i], K: 20})
+				if err == nil && !slices.Equal(got, want[i]) {
+					err = fmt.Errorf("%q during compactions: %v, want %v", queries[i], got, want[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for round := range 20 {
+		g := fmt.Sprintf("doc%04d", rng.IntN(5000))
+		for groups[g] == nil {
+			g = fmt.Sprintf("doc%04d", rng.IntN(5000))
+		}
+		var b Batch
+		b.Replace(g, groups[g])
+		if err := ix.Apply(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Compact(); err != nil {
+			t.Fatal(err)
+		}
+		if n := ix.Segments(); n != 1 {
+			t.Fatalf("round %d: %d segments after Compact", round, n)
+		}
+	}
+	close(stop)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
