@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -144,25 +145,7 @@ func TestCompact(t *testing.T) {
 
 			// A replacement after Compact removes the group's docs from the
 			// compacted segment.
-			g := ix.snap.Load().segs[0].seg.group(0)
-			var b Batch
-			b.Replace(g, []Doc{{ID: g + "#new", Fields: map[string]string{"text": "zeppelin"}}})
-			if err := ix.Apply(&b); err != nil {
-				t.Fatal(err)
-			}
-			res, err := ix.Search(Query{Text: "zeppelin " + fmt.Sprint(words), K: 100000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var inGroup []string
-			for _, r := range res {
-				if r.Group == g {
-					inGroup = append(inGroup, r.ID)
-				}
-			}
-			if !slices.Equal(inGroup, []string{g + "#new"}) {
-				t.Fatalf("group %s after its replacement holds %v, want only %s#new", g, inGroup, g)
-			}
+			checkReplacement(t, ix, ix.snap.Load().segs[0].seg.group(0), strings.Join(words, " "))
 		})
 	}
 }

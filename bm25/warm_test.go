@@ -88,24 +88,7 @@ func TestWarm(t *testing.T) {
 			break
 		}
 	}
-	var b Batch
-	b.Replace(g, []Doc{{ID: g + "#new", Fields: map[string]string{"text": "zeppelin"}}})
-	if err := ix.Apply(&b); err != nil {
-		t.Fatal(err)
-	}
-	res, err := ix.Search(Query{Text: "zeppelin river stone bridge lamp harbour field tower garden", K: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inGroup []string
-	for _, r := range res {
-		if r.Group == g {
-			inGroup = append(inGroup, r.ID)
-		}
-	}
-	if !slices.Equal(inGroup, []string{g + "#new"}) {
-		t.Fatalf("group %s after its replacement holds %v, want only %s#new", g, inGroup, g)
-	}
+	checkReplacement(t, ix, g, "river stone bridge lamp harbour field tower garden")
 
 	ro, err := OpenReadOnly(dir, opts)
 	if err != nil {
@@ -123,5 +106,30 @@ func TestWarm(t *testing.T) {
 		if !rs.segs[i].seg.ordDone.Load() {
 			t.Fatalf("read-only segment %d has no ordinals after Warm", i)
 		}
+	}
+}
+
+// checkReplacement replaces group g of ix by one doc, g#new, and checks
+// that a search for every word the group's docs may hold (words) finds
+// only that doc of g: the replacement removed the group's old docs.
+func checkReplacement(t *testing.T, ix *Index, g, words string) {
+	t.Helper()
+	var b Batch
+	b.Replace(g, []Doc{{ID: g + "#new", Fields: map[string]string{"text": "zeppelin"}}})
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(Query{Text: "zeppelin " + words, K: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inGroup []string
+	for _, r := range res {
+		if r.Group == g {
+			inGroup = append(inGroup, r.ID)
+		}
+	}
+	if !slices.Equal(inGroup, []string{g + "#new"}) {
+		t.Fatalf("group %s after its replacement holds %v, want only %s#new", g, inGroup, g)
 	}
 }
