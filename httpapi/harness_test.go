@@ -252,6 +252,10 @@ func (e *env) do(c call) reply {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	// writeJSON sends a length, so a body is not sent in chunks.
+	if c.method != "HEAD" && resp.Header.Get("Content-Type") == "application/json" && resp.ContentLength != int64(len(rb)) {
+		e.t.Errorf("%s %s: Content-Length %d, body of %d bytes", c.method, c.path, resp.ContentLength, len(rb))
+	}
 	if reqInput != nil {
 		in := &openapi3filter.ResponseValidationInput{RequestValidationInput: reqInput, Status: resp.StatusCode,
 			Header: resp.Header, Body: io.NopCloser(bytes.NewReader(rb)),
