@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -222,6 +223,16 @@ func TestIndexCompactionDiskFull(t *testing.T) {
 		if res.Added != 100 || res.Failed != 0 || res.Compacted {
 			t.Fatalf("result %+v; want 100 added, none failed, not compacted", res)
 		}
+		// The segment file the compaction could not finish is gone at once,
+		// not when the next writer opens: it held the space a retry needs.
+		segFiles := func() []string {
+			m, err := filepath.Glob(filepath.Join(dir, "bm25*", "*.seg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		atFailure := segFiles()
 		store, err := sqlite.Open(ctx, filepath.Join(dir, "situate.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -239,6 +250,9 @@ func TestIndexCompactionDiskFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer eng.Close()
+		if opened := segFiles(); !slices.Equal(opened, atFailure) {
+			t.Fatalf("segment files after the failure: %v; a writer's open left %v (it removes files no manifest lists)", atFailure, opened)
+		}
 		hits, err := eng.Search(ctx, situate.Query{Text: "Entity250 harbour", K: 1})
 		if err != nil || len(hits) == 0 || hits[0].DocID != "doc250.txt" {
 			t.Fatalf("search for a document of the second run: %v %v", hits, err)

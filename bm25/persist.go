@@ -281,18 +281,24 @@ func writeFileSync(dir, name string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// A file that could not be written whole is removed at once: on a full
+	// disk it holds the space a retry needs, and no manifest lists it.
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(path)
+		return err // an *os.PathError: it names the operation and the file
+	}
 	for off := 0; off < len(data) || off == 0; off += writePiece {
 		if _, err := f.Write(data[off:min(off+writePiece, len(data))]); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
+			return fail(err)
 		}
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
+		os.Remove(path)
+		return err
 	}
 	return nil
 }
