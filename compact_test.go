@@ -11,15 +11,21 @@ import (
 	"github.com/situate/situate/offline"
 )
 
-// armSegments counts the segment files of each lexical arm in dir.
-func armSegments(t *testing.T, dir string) map[string]int {
+// segmentFiles lists the segment files of the lexical arms in dir.
+func segmentFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	m, err := filepath.Glob(filepath.Join(dir, "bm25*", "*.seg"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// armSegments counts the segment files of each lexical arm in dir.
+func armSegments(t *testing.T, dir string) map[string]int {
+	t.Helper()
 	n := map[string]int{}
-	for _, f := range m {
+	for _, f := range segmentFiles(t, dir) {
 		n[filepath.Base(filepath.Dir(f))]++
 	}
 	return n

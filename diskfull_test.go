@@ -225,14 +225,7 @@ func TestIndexCompactionDiskFull(t *testing.T) {
 		}
 		// The segment file the compaction could not finish is gone at once,
 		// not when the next writer opens: it held the space a retry needs.
-		segFiles := func() []string {
-			m, err := filepath.Glob(filepath.Join(dir, "bm25*", "*.seg"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
-		atFailure := segFiles()
+		atFailure := segmentFiles(t, dir)
 		store, err := sqlite.Open(ctx, filepath.Join(dir, "situate.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -250,7 +243,7 @@ func TestIndexCompactionDiskFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer eng.Close()
-		if opened := segFiles(); !slices.Equal(opened, atFailure) {
+		if opened := segmentFiles(t, dir); !slices.Equal(opened, atFailure) {
 			t.Fatalf("segment files after the failure: %v; a writer's open left %v (it removes files no manifest lists)", atFailure, opened)
 		}
 		hits, err := eng.Search(ctx, situate.Query{Text: "Entity250 harbour", K: 1})

@@ -18,37 +18,43 @@ func (t *tx) merge() error {
 		if pick == nil {
 			return nil
 		}
-		srcs := make([]*snapSeg, len(pick))
-		for i, p := range pick {
-			srcs[i] = &t.segs[p]
-		}
-		data, err := mergeSegments(srcs)
-		runtime.KeepAlive(srcs)
-		if err != nil {
-			return err
-		}
-		for _, ss := range srcs {
-			releasePages(ss.seg)
-		}
-		drop := map[int]bool{}
-		for _, p := range pick {
-			drop[p] = true
-			t.dropped = append(t.dropped, t.segs[p].seg)
-		}
-		kept := make([]snapSeg, 0, len(t.segs))
-		for i, ss := range t.segs {
-			if !drop[i] {
-				kept = append(kept, ss)
-			}
-		}
-		t.segs = kept
-		if data == nil {
-			continue // nothing live
-		}
-		if err := t.addSegment(data); err != nil {
+		if err := t.mergeInto(pick); err != nil {
 			return err
 		}
 	}
+}
+
+// mergeInto replaces the segments pick (indexes into t.segs) by one segment
+// of their live docs, or by none when no doc is live.
+func (t *tx) mergeInto(pick []int) error {
+	srcs := make([]*snapSeg, len(pick))
+	for i, p := range pick {
+		srcs[i] = &t.segs[p]
+	}
+	data, err := mergeSegments(srcs)
+	runtime.KeepAlive(srcs)
+	if err != nil {
+		return err
+	}
+	for _, ss := range srcs {
+		releasePages(ss.seg)
+	}
+	drop := map[int]bool{}
+	for _, p := range pick {
+		drop[p] = true
+		t.dropped = append(t.dropped, t.segs[p].seg)
+	}
+	kept := make([]snapSeg, 0, len(t.segs))
+	for i, ss := range t.segs {
+		if !drop[i] {
+			kept = append(kept, ss)
+		}
+	}
+	t.segs = kept
+	if data == nil {
+		return nil // nothing live
+	}
+	return t.addSegment(data)
 }
 
 func (t *tx) pickMerge() []int {
@@ -245,24 +251,12 @@ func (ix *Index) Compact() error {
 	if len(t.segs) == 0 || (len(t.segs) == 1 && t.segs[0].delCount == 0) {
 		return nil
 	}
-	srcs := make([]*snapSeg, len(t.segs))
-	for i := range t.segs {
-		srcs[i] = &t.segs[i]
+	all := make([]int, len(t.segs))
+	for i := range all {
+		all[i] = i
 	}
-	data, err := mergeSegments(srcs)
-	runtime.KeepAlive(srcs)
-	if err != nil {
+	if err := t.mergeInto(all); err != nil {
 		return fmt.Errorf("bm25 compact: %w", err)
-	}
-	for _, ss := range t.segs {
-		releasePages(ss.seg)
-		t.dropped = append(t.dropped, ss.seg)
-	}
-	t.segs = nil
-	if data != nil {
-		if err := t.addSegment(data); err != nil {
-			return fmt.Errorf("bm25 compact: %w", err)
-		}
 	}
 	if err := t.commit(); err != nil {
 		return fmt.Errorf("bm25 compact: %w", err)
