@@ -184,11 +184,34 @@ func TestWarmChunkCache(t *testing.T) {
 	}
 	eng.Close()
 
-	// A cache of about ten entries (each weighs 160 bytes and its
-	// strings) takes about nine.
-	small, _ := open(10 * 250)
-	if n, err := small.WarmChunkCache(ctx); err != nil || n == 0 || n >= docs/2 {
-		t.Errorf("warming a 2500-byte cache: %d chunks, %v; want some, and fewer than %d", n, err, docs/2)
+	// The smallest cache, 1 MiB (sizes round up to whole MiB), takes some
+	// chunks of twenty documents of 100 KB and stops before its bound.
+	big := newTestStore(t)
+	beng, err := situate.Open(ctx, big.dir, big.store, situate.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		text := strings.Repeat(fmt.Sprintf("Harbor log %d: the ship arrived with cargo and left again. ", i), 1700)
+		if _, err := beng.Put(ctx, doc(fmt.Sprintf("big%02d", i), text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total, err := big.store.ChunkCount(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beng.Close()
+	o := situate.DefaultOptions()
+	o.ChunkCacheBytes = 2500
+	small, err := situate.Open(ctx, big.dir, big.store, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warmed, err := small.WarmChunkCache(ctx)
+	t.Logf("warmed %d of %d chunks into 1 MiB", warmed, total)
+	if err != nil || warmed == 0 || warmed >= total*6/10 {
+		t.Errorf("warming a 1 MiB cache with %d chunks of 2 MB: %d chunks, %v; want some, and fewer than %d", total, warmed, err, total*6/10)
 	}
 	small.Close()
 	none, _ := open(0)

@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/PuerkitoBio/goquery v1.13.0
+	github.com/allegro/bigcache/v3 v3.1.0
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/chromedp/cdproto v0.159.0
@@ -30,8 +31,6 @@ require (
 	golang.org/x/text v0.44.0
 	modernc.org/sqlite v1.62.0
 )
-
-require github.com/maypok86/otter/v2 v2.4.0 // indirect
 
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect

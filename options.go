@@ -126,7 +126,8 @@ type Options struct {
 	// ParallelDocuments bounds how many documents are contextualized at once.
 	ParallelDocuments int
 	// ChunkCacheBytes bounds the memory a writing Engine keeps the stored
-	// chunks of recent hits in (0: no cache). A read-only Engine keeps none.
+	// chunks of recent hits in (0: no cache), rounded up to whole MiB. A
+	// read-only Engine keeps none.
 	ChunkCacheBytes int64
 
 	// Embedder, when set, adds the dense arm: every contextualized chunk is
