@@ -461,14 +461,21 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 	// The arms are independent: they score at the same time.
 	lists := make([][]rank.Hit, len(e.arms))
 	// The arms' lists are dead once combined (rank.Fuse copies the hits it
-	// returns): they go back to a pool, a sixth of what a server's search
-	// allocated.
+	// returns, and combineArms the strings of those): they go back to a
+	// pool, a sixth of what a server's search allocated, and so do the
+	// buffers that hold their IDs, another quarter.
+	idBytes := make([]*[]byte, len(e.arms))
 	defer func() {
 		for _, l := range lists {
 			if l != nil {
 				clear(l[:cap(l)])
 				l = l[:0]
 				armHitsPool.Put(&l)
+			}
+		}
+		for _, b := range idBytes {
+			if b != nil {
+				armIDBytesPool.Put(b)
 			}
 		}
 	}()
@@ -483,6 +490,7 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 			}
 		}
 		ran[i] = true
+		idBytes[i] = armIDBytesPool.Get().(*[]byte)
 		wg.Go(func() {
 			// The arm's results are dead once turned into hits below:
 			// their slice is reused from search to search.
@@ -493,7 +501,8 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 			}()
 			// A chunk key holds its document's id: the arm need not
 			// read its group tables.
-			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true, Unordered: true, Into: (*into)[:cap(*into)]})
+			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true, Unordered: true,
+				Into: (*into)[:cap(*into)], IDBytes: idBytes[i]})
 			*into = res
 			if err != nil {
 				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
@@ -522,6 +531,7 @@ func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.
 var (
 	armHitsPool    = sync.Pool{New: func() any { return new([]rank.Hit) }}
 	armResultsPool = sync.Pool{New: func() any { return new([]bm25.Result) }}
+	armIDBytesPool = sync.Pool{New: func() any { return new([]byte) }}
 )
 
 // WarmIndexes readies the lexical arms' indexes for a long-running process
@@ -617,9 +627,17 @@ func (e *Engine) combineArms(text string, k int, lists [][]rank.Hit, ran []bool)
 	if err != nil {
 		return nil, err
 	}
+	// The hits' strings point into the arms' ID buffers, which the next
+	// search reuses: the few results get their own copies.
 	out := make([]bm25.Result, len(hits))
 	for i, h := range hits {
-		out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
+		id, doc := strings.Clone(h.ID), h.Doc
+		if strings.HasPrefix(id, doc) {
+			doc = id[:len(doc)] // a chunk key starts with its document's id
+		} else {
+			doc = strings.Clone(doc)
+		}
+		out[i] = bm25.Result{ID: id, Group: doc, Score: h.Score}
 	}
 	return out, nil
 }

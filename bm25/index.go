@@ -62,6 +62,13 @@ type Query struct {
 	// again and again can reuse one slice. The results' strings never
 	// point into it.
 	Into []Result
+	// IDBytes, when not nil, is a buffer the results' strings are copied
+	// into instead of a new one: *IDBytes is emptied, grown if it must be,
+	// and left holding the strings, which point into it. The caller may
+	// reuse the buffer only once it no longer needs the results' strings;
+	// a caller that searches again and again and keeps few results (a
+	// fusion of several lists) saves the allocation of every result's ID.
+	IDBytes *[]byte
 }
 
 // Filter restricts a search. It is applied while scoring, so K allowed

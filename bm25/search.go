@@ -83,6 +83,10 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 		return nil, err
 	}
 	if len(clauses) == 0 {
+		if q.Into != nil {
+			// Into keeps its array for the caller's next search.
+			return q.Into[:0], nil
+		}
 		return []Result{}, nil
 	}
 	if q.Filter != nil && q.Filter.Accept != nil {
@@ -92,7 +96,7 @@ func (ix *Index) Search(q Query) ([]Result, error) {
 			}
 		}
 	}
-	res := s.run(clauses, k, q.Filter, !q.WithoutGroups, !q.Unordered, q.Into)
+	res := s.run(clauses, k, q.Filter, !q.WithoutGroups, !q.Unordered, q.Into, q.IDBytes)
 	runtime.KeepAlive(s) // clauses point into its segments' mappings
 	return res, nil
 }
@@ -369,7 +373,7 @@ func (s *snapshot) allowed(sc *scratch, f *Filter, ss *snapSeg, d uint32) bool {
 // slack widens score bounds against float64 summation order effects.
 const slack = 1 + 1e-9
 
-func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered bool, into []Result) []Result {
+func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered bool, into []Result, idBytes *[]byte) []Result {
 	sort.SliceStable(clauses, func(i, j int) bool { return clauses[i].ub > clauses[j].ub })
 	rest := make([]float64, len(clauses)+1) // rest[i] = bound of clauses[i:]
 	for i := len(clauses) - 1; i >= 0; i-- {
@@ -451,7 +455,7 @@ func (s *snapshot) run(clauses []clause, k int, filter *Filter, groups, ordered 
 	if phase2 {
 		cands = s.refine(sc, clauses[ci:], rest[ci:], theta, k)
 	}
-	return s.topK(sc, cands, k, groups, ordered, into)
+	return s.topK(sc, cands, k, groups, ordered, into, idBytes)
 }
 
 // refine finishes evaluation for candidates only: no other doc can enter the
@@ -607,7 +611,7 @@ func quickselect(v []float32, n int) float32 {
 // (integers, computed once per segment), and strings are compared only to
 // merge those per-segment lists and to order the few results that share a
 // score across segments.
-func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool, into []Result) []Result {
+func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool, into []Result, idBytes *[]byte) []Result {
 	theta := float32(0)
 	if len(cands) > k {
 		theta = s.kth(sc, cands, k)
@@ -658,7 +662,7 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool,
 	}
 
 	// The strings point into the segment and results outlive it: one copy
-	// holds all of them.
+	// holds all of them (in the caller's buffer, if it gave one).
 	n := 0
 	for i := range hs {
 		h := &hs[i]
@@ -670,7 +674,17 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool,
 			n += len(h.group)
 		}
 	}
-	buf := make([]byte, 0, n)
+	var buf []byte
+	switch {
+	case idBytes == nil:
+		buf = make([]byte, 0, n)
+	case cap(*idBytes) < n:
+		buf = make([]byte, 0, n+n/4)
+	default:
+		buf = (*idBytes)[:0]
+	}
+	// buf never grows past n below, so no string is left pointing into a
+	// buffer that append replaced.
 	out := into[:0]
 	if cap(out) < len(hs) {
 		out = make([]Result, len(hs))
@@ -692,6 +706,9 @@ func (s *snapshot) topK(sc *scratch, cands []int32, k int, groups, ordered bool,
 			r.Group = unsafeString(buf[start:])
 		}
 		out[i] = r
+	}
+	if idBytes != nil {
+		*idBytes = buf
 	}
 	return out
 }
