@@ -106,8 +106,8 @@ type Index struct {
 	lock    interface{ Close() error }
 	gen     uint64
 	nextSeg uint64
-	ids     *idIndex // nil until the first write
-	groups  map[string][]docRef
+	ids     *idIndex    // nil until the first write
+	groups  *groupIndex // nil until the first write
 
 	anMu      sync.Mutex
 	analyzers map[string]analysis.Analyzer
@@ -387,7 +387,7 @@ func (ix *Index) Warm() error {
 		s.segs[i].seg.ordinals()
 	}
 	if ix.ids == nil && !ix.readOnly {
-		ix.ids, ix.groups = newIDIndex(), map[string][]docRef{}
+		ix.ids, ix.groups = newIDIndex(), newGroupIndex()
 		ix.updateMaps(nil, s.segs)
 	}
 	return nil
@@ -411,7 +411,7 @@ func (ix *Index) ApplyBuilt(bt *Built) error {
 	if ix.ids == nil {
 		// Built on the first write, so a process that only searches does
 		// not hold a map entry per doc.
-		ix.ids, ix.groups = newIDIndex(), map[string][]docRef{}
+		ix.ids, ix.groups = newIDIndex(), newGroupIndex()
 		ix.updateMaps(nil, ix.snap.Load().segs)
 	}
 	for id, g := range seen {
@@ -567,7 +567,7 @@ func (t *tx) segIndex(s *segment) int {
 }
 
 func (t *tx) deleteGroup(g string) {
-	for _, ref := range t.ix.groups[g] {
+	for _, ref := range t.ix.groups.docs(g, nil) {
 		i := t.segIndex(ref.seg)
 		if i < 0 {
 			continue
@@ -731,8 +731,10 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 		}
 	}
 	refs := map[string][]docRef{}
+	var buf []docRef
 	for g := range touched {
-		for _, r := range ix.groups[g] {
+		buf = ix.groups.docs(g, buf[:0])
+		for _, r := range buf {
 			if ss := kept[r.seg]; ss != nil && !ss.deleted(r.doc) {
 				refs[g] = append(refs[g], r)
 			}
@@ -750,11 +752,7 @@ func (ix *Index) updateMaps(old *snapshot, segs []snapSeg) {
 		}
 	}
 	for g := range touched {
-		delete(ix.groups, g)
-	}
-	for _, r := range refs {
-		g := strings.Clone(r[0].seg.group(r[0].doc))
-		ix.groups[g] = r
+		ix.groups.set(g, refs[g])
 	}
 }
 
