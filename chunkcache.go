@@ -308,8 +308,9 @@ func (e *Engine) WarmChunkCache(ctx context.Context) (int, error) {
 	}
 	e.mu.RUnlock()
 	slices.SortFunc(recs, func(a, b DocumentRecord) int { return strings.Compare(a.ID, b.ID) })
-	// The warm-up adds up its own entries' sizes to stop at the bound: it
-	// runs before the first searches, which would add theirs.
+	// The warm-up adds up the sizes of the entries it adds to stop near the
+	// bound (bigcache does not say how full it is); what searches add
+	// meanwhile makes the cache evict its oldest entries, not grow.
 	limit := int64(float64(e.chunks.maxBytes) * warmFill)
 	used := int64(0)
 	added := 0
