@@ -415,26 +415,27 @@ func (ix *Index) writeManifest(views []view) error {
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	path := filepath.Join(ix.dir, manifestName)
 	tmp := path + ".tmp"
+	// The os package's errors name the file (and a rename both files).
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("vector commit %s: %w", tmp, err)
+		return fmt.Errorf("vector commit: %w", err)
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("vector commit %s: %w", tmp, err)
+		return fmt.Errorf("vector commit: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("vector commit %s: %w", tmp, err)
+		return fmt.Errorf("vector commit: %w", err)
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("vector commit %s: %w", tmp, err)
+		return fmt.Errorf("vector commit: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("vector commit %s: %w", path, err)
+		return fmt.Errorf("vector commit: %w", err)
 	}
 	return syncDir(ix.dir)
 }

@@ -335,3 +335,39 @@ func TestWriterLockWait(t *testing.T) {
 	}
 	b.Close()
 }
+
+// TestWriteErrorsNameTheFileOnce: a segment or manifest that cannot be
+// written fails with an error that names its temporary file once (the os
+// package's errors name it already), and the index keeps what it had.
+func TestWriteErrorsNameTheFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Open(dir, Options{Dim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	item := func(id string) []Item {
+		return []Item{{ID: id, Vector: gaussian(rand.New(rand.NewPCG(1, uint64(len(id)))), 8)}}
+	}
+	if err := ix.Replace("a", item("a#0")); err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the next segment's or the manifest's temporary
+	// file goes makes its open fail.
+	for _, tmp := range []string{fmt.Sprintf("seg-%012d.vec.tmp", ix.next), manifestName + ".tmp"} {
+		path := filepath.Join(dir, tmp)
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		err := ix.Replace("b", item("b#0"))
+		if err == nil || strings.Count(err.Error(), path) != 1 {
+			t.Errorf("with %s a directory: %v, want an error naming it once", tmp, err)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Len(); got != 1 {
+			t.Errorf("with %s a directory: %d vectors after the failed write, want 1", tmp, got)
+		}
+	}
+}

@@ -239,9 +239,11 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 
 	path := filepath.Join(dir, name)
 	tmp := path + ".tmp"
+	// The os package's errors name the file (and a rename both files):
+	// the errors below add only what was being done.
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("write segment: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -273,22 +275,22 @@ func writeSegment(dir, name string, dim int, src rowSource) (_ *segment, err err
 		w.Write(floatBytes(coef))
 	}
 	if err = bw.Flush(); err != nil {
-		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("write segment: %w", err)
 	}
 	if _, err = f.Write(meta); err != nil {
-		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("write segment: %w", err)
 	}
 	if _, err = f.WriteAt(binary.LittleEndian.AppendUint32(nil, sum.Sum32()), headerSize); err != nil {
-		return nil, fmt.Errorf("write segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("write segment: %w", err)
 	}
 	if err = f.Sync(); err != nil {
-		return nil, fmt.Errorf("sync segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("sync segment: %w", err)
 	}
 	if err = f.Close(); err != nil {
-		return nil, fmt.Errorf("close segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("close segment: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return nil, fmt.Errorf("rename segment %s: %w", tmp, err)
+		return nil, fmt.Errorf("rename segment: %w", err)
 	}
 	if err = syncDir(dir); err != nil {
 		return nil, err
