@@ -13,14 +13,7 @@ import (
 // (the overflow path), and checks that every group's docs are those the
 // map holds.
 func TestGroupIndexIsAMapOfGroups(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		hash func(string) uint64
-	}{
-		{"maphash", nil},
-		{"length", func(g string) uint64 { return uint64(len(g)) }},
-		{"last byte", func(g string) uint64 { return uint64(g[len(g)-1]) }},
-	} {
+	for _, tc := range testHashes {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newGroupIndex()
 			if tc.hash != nil {
@@ -94,27 +87,7 @@ func TestGroupIndexIsAMapOfGroups(t *testing.T) {
 // perGroup*(j+1)-1 belong to group names[j].
 func testGroupSegment(t *testing.T, names []string, perGroup int) *segment {
 	t.Helper()
-	ix, err := New(Options{Analyzer: "standard"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	var b Batch
-	for _, g := range names {
-		var docs []Doc
-		for i := range perGroup {
-			docs = append(docs, Doc{ID: fmt.Sprintf("%s#%d", g, i), Fields: map[string]string{"text": "x"}})
-		}
-		b.Replace(g, docs)
-	}
-	if err := ix.Apply(&b); err != nil {
-		t.Fatal(err)
-	}
-	segs := ix.snap.Load().segs
-	if len(segs) != 1 {
-		t.Fatalf("%d segments, want 1", len(segs))
-	}
-	seg := segs[0].seg
+	seg := buildTestSegment(t, names, perGroup, func(g string, i int) string { return fmt.Sprintf("%s#%d", g, i) })
 	for j, g := range names {
 		for i := range perGroup {
 			if d := uint32(perGroup*j + i); seg.group(d) != g {

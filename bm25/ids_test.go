@@ -11,14 +11,7 @@ import (
 // that collide most of the time (the overflow path), and checks that every
 // ID is found exactly where the map says.
 func TestIDIndexIsAMapOfIDs(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		hash func(string) uint64
-	}{
-		{"maphash", nil},
-		{"length", func(id string) uint64 { return uint64(len(id)) }},
-		{"last byte", func(id string) uint64 { return uint64(id[len(id)-1]) }},
-	} {
+	for _, tc := range testHashes {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newIDIndex()
 			if tc.hash != nil {
@@ -71,8 +64,33 @@ func TestIDIndexIsAMapOfIDs(t *testing.T) {
 	}
 }
 
-// testSegment builds an in-memory segment whose doc i has ID ids[i].
+// testHashes are the hashes the ID and group index tests run with: the
+// real one (nil) and two that collide most of the time.
+var testHashes = []struct {
+	name string
+	hash func(string) uint64
+}{
+	{"maphash", nil},
+	{"length", func(s string) uint64 { return uint64(len(s)) }},
+	{"last byte", func(s string) uint64 { return uint64(s[len(s)-1]) }},
+}
+
+// testSegment builds an in-memory segment whose doc i has ID ids[i], in a
+// group of its own named after it.
 func testSegment(t *testing.T, ids []string) *segment {
+	t.Helper()
+	seg := buildTestSegment(t, ids, 1, func(g string, _ int) string { return g })
+	for i, id := range ids {
+		if seg.id(uint32(i)) != id {
+			t.Fatalf("doc %d has ID %q, want %q: the segment does not keep the batch's order", i, seg.id(uint32(i)), id)
+		}
+	}
+	return seg
+}
+
+// buildTestSegment builds an in-memory segment of perGroup docs per group,
+// in the order given, doc i of group g having ID id(g, i).
+func buildTestSegment(t *testing.T, groups []string, perGroup int, id func(g string, i int) string) *segment {
 	t.Helper()
 	ix, err := New(Options{Analyzer: "standard"})
 	if err != nil {
@@ -80,8 +98,12 @@ func testSegment(t *testing.T, ids []string) *segment {
 	}
 	defer ix.Close()
 	var b Batch
-	for _, id := range ids {
-		b.Replace(id, []Doc{{ID: id, Fields: map[string]string{"text": "x"}}})
+	for _, g := range groups {
+		var docs []Doc
+		for i := range perGroup {
+			docs = append(docs, Doc{ID: id(g, i), Fields: map[string]string{"text": "x"}})
+		}
+		b.Replace(g, docs)
 	}
 	if err := ix.Apply(&b); err != nil {
 		t.Fatal(err)
@@ -90,11 +112,5 @@ func testSegment(t *testing.T, ids []string) *segment {
 	if len(segs) != 1 {
 		t.Fatalf("%d segments, want 1", len(segs))
 	}
-	seg := segs[0].seg
-	for i, id := range ids {
-		if seg.id(uint32(i)) != id {
-			t.Fatalf("doc %d has ID %q, want %q: the segment does not keep the batch's order", i, seg.id(uint32(i)), id)
-		}
-	}
-	return seg
+	return segs[0].seg
 }
