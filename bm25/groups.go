@@ -1,23 +1,16 @@
 package bm25
 
-import (
-	"hash/maphash"
-	"strings"
-)
-
 // groupIndex finds a group's live docs, for a batch that replaces or
-// deletes the group. Like idIndex it keys groups by a hash of the name and
-// reads the name itself from a doc of the group, so it holds no copy of any
-// name; and it holds a group's docs as their first doc and a count, since a
-// flush writes a group's docs one after another and a merge keeps their
-// order. A map from the group names to slices of their docs was two
-// objects per group in every arm, which every garbage collection marked:
-// half of a collection's marking in a server holding the 100k-chunk load
-// store (gctrace: 54-69 ms of mark phase with it, 29-37 ms without).
+// deletes the group. Like idIndex it holds no copy of any name (nameMap
+// reads a group's name from its first doc); and it holds a group's docs as
+// their first doc and a count, since a flush writes a group's docs one
+// after another and a merge keeps their order. A map from the group names
+// to slices of their docs was two objects per group in every arm, which
+// every garbage collection marked: half of a collection's marking in a
+// server holding the 100k-chunk load store (gctrace: 54-69 ms of mark phase
+// with it, 29-37 ms without).
 type groupIndex struct {
-	hash     func(string) uint64
-	byHash   map[uint64]groupDocs
-	overflow map[string]groupDocs
+	nameMap[groupDocs]
 }
 
 // groupDocs are a group's live docs: n consecutive docs from first, in
@@ -30,21 +23,14 @@ type groupDocs struct {
 }
 
 func newGroupIndex() *groupIndex {
-	seed := maphash.MakeSeed()
-	return &groupIndex{
-		hash:     func(g string) uint64 { return maphash.String(seed, g) },
-		byHash:   map[uint64]groupDocs{},
-		overflow: map[string]groupDocs{},
-	}
+	return &groupIndex{newNameMap(groupDocs.name)}
 }
 
 // docs returns g's live docs, appended to buf.
 func (x *groupIndex) docs(g string, buf []docRef) []docRef {
-	gd, ok := x.byHash[x.hash(g)]
-	if !ok || gd.name() != g {
-		if gd, ok = x.overflow[g]; !ok {
-			return buf
-		}
+	gd, ok := x.get(g)
+	if !ok {
+		return buf
 	}
 	if gd.scattered != nil {
 		return append(buf, gd.scattered...)
@@ -66,12 +52,8 @@ func (gd groupDocs) name() string {
 // set records that g's live docs are refs (none: g has no docs left). The
 // docs of refs must belong to g.
 func (x *groupIndex) set(g string, refs []docRef) {
-	h := x.hash(g)
 	if len(refs) == 0 {
-		if gd, ok := x.byHash[h]; ok && gd.name() == g {
-			delete(x.byHash, h)
-		}
-		delete(x.overflow, g)
+		x.delete(g)
 		return
 	}
 	gd := groupDocs{first: refs[0], n: uint32(len(refs))}
@@ -81,15 +63,5 @@ func (x *groupIndex) set(g string, refs []docRef) {
 			break
 		}
 	}
-	if _, ok := x.overflow[g]; ok {
-		x.overflow[g] = gd
-		return
-	}
-	if old, ok := x.byHash[h]; ok && old.name() != g {
-		x.overflow[strings.Clone(g)] = gd
-		return
-	}
-	x.byHash[h] = gd
+	x.nameMap.set(g, gd)
 }
-
-func (x *groupIndex) len() int { return len(x.byHash) + len(x.overflow) }
