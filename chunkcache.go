@@ -94,13 +94,8 @@ const entryOverhead = 8 + 8 + 2 + 5
 
 // get returns ref's chunk if the cache holds it under tag.
 func (cc *chunkCache) get(ref ChunkRef, tag docTag) (StoredChunk, bool) {
-	var kb [64]byte
-	key, ok := cacheKey(kb[:0], ref)
+	b, ok := cc.entry(ref)
 	if !ok {
-		return StoredChunk{}, false
-	}
-	b, err := cc.c.Get(unsafe.String(unsafe.SliceData(key), len(key)))
-	if err != nil {
 		return StoredChunk{}, false
 	}
 	return decodeCachedChunk(b, ref, tag)
@@ -108,13 +103,19 @@ func (cc *chunkCache) get(ref ChunkRef, tag docTag) (StoredChunk, bool) {
 
 // holds reports whether the cache holds an entry for ref, of any tag.
 func (cc *chunkCache) holds(ref ChunkRef) bool {
+	_, ok := cc.entry(ref)
+	return ok
+}
+
+// entry returns a copy of ref's encoded entry.
+func (cc *chunkCache) entry(ref ChunkRef) ([]byte, bool) {
 	var kb [64]byte
 	key, ok := cacheKey(kb[:0], ref)
 	if !ok {
-		return false
+		return nil, false
 	}
-	_, err := cc.c.Get(unsafe.String(unsafe.SliceData(key), len(key)))
-	return err == nil
+	b, err := cc.c.Get(unsafe.String(unsafe.SliceData(key), len(key)))
+	return b, err == nil
 }
 
 // set caches ch under tag and returns the bytes it takes (0 when it is not
@@ -144,11 +145,13 @@ func cacheKey(b []byte, ref ChunkRef) ([]byte, bool) {
 // encodeCachedChunk encodes what a cache entry holds besides its key: the
 // tag and the chunk (its DocID and Index are the key's).
 func encodeCachedChunk(tag docTag, ch StoredChunk) []byte {
-	n := 8*binary.MaxVarintLen64 + len(tag.hash) + len(ch.Text) + len(ch.Heading) + len(ch.Context.Text) + len(ch.Context.Source)
+	// Twelve varints (six numbers, five string lengths, the flag count),
+	// the strings, and a length for each flag.
+	n := 12*binary.MaxVarintLen64 + len(tag.hash) + len(ch.Text) + len(ch.Heading) + len(ch.Context.Text) + len(ch.Context.Source)
 	for _, f := range ch.Context.Flags {
 		n += binary.MaxVarintLen64 + len(f)
 	}
-	b := make([]byte, 0, n+5*binary.MaxVarintLen64)
+	b := make([]byte, 0, n)
 	for _, v := range []int64{int64(tag.version), int64(tag.chunks), tag.indexedAt, int64(ch.Start), int64(ch.End), int64(ch.Tokens)} {
 		b = binary.AppendVarint(b, v)
 	}
