@@ -11,19 +11,10 @@ import (
 // the capacity (the same results as without it, in its array) and is left
 // alone when it has not.
 func TestSearchInto(t *testing.T) {
-	ix, err := New(Options{Analyzer: "english"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	var b Batch
-	for i := range 200 {
-		id := fmt.Sprintf("d%03d", i)
-		b.Replace(id, []Doc{{ID: id + "#0", Fields: map[string]string{"text": fmt.Sprintf("lantern %d harbour %d", i%7, i%3)}}})
-	}
-	if err := ix.Apply(&b); err != nil {
-		t.Fatal(err)
-	}
+	ix := lanternIndex(t, 200, func(i int) (string, string) {
+		g := fmt.Sprintf("d%03d", i)
+		return g, g + "#0"
+	})
 	for _, q := range []Query{{Text: "lantern harbour 3", K: 50}, {Text: "harbour", K: 10, Unordered: true, WithoutGroups: true}} {
 		want, err := ix.Search(q)
 		if err != nil {
@@ -71,19 +62,10 @@ func TestSearchInto(t *testing.T) {
 // capacity, and a buffer too small replaced by a larger one, never appended
 // past (which would leave earlier strings in the old array).
 func TestSearchIDBytes(t *testing.T) {
-	ix, err := New(Options{Analyzer: "english"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	var b Batch
-	for i := range 300 {
-		id := fmt.Sprintf("doc-%d", i)
-		b.Replace(id, []Doc{{ID: fmt.Sprintf("%s#%d", id, i%4), Fields: map[string]string{"text": fmt.Sprintf("lantern %d harbour %d", i%7, i%3)}}})
-	}
-	if err := ix.Apply(&b); err != nil {
-		t.Fatal(err)
-	}
+	ix := lanternIndex(t, 300, func(i int) (string, string) {
+		g := fmt.Sprintf("doc-%d", i)
+		return g, fmt.Sprintf("%s#%d", g, i%4)
+	})
 	for _, q := range []Query{{Text: "lantern harbour 3", K: 50}, {Text: "harbour", K: 150, Unordered: true, WithoutGroups: true}} {
 		want, err := ix.Search(q)
 		if err != nil {
@@ -121,4 +103,24 @@ func within(s string, b []byte) bool {
 	}
 	p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	return p >= lo && p+uintptr(len(s)) <= lo+uintptr(len(b))
+}
+
+// lanternIndex is an in-memory index of n groups of one doc each, group
+// and doc ID ids(i), the doc's text "lantern i%7 harbour i%3".
+func lanternIndex(t *testing.T, n int, ids func(i int) (group, id string)) *Index {
+	t.Helper()
+	ix, err := New(Options{Analyzer: "english"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	var b Batch
+	for i := range n {
+		g, id := ids(i)
+		b.Replace(g, []Doc{{ID: id, Fields: map[string]string{"text": fmt.Sprintf("lantern %d harbour %d", i%7, i%3)}}})
+	}
+	if err := ix.Apply(&b); err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }
