@@ -264,35 +264,12 @@ func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth
 
 // allDocuments replaces an answers dataset's documents with every file under
 // dir that "situate index" would index with the same --include and --exclude
-// globs (ignore files honoured), leaving out the queries file
-// itself. A question whose document is not among them is an error: it could
-// never be answered.
+// globs (ingest.EvalDocuments). A question whose document is not among them
+// is a usage error: it could never be answered.
 func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries string, opts ingest.Options) error {
-	qabs, _ := filepath.Abs(queries)
-	var docs []eval.Doc
-	err := ingest.Walk(ctx, []string{dir}, opts, func(doc situate.Document, err error) error {
-		if err != nil {
-			fmt.Fprintf(e.stderr, "skip %v\n", err)
-			return nil
-		}
-		if abs, _ := filepath.Abs(doc.Path); abs == qabs {
-			return nil
-		}
-		docs = append(docs, eval.Doc{ID: doc.ID, Path: doc.Path})
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("answers: walk %s: %w", dir, err)
+	err := ingest.EvalDocuments(ctx, ds, dir, queries, opts, func(err error) { fmt.Fprintf(e.stderr, "skip %v\n", err) })
+	if errors.Is(err, situate.ErrInvalid) {
+		return usageError{err}
 	}
-	have := make(map[string]bool, len(docs))
-	for _, d := range docs {
-		have[d.ID] = true
-	}
-	for _, q := range ds.Queries {
-		if !have[q.AnswerDoc] {
-			return usagef("answers: query %s: its document %s is not indexed (left out by --include, --exclude or an ignore file)", q.ID, q.AnswerDoc)
-		}
-	}
-	ds.Docs = docs
-	return nil
+	return err
 }
