@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -191,5 +193,69 @@ func TestBaselineRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(b.Rows[0].PerQuery, cur[0].PerQuery) {
 		t.Errorf("per-question scores did not round-trip: %v", b.Rows[0].PerQuery)
+	}
+}
+
+// TestBenchSetsFound: every bench/sets/NAME/queries.jsonl is an answers set
+// the gate runs, over all of bench/sets/NAME/docs, through the evaluation
+// path, giving a tune and a report row.
+func TestBenchSetsFound(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "bench", "sets", "tiny")
+	docs := map[string]string{
+		"alpha.md": "# Alpha\n\nThe alpha pump moves eleven litres of water per minute.\n",
+		"beta.md":  "# Beta\n\nThe beta valve closes when the pressure passes four bar.\n",
+		"gamma.md": "# Gamma\n\nThe gamma filter is cleaned every second Tuesday.\n",
+		"delta.md": "# Delta\n\nThe delta tank holds nine hundred litres.\n",
+	}
+	for name, text := range docs {
+		writeFile(t, filepath.Join(dir, "docs", name), text)
+	}
+	writeFile(t, filepath.Join(dir, "queries.jsonl"),
+		`{"id":"q1","query":"how much water does the alpha pump move","doc":"alpha.md","answer":"eleven litres","lang":"en"}
+{"id":"q2","query":"when does the beta valve close","doc":"beta.md","answer":"four bar","lang":"en"}
+{"id":"q3","query":"when is the gamma filter cleaned","doc":"gamma.md","answer":"second Tuesday","lang":"en"}
+{"id":"q4","query":"how much does the delta tank hold","doc":"delta.md","answer":"nine hundred litres","lang":"en"}
+`)
+	e := &env{root: root, data: filepath.Join(root, "no-data"), cache: t.TempDir(), log: t.Logf}
+	sets, err := allSets(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tiny *set
+	for i := range sets {
+		if sets[i].name == "sets/tiny" {
+			tiny = &sets[i]
+		}
+	}
+	if tiny == nil {
+		t.Fatal("bench/sets/tiny not found")
+	}
+	if _, err := sets[0].load(context.Background(), e); err == nil {
+		t.Errorf("%s loaded without its shared data", sets[0].name)
+	} else if _, skipped := isSkip(err); !skipped {
+		t.Errorf("%s without its data: %v, want a skip", sets[0].name, err)
+	}
+	rows, err := runSet(context.Background(), e, *tiny, tiny.configs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Half != halfTune || rows[1].Half != halfReport || rows[0].Queries+rows[1].Queries != 4 {
+		t.Fatalf("rows %+v", rows)
+	}
+	for _, r := range rows {
+		if r.Value != 1 {
+			t.Errorf("%s: MRR@10 %v, want 1 (each question names its document's only subject)", r.Key(), r.Value)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -177,6 +177,9 @@ func runSet(ctx context.Context, e *env, s set, configs []string) ([]Row, error)
 	if err != nil {
 		return nil, err
 	}
+	if n := len(ds.Skipped); n > 0 {
+		e.log("%s: %d records skipped by the loader (first: %s)", s.name, n, ds.Skipped[0])
+	}
 	tune, _ := eval.Split(ds.Queries, "situate")
 	inTune := map[string]bool{}
 	for _, q := range tune {
