@@ -51,6 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "", "shared evaluation data (default ../shared/data beside the repository)")
 	cacheDir := fs.String("cache", "", "where sets built from installed packages are kept (default the user cache directory)")
 	require := fs.Bool("require", false, "a set whose data is absent fails instead of being skipped (CI)")
+	changed := fs.Bool("changed", false, "print only the rows whose value differs from the baseline (the rows a commit message carries)")
 	only := fs.String("sets", "", "run only the sets whose name matches this regular expression")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -133,7 +134,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	sortRows(rows)
 	lines := judge(base.Rows, rows, outcomes)
-	if err := writeTable(stdout, lines); err != nil {
+	shown := lines
+	if *changed {
+		shown = slices.DeleteFunc(slices.Clone(lines), func(l Line) bool {
+			return l.Cur != nil && l.Base != nil && l.Cur.Value == l.Base.Value && !l.Fails
+		})
+	}
+	if err := writeTable(stdout, shown); err != nil {
 		fmt.Fprintln(stderr, "quality:", err)
 		return 2
 	}
