@@ -141,17 +141,16 @@ const (
 
 // Line is one row of the printed table with the gate's decision on it.
 type Line struct {
-	Key      string
-	Cur      *Row // nil when not measured
-	Base     *Row // nil when the baseline has no such row
-	Delta    float64
-	DeltaLo  float64 // paired bootstrap interval of the mean per-question difference
-	DeltaHi  float64
-	Paired   bool // decided by the paired test (else by the unpaired rule)
-	Verdict  string
-	Reason   string // for skipped, missing and error
-	Fails    bool
-	RowOrder int
+	Key     string
+	Cur     *Row // nil when not measured
+	Base    *Row // nil when the baseline has no such row
+	Delta   float64
+	DeltaLo float64 // paired bootstrap interval of the mean per-question difference
+	DeltaHi float64
+	Paired  bool // decided by the paired test (else by the unpaired rule)
+	Verdict string
+	Reason  string // for skipped, missing and error
+	Fails   bool
 }
 
 // Outcome of a set that did not give rows.
@@ -165,8 +164,8 @@ type Outcome struct {
 }
 
 // judge compares the measured rows with the baseline. sets maps every set
-// the command knows to its outcome when it gave no rows (a set that ran
-// has the zero Outcome). A report half fails when it is below its baseline
+// the command knows to its outcome: skipped, not run, failed, or ran (with
+// the configurations this form left out). A report half fails when it is below its baseline
 // beyond noise: by the paired test when the baseline holds the same
 // questions (the 95% bootstrap interval of the mean per-question
 // difference lies wholly below zero), else when the drop is more than half
@@ -183,9 +182,13 @@ func judge(base []Row, cur []Row, sets map[string]Outcome) []Line {
 		r := &cur[i]
 		seen[r.Key()] = true
 		l := Line{Key: r.Key(), Cur: r, Base: baseBy[r.Key()]}
-		if l.Base == nil {
+		switch {
+		case l.Base == nil:
 			l.Verdict = verdictNew
-		} else {
+		case l.Base.Metric != r.Metric:
+			l.Verdict, l.Reason = verdictNew, "the baseline measured "+l.Base.Metric+": run -update"
+			l.Base = nil
+		default:
 			compare(&l)
 		}
 		lines = append(lines, l)

@@ -139,6 +139,13 @@ func TestJudge(t *testing.T) {
 			fails:    true,
 		},
 		{
+			name:     "a row whose metric changed is new, not compared",
+			base:     []Row{newRow("s", "offline", halfReport, "map", scores(100, 60))},
+			cur:      []Row{newRow("s", "offline", halfReport, "ndcg@10", scores(100, 10))},
+			sets:     ran,
+			verdicts: map[string]string{"s offline report": verdictNew},
+		},
+		{
 			name:     "a new set without baseline passes",
 			cur:      []Row{newRow("s", "offline", halfReport, "mrr@10", scores(10, 5))},
 			sets:     ran,

@@ -45,7 +45,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("quality", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	short := fs.Bool("short", false, "run only the sets marked short (the CI form)")
+	short := fs.Bool("short", false, "the CI form: the sets marked short, without the raw configurations")
 	update := fs.Bool("update", false, "write the measured rows into the baseline (rows not measured are kept)")
 	baselinePath := fs.String("baseline", "", "baseline file (default bench/quality/baseline.json)")
 	dataDir := fs.String("data", "", "shared evaluation data (default ../shared/data beside the repository)")
