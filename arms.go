@@ -12,6 +12,7 @@ import (
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/rank"
 )
 
@@ -355,7 +356,7 @@ func (e *Engine) pairDocsFromTerms(docs []bm25.Doc, terms [][]string) []bm25.Doc
 		if t == nil {
 			text, ok := d.Fields[fieldText]
 			if !ok {
-				text = Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
+				text = driver.Contextualize(d.Fields[fieldContext], d.Fields[fieldChunk])
 			}
 			t = pairTerms(e.pairAnalyzer(d.Lang), text)
 		}

@@ -9,126 +9,10 @@ import (
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/rank"
 )
-
-// IndexBackend is an index outside the process (a search engine such as
-// Weaviate) that an Engine uses instead of its embedded BM25 arms and vector
-// index (Options.Backend). The store stays the source of truth: the Engine
-// analyses every chunk with situate's analyzers, hands the backend each
-// lexical arm's terms and the chunk's vector, and runs situate's lexical
-// recipe and fusion over the lists the backend returns, so results match
-// the embedded engine's. Filters (access lists, metadata) are pushed down:
-// the backend applies them while it ranks. The Engine owns the backend
-// once Open succeeds and closes it in Close.
-type IndexBackend interface {
-	// Init prepares the backend for these lexical arms (creating what it
-	// needs on first use) and fails when what it holds was built with
-	// other settings.
-	Init(ctx context.Context, arms []BackendArm) error
-	// Replace replaces every chunk held for each document with docs' chunks
-	// (none: the document is removed).
-	Replace(ctx context.Context, docs []BackendDocument) error
-	// Delete removes documents; an unknown id is not an error.
-	Delete(ctx context.Context, ids []string) error
-	// SearchTerms runs one lexical arm's BM25 query: per analyzer, its
-	// query terms against the chunks indexed with that analyzer, merged by
-	// score; the top K chunks that pass the filter.
-	SearchTerms(ctx context.Context, q TermQuery) ([]BackendHit, error)
-	// SearchVector returns the K chunks nearest v (Score: cosine
-	// similarity) that pass the filter.
-	SearchVector(ctx context.Context, v []float32, k int, f Filter) ([]BackendHit, error)
-	// Versions returns the version of every document the backend holds
-	// completely (Open re-indexes the documents whose version differs
-	// from the store's).
-	Versions(ctx context.Context) (map[string]int, error)
-	Close() error
-}
-
-// NativeRanker is implemented by a backend that can rank by its own means
-// (its tokenizers, its hybrid fusion) instead of situate's recipe; Search
-// uses SearchNative when Native reports true. It exists to measure the
-// backend's own ranking against situate's (EVAL.md).
-type NativeRanker interface {
-	Native() bool
-	SearchNative(ctx context.Context, q NativeQuery) ([]BackendHit, error)
-}
-
-// NativeQuery is a query a NativeRanker ranks by its own means.
-type NativeQuery struct {
-	Text string
-	// Vector is the query's embedding (nil in bm25 mode).
-	Vector []float32
-	Mode   string
-	K      int
-	Filter Filter
-	// DenseWeight and LexicalWeight are the Engine's arm weights.
-	DenseWeight, LexicalWeight float64
-}
-
-// BackendArm describes one lexical arm a backend keeps: its BM25
-// parameters and the analyzers whose terms it holds.
-type BackendArm struct {
-	Name      string
-	K1, B     float64
-	Analyzers []string
-}
-
-// BackendDocument is one document's record with every chunk to index.
-type BackendDocument struct {
-	Record DocumentRecord
-	Chunks []BackendChunk
-}
-
-// BackendChunk is a chunk with its context, its analysed terms per arm and
-// its vector (nil without an embedder).
-type BackendChunk struct {
-	StoredChunk
-	Terms  []ArmTerms
-	Vector []float32
-}
-
-// ArmTerms are a chunk's terms in one arm: Analyzer's output, in order.
-type ArmTerms struct {
-	Arm, Analyzer string
-	Terms         []string
-	// Positions is the number of token positions the terms take (terms at
-	// one position count once): the length the embedded BM25 normalises
-	// by (bm25.DocScore).
-	Positions int
-}
-
-// TermQuery is one lexical arm's query.
-type TermQuery struct {
-	Arm string
-	// Terms maps each analyzer to the query's terms under it; a term
-	// repeated n times counts n times (Lucene's boost by query count).
-	Terms map[string][]string
-	// Weights, where set, maps an analyzer's term to its weight instead
-	// of its count: compound matching (Options.CompoundWeight) adds terms
-	// weighted CompoundWeight.
-	Weights map[string]map[string]float64
-	K       int
-	Filter  Filter
-}
-
-// TermLookup is implemented by an IndexBackend that can say which terms
-// its chunks hold. The Engine then matches German compounds with their
-// parts on the backend as the embedded index does (Options.CompoundWeight:
-// the backend's vocabulary is the dictionary).
-type TermLookup interface {
-	// KnownTerms returns the terms of terms that at least one chunk holds
-	// in the arm under the analyzer.
-	KnownTerms(ctx context.Context, arm, analyzer string, terms []string) (map[string]bool, error)
-}
-
-// BackendHit is one chunk a backend found.
-type BackendHit struct {
-	DocID string
-	Chunk int
-	Score float64
-}
 
 // openBackend opens the Engine over Options.Backend: the arms Options
 // enables are declared to it, the documents are read from the store, and
@@ -138,7 +22,7 @@ func (e *Engine) openBackend(ctx context.Context) error {
 	if e.opts.ContextWeight > 0 {
 		return fmt.Errorf("open engine: ContextWeight: an index backend holds one text field; want 0, got %g: %w", e.opts.ContextWeight, ErrInvalid)
 	}
-	var specs []BackendArm
+	var specs []driver.BackendArm
 	for _, s := range enabledArms(e.opts) {
 		e.arms = append(e.arms, &lexArm{spec: s, weight: s.weight(e.opts)})
 		o := s.options(e)
@@ -146,7 +30,7 @@ func (e *Engine) openBackend(ctx context.Context) error {
 		if o.Analyzer != "" {
 			an = []string{o.Analyzer}
 		}
-		specs = append(specs, BackendArm{Name: s.dir, K1: o.K1, B: o.B, Analyzers: an})
+		specs = append(specs, driver.BackendArm{Name: s.dir, K1: o.K1, B: o.B, Analyzers: an})
 	}
 	if err := e.opts.Backend.Init(ctx, specs); err != nil {
 		return fmt.Errorf("open engine: index backend: %w", err)
@@ -187,7 +71,7 @@ func (e *Engine) openBackend(ctx context.Context) error {
 		}
 	}
 	for start := 0; start < len(stale); start += 64 {
-		var docs []BackendDocument
+		var docs []driver.BackendDocument
 		for _, id := range stale[start:min(start+64, len(stale))] {
 			rec := st.want[id]
 			chunks, err := e.store.Chunks(ctx, id)
@@ -222,9 +106,9 @@ func (e *Engine) openBackend(ctx context.Context) error {
 
 // backendDocument analyses a stored document's chunks for every arm, as
 // the arm's embedded index would.
-func (e *Engine) backendDocument(rec DocumentRecord, chunks []StoredChunk, vecs [][]float32) BackendDocument {
+func (e *Engine) backendDocument(rec DocumentRecord, chunks []StoredChunk, vecs [][]float32) driver.BackendDocument {
 	lang := e.lexicalDocs(rec, chunks)
-	out := BackendDocument{Record: rec, Chunks: make([]BackendChunk, len(chunks))}
+	out := driver.BackendDocument{Record: rec, Chunks: make([]driver.BackendChunk, len(chunks))}
 	for i := range chunks {
 		out.Chunks[i].StoredChunk = chunks[i]
 		if i < len(vecs) {
@@ -263,7 +147,7 @@ func (e *Engine) backendDocument(rec DocumentRecord, chunks []StoredChunk, vecs 
 					}
 				}
 			}
-			out.Chunks[i].Terms = append(out.Chunks[i].Terms, ArmTerms{Arm: a.spec.dir, Analyzer: an.Name(), Terms: terms, Positions: positions})
+			out.Chunks[i].Terms = append(out.Chunks[i].Terms, driver.ArmTerms{Arm: a.spec.dir, Analyzer: an.Name(), Terms: terms, Positions: positions})
 		}
 	}
 	return out
@@ -305,7 +189,7 @@ func (e *Engine) backendQuery(ctx context.Context, a *lexArm, text string) (term
 		}
 		terms[n] = ts
 		c, ok := an.(analysis.Compounder)
-		lookup, ok2 := e.opts.Backend.(TermLookup)
+		lookup, ok2 := e.opts.Backend.(driver.TermLookup)
 		if !ok || !ok2 || o.CompoundWeight <= 0 {
 			continue
 		}
@@ -391,7 +275,7 @@ func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int
 	c := candidates{lexical: map[string]armHit{}, dense: map[string]armHit{}}
 	var qv []float32
 	if mode != ModeBM25 {
-		v, err := e.opts.Embedder.Embed(ctx, []string{text}, InputQuery)
+		v, err := e.opts.Embedder.Embed(ctx, []string{text}, driver.InputQuery)
 		if err != nil {
 			return c, fmt.Errorf("search: embed query: %w", err)
 		}
@@ -400,8 +284,8 @@ func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int
 		}
 		qv = v[0]
 	}
-	if nr, ok := e.opts.Backend.(NativeRanker); ok && nr.Native() {
-		hits, err := nr.SearchNative(ctx, NativeQuery{Text: text, Vector: qv, Mode: mode, K: n, Filter: f,
+	if nr, ok := e.opts.Backend.(driver.NativeRanker); ok && nr.Native() {
+		hits, err := nr.SearchNative(ctx, driver.NativeQuery{Text: text, Vector: qv, Mode: mode, K: n, Filter: f,
 			DenseWeight: e.opts.DenseWeight, LexicalWeight: e.opts.LexicalWeight})
 		if err != nil {
 			return c, fmt.Errorf("search: index backend: %w", err)
@@ -412,7 +296,7 @@ func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int
 		return c, nil
 	}
 	var (
-		denseHits []BackendHit
+		denseHits []driver.BackendHit
 		denseErr  error
 		wg        sync.WaitGroup
 	)
@@ -470,7 +354,7 @@ func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filte
 		}
 		ran[i] = true
 		wg.Go(func() {
-			res, err := e.opts.Backend.SearchTerms(ctx, TermQuery{Arm: a.spec.dir, Terms: terms, Weights: weights, K: n, Filter: f})
+			res, err := e.opts.Backend.SearchTerms(ctx, driver.TermQuery{Arm: a.spec.dir, Terms: terms, Weights: weights, K: n, Filter: f})
 			if err != nil {
 				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
 				return

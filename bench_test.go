@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
 )
@@ -28,7 +29,7 @@ type randomEmbedder struct {
 
 func (r *randomEmbedder) Name() string { return fmt.Sprintf("bench:random@%d", r.dim) }
 
-func (r *randomEmbedder) Embed(_ context.Context, texts []string, _ situate.InputType) ([][]float32, error) {
+func (r *randomEmbedder) Embed(_ context.Context, texts []string, _ driver.InputType) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i := range texts {
 		v := make([]float32, r.dim)

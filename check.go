@@ -12,16 +12,9 @@ import (
 	"strings"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/vector"
 )
-
-// IntegrityChecker is implemented by stores that can verify their own
-// files (the SQLite store runs PRAGMA integrity_check). Check finds it by
-// type assertion.
-type IntegrityChecker interface {
-	// IntegrityCheck returns the problems found; none when sound.
-	IntegrityCheck(ctx context.Context, quick bool) ([]string, error)
-}
 
 // CheckFile is the verdict on one index file.
 type CheckFile struct {
@@ -107,9 +100,9 @@ func (r CheckReport) OK() bool {
 // and that every arm holds exactly the store's documents and chunk count.
 // It runs beside a writer: index arms are read at their last commit. The
 // error is for a store that cannot be read at all.
-func Check(ctx context.Context, dir string, store Store, opts Options) (CheckReport, error) {
+func Check(ctx context.Context, dir string, store driver.Store, opts Options) (CheckReport, error) {
 	var r CheckReport
-	if ic, ok := store.(IntegrityChecker); ok {
+	if ic, ok := store.(driver.IntegrityChecker); ok {
 		r.StoreChecked = true
 		r.StoreProblems, r.StoreErr = ic.IntegrityCheck(ctx, false)
 	}
@@ -128,7 +121,7 @@ func Check(ctx context.Context, dir string, store Store, opts Options) (CheckRep
 			want[rec.ID] = true
 		}
 	}
-	if ms, ok := store.(MetaStore); ok {
+	if ms, ok := store.(driver.MetaStore); ok {
 		v, found, err := ms.Meta(ctx, metaPending)
 		if err != nil {
 			r.StoreErr = errors.Join(r.StoreErr, err)
@@ -175,13 +168,13 @@ type checkTarget struct {
 // checkArms lists the lexical arms opts configures (lexicalArms), and the
 // vectors when the store records an embedder (their directory must then
 // hold them).
-func checkArms(ctx context.Context, dir string, store Store, opts Options) []checkTarget {
+func checkArms(ctx context.Context, dir string, store driver.Store, opts Options) []checkTarget {
 	var arms []checkTarget
 	for _, spec := range enabledArms(opts) {
 		arms = append(arms, checkTarget{name: spec.dir, pairs: spec.docs != nil})
 	}
 	emb := opts.Embedder != nil
-	if ms, ok := store.(MetaStore); ok {
+	if ms, ok := store.(driver.MetaStore); ok {
 		if v, found, err := ms.Meta(ctx, metaEmbedder); err == nil && found && v != "" {
 			emb = true
 		}
@@ -260,7 +253,7 @@ func diffSets(want map[string]bool, have []string) (missing, extra []string) {
 // WantDocs count documents (the backend reports no chunk count), Missing
 // are documents the backend lacks or holds at another version. Opening a
 // writing Engine over the backend (Open with Options.Backend) repairs it.
-func CheckBackend(ctx context.Context, store Store, b IndexBackend) CheckArm {
+func CheckBackend(ctx context.Context, store driver.Store, b driver.IndexBackend) CheckArm {
 	a := CheckArm{Name: "backend"}
 	records, err := store.Documents(ctx)
 	if err != nil {
@@ -300,7 +293,7 @@ func CheckBackend(ctx context.Context, store Store, b IndexBackend) CheckArm {
 // store is not touched: the indexes cannot be rebuilt from it. It returns
 // the report of a Check run after the repair, with Repaired naming the arms
 // rebuilt.
-func Repair(ctx context.Context, dir string, store Store, opts Options) (CheckReport, error) {
+func Repair(ctx context.Context, dir string, store driver.Store, opts Options) (CheckReport, error) {
 	r, err := Check(ctx, dir, store, opts)
 	if err != nil || dir == "" {
 		return r, err
@@ -344,7 +337,7 @@ func Repair(ctx context.Context, dir string, store Store, opts Options) (CheckRe
 // reopenAndCheck opens an Engine over the store and closes it, which
 // brings its indexes to the store, and checks again: the report says what
 // was repaired (rebuilt) and what failed (step names the repair in an error).
-func reopenAndCheck(ctx context.Context, dir string, store Store, opts Options, r CheckReport, step string, rebuilt []string) (CheckReport, error) {
+func reopenAndCheck(ctx context.Context, dir string, store driver.Store, opts Options, r CheckReport, step string, rebuilt []string) (CheckReport, error) {
 	eng, err := Open(ctx, dir, store, opts)
 	if err != nil {
 		r.RepairErr = errors.Join(r.RepairErr, fmt.Errorf("repair: %s %s: %w", step, strings.Join(rebuilt, ", "), err))
@@ -365,7 +358,7 @@ func reopenAndCheck(ctx context.Context, dir string, store Store, opts Options, 
 // repairShared brings a shared store's local indexes (see Sync) to the
 // store: an open syncs them; a damaged arm makes it rebuild them all, from
 // the store, with no SYNC file to resume from.
-func repairShared(ctx context.Context, dir string, store Store, opts Options, r CheckReport) (CheckReport, error) {
+func repairShared(ctx context.Context, dir string, store driver.Store, opts Options, r CheckReport) (CheckReport, error) {
 	var rebuilt []string
 	damaged := false
 	for _, a := range r.Arms {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/allegro/bigcache/v3"
 )
 
@@ -240,7 +242,7 @@ func (d *entryDecoder) str() string {
 
 // chunksAt reads refs through cr, serving from the cache the chunks of
 // documents whose record the Engine holds and caching what it reads.
-func (e *Engine) chunksAt(ctx context.Context, cr ChunkReader, refs []ChunkRef) (map[ChunkRef]StoredChunk, error) {
+func (e *Engine) chunksAt(ctx context.Context, cr driver.ChunkReader, refs []ChunkRef) (map[ChunkRef]StoredChunk, error) {
 	if e.chunks == nil {
 		return cr.ChunksAt(ctx, refs)
 	}
@@ -336,7 +338,7 @@ func (e *Engine) WarmChunkCache(ctx context.Context) (int, error) {
 			if used >= limit {
 				break
 			}
-			ref := ChunkRef{rec.ID, ch.Index}
+			ref := ChunkRef{DocID: rec.ID, Index: ch.Index}
 			// A hit cached meanwhile is as fresh as this read or fresher.
 			if e.chunks.holds(ref) {
 				continue

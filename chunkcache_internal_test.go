@@ -22,7 +22,7 @@ func TestCachedChunkRoundTrip(t *testing.T) {
 		{Chunk: Chunk{DocID: strings.Repeat("x", 300), Index: 1 << 40, Text: strings.Repeat("y", 70000)}}, // long id and text
 	}
 	for _, ch := range chunks {
-		ref := ChunkRef{ch.DocID, ch.Index}
+		ref := ChunkRef{DocID: ch.DocID, Index: ch.Index}
 		if n := cc.set(ref, tag, ch); n <= len(ch.Text) {
 			t.Fatalf("set %q: took %d bytes", ref.DocID, n)
 		}
@@ -39,26 +39,26 @@ func TestCachedChunkRoundTrip(t *testing.T) {
 				t.Errorf("get %q under tag %+v: a hit, want a miss", ref.DocID, other)
 			}
 		}
-		if _, ok := cc.get(ChunkRef{ref.DocID, ref.Index + 1}, tag); ok {
+		if _, ok := cc.get(ChunkRef{DocID: ref.DocID, Index: ref.Index + 1}, tag); ok {
 			t.Errorf("get %q's next chunk: a hit, want a miss", ref.DocID)
 		}
 	}
 	// A document id that is a prefix of another's does not share its keys.
-	cc.set(ChunkRef{"ab", 1}, tag, StoredChunk{Chunk: Chunk{DocID: "ab", Index: 1, Text: "ab one"}})
-	if got, ok := cc.get(ChunkRef{"a", 1}, tag); ok {
+	cc.set(ChunkRef{DocID: "ab", Index: 1}, tag, StoredChunk{Chunk: Chunk{DocID: "ab", Index: 1, Text: "ab one"}})
+	if got, ok := cc.get(ChunkRef{DocID: "a", Index: 1}, tag); ok {
 		t.Errorf("get a#1 after caching ab#1: %+v", got)
 	}
 	b := encodeCachedChunk(tag, chunks[0])
 	for n := range len(b) {
-		if got, ok := decodeCachedChunk(b[:n], ChunkRef{"docs/a.md", 1}, tag); ok {
+		if got, ok := decodeCachedChunk(b[:n], ChunkRef{DocID: "docs/a.md", Index: 1}, tag); ok {
 			t.Fatalf("an entry cut to %d of %d bytes decoded: %+v", n, len(b), got)
 		}
 	}
-	if _, ok := decodeCachedChunk(append(b, 0), ChunkRef{"docs/a.md", 1}, tag); ok {
+	if _, ok := decodeCachedChunk(append(b, 0), ChunkRef{DocID: "docs/a.md", Index: 1}, tag); ok {
 		t.Error("an entry with a byte more decoded")
 	}
 	// An id too long for bigcache's 16-bit key length is not cached.
-	long := ChunkRef{strings.Repeat("z", 70000), 0}
+	long := ChunkRef{DocID: strings.Repeat("z", 70000), Index: 0}
 	if n := cc.set(long, tag, StoredChunk{Chunk: Chunk{DocID: long.DocID}}); n != 0 {
 		t.Errorf("set with a 70000-byte id: took %d bytes, want 0", n)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -21,7 +22,7 @@ type refusingStore struct {
 
 var errRefused = errors.New("refused by the test store")
 
-func (s *refusingStore) PutDocuments(ctx context.Context, puts []situate.DocumentPut) error {
+func (s *refusingStore) PutDocuments(ctx context.Context, puts []driver.DocumentPut) error {
 	s.batches.Add(1)
 	for _, p := range puts {
 		if p.Record.ID == s.refuse {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/offline"
 )
 
@@ -103,7 +104,7 @@ func TestJobRunnerCompactsWhenIdle(t *testing.T) {
 	eng, st := openIndexEngine(t, offline.New(offline.DefaultOptions()))
 	enqueue := func(d situate.Document) {
 		t.Helper()
-		if _, err := st.EnqueueUpload(ctx, situate.Upload{DocID: d.ID, Title: d.Title, Lang: d.Lang, Format: d.Format, Data: []byte(d.Text)}); err != nil {
+		if _, err := st.EnqueueUpload(ctx, driver.Upload{DocID: d.ID, Title: d.Title, Lang: d.Lang, Format: d.Format, Data: []byte(d.Text)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/vector"
 )
 
@@ -50,7 +51,7 @@ func (e *Engine) embed(ctx context.Context, docID string, texts []string) ([][]f
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	vecs, err := e.opts.Embedder.Embed(ctx, texts, InputDocument)
+	vecs, err := e.opts.Embedder.Embed(ctx, texts, driver.InputDocument)
 	if err != nil {
 		return nil, fmt.Errorf("embed %s: %w", docID, err)
 	}
@@ -64,7 +65,7 @@ func (e *Engine) embed(ctx context.Context, docID string, texts []string) ([][]f
 // chunk, shortened to the embedder's input limit when one is set — the
 // context first, then the chunk's tail — never silently.
 func (e *Engine) embedText(context, text string) (string, bool) {
-	full := Contextualize(context, text)
+	full := driver.Contextualize(context, text)
 	max := e.opts.EmbedMaxTokens
 	count := e.opts.EmbedTokenCounter
 	if count == nil {
@@ -76,7 +77,7 @@ func (e *Engine) embedText(context, text string) (string, bool) {
 	words := strings.Fields(context)
 	for len(words) > 0 {
 		words = words[:len(words)/2]
-		if s := Contextualize(strings.Join(words, " "), text); count(s) <= max {
+		if s := driver.Contextualize(strings.Join(words, " "), text); count(s) <= max {
 			return s, true
 		}
 	}
@@ -163,7 +164,7 @@ func (e *Engine) denseSearch(ctx context.Context, text string, n int, allowed ma
 	if ix == nil {
 		return nil, nil
 	}
-	qv, err := e.opts.Embedder.Embed(ctx, []string{text}, InputQuery)
+	qv, err := e.opts.Embedder.Embed(ctx, []string{text}, driver.InputQuery)
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
 )
@@ -26,7 +27,7 @@ type hashEmbedder struct {
 
 func (h *hashEmbedder) Name() string { return "test:hash" }
 
-func (h *hashEmbedder) Embed(_ context.Context, texts []string, _ situate.InputType) ([][]float32, error) {
+func (h *hashEmbedder) Embed(_ context.Context, texts []string, _ driver.InputType) ([][]float32, error) {
 	h.calls++
 	out := make([][]float32, 0, len(texts))
 	for _, t := range texts {

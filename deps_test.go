@@ -27,6 +27,18 @@ var leaves = map[string][]string{
 	"internal/weaviatetest": {"internal/testskip"},
 }
 
+// driverSide reports whether the package at dir implements the driver
+// package's interfaces (a store, an index backend, a model provider, a
+// contextualizer or cache built on them).
+func driverSide(dir string) bool {
+	for _, p := range []string{"sqlite", "postgres", "weaviate", "provider", "llm", "offline", "embedcache", "questions", "internal/apiclient"} {
+		if dir == p || strings.HasPrefix(dir, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // TestImportRules checks the layout of ../shared/STYLE.md on the non-test
 // sources: leaves import no project package; the root imports only leaves;
 // adapters import the root, leaves and internal packages but never each
@@ -73,36 +85,40 @@ func TestImportRules(t *testing.T) {
 				if !slices.Contains(leaves[dir], dep) {
 					why = "a leaf imports no project package"
 				}
-			case dir == ".":
-				if !isLeaf(dep) {
-					why = "the root imports only leaves"
+			case dir == "." || dir == "driver":
+				if !isLeaf(dep) && !(dir == "." && dep == "driver") {
+					why = "the root imports only leaves and driver; driver imports only leaves"
 				}
+			case driverSide(dir) && dep == ".":
+				// A store, index backend or provider implements the
+				// driver package's interfaces; it never sees the Engine.
+				why = "a driver-side adapter imports driver, never the root"
 			case dir == "cmd/situate" || strings.HasPrefix(dir, "examples") || strings.HasPrefix(dir, "bench/"):
 				// the wiring sees everything (benchmark commands are
 				// wiring too: they open a store as cmd/situate does)
 			case dir == "situatetest":
 				// The suites every backend runs must not lean on one backend.
-				if dep != "." {
-					why = "situatetest imports only the root package"
+				if dep != "." && dep != "driver" {
+					why = "situatetest imports only the root and driver packages"
 				}
 			case dir == "questions":
-				// Question generation speaks to any model through situate.LLM:
+				// Question generation speaks to any model through driver.LLM:
 				// no provider, no store, no other adapter.
-				if dep != "." && !isLeaf(dep) {
-					why = "questions imports only the root and leaves"
+				if dep != "driver" && !isLeaf(dep) {
+					why = "questions imports only driver and leaves"
 				}
 			case dir == "postgres":
-				// A store backend stands on the root's interfaces alone, so
+				// A store backend stands on the driver interfaces alone, so
 				// any situate process can share it.
-				if dep != "." && !isLeaf(dep) {
-					why = "postgres imports only the root and leaves"
+				if dep != "driver" && !isLeaf(dep) {
+					why = "postgres imports only driver and leaves"
 				}
 			case strings.HasPrefix(dir, "internal/"):
-				if dep != "." && !isLeaf(dep) && !strings.HasPrefix(dep, "internal/") {
-					why = "internal packages import only the root, leaves and internal packages"
+				if dep != "." && dep != "driver" && !isLeaf(dep) && !strings.HasPrefix(dep, "internal/") {
+					why = "internal packages import only the root, driver, leaves and internal packages"
 				}
 			default: // adapters
-				if dep != "." && !isLeaf(dep) && !strings.HasPrefix(dep, "internal/") &&
+				if dep != "." && dep != "driver" && !isLeaf(dep) && !strings.HasPrefix(dep, "internal/") &&
 					!(strings.HasPrefix(dir, dep+"/") && strings.HasPrefix(dir, "ingest/")) {
 					why = "adapters never import each other"
 				}

@@ -18,16 +18,9 @@ import (
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/vector"
 )
-
-// MetaStore is implemented by stores that keep small engine state. The Engine
-// uses it to journal documents whose index update is in flight, so a crash
-// between the store commit and the index commit is repaired on the next Open.
-type MetaStore interface {
-	SetMeta(ctx context.Context, key, value string) error
-	Meta(ctx context.Context, key string) (string, bool, error)
-}
 
 const (
 	metaPending     = "engine.pending"
@@ -68,7 +61,7 @@ func (c Change) String() string {
 // parallel, while store and index commits are serialized.
 type Engine struct {
 	opts  Options
-	store Store
+	store driver.Store
 	// arms are the lexical arms Options enables, in lexicalArms order;
 	// arms[0] is the language arm.
 	arms []*lexArm
@@ -166,21 +159,12 @@ func (e *Engine) processingFingerprint() string {
 	name := "none"
 	if e.opts.Contextualizer != nil {
 		name = e.opts.Contextualizer.Name()
-		if f, ok := e.opts.Contextualizer.(Fingerprinter); ok {
+		if f, ok := e.opts.Contextualizer.(driver.Fingerprinter); ok {
 			name += "#" + f.Fingerprint()
 		}
 	}
 	h := sha256.Sum256([]byte(fmt.Sprintf("chunk=%d/%d contextualizer=%s", e.opts.ChunkSize, e.opts.ChunkOverlap, name)))
 	return hex.EncodeToString(h[:8])
-}
-
-// ResolveLanguage returns the document's language: the declared one, or the
-// detected one when the document does not say.
-func ResolveLanguage(doc Document) string {
-	if doc.Lang != "" {
-		return strings.ToLower(doc.Lang)
-	}
-	return analysis.Detect(doc.Text)
 }
 
 // Split chunks a document with the engine's chunking options.
@@ -309,7 +293,7 @@ func (e *Engine) prepareChunks(ctx context.Context, doc Document, chunks []Chunk
 	if contexts != nil && len(contexts) != len(chunks) {
 		return nil, fmt.Errorf("put chunks %s: %d contexts for %d chunks: %w", doc.ID, len(contexts), len(chunks), ErrInvalid)
 	}
-	doc.Lang = ResolveLanguage(doc)
+	doc.Lang = driver.ResolveLanguage(doc)
 	for i := range chunks {
 		chunks[i].DocID = doc.ID
 		chunks[i].Index = i
@@ -371,7 +355,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	// First each document's record, from what the store and this batch
 	// hold; then all of them stored, in one transaction where the store
 	// can (putAll).
-	puts := make([]DocumentPut, 0, len(batch))
+	puts := make([]driver.DocumentPut, 0, len(batch))
 	var readErr error
 	for i, p := range batch {
 		doc := p.doc
@@ -410,7 +394,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		// (chunking, contextualizer), so a settings change re-processes it.
 		rec := DocumentRecord{ID: doc.ID, Title: doc.Title, Format: doc.Format, Lang: doc.Lang, Path: doc.Path,
 			Hash: p.hash, Metadata: doc.Metadata, Access: doc.Access, Version: version, Chunks: len(p.chunks), IndexedAt: time.Now()}
-		puts = append(puts, DocumentPut{Record: rec, Chunks: stored})
+		puts = append(puts, driver.DocumentPut{Record: rec, Chunks: stored})
 		changes[i], records[i] = change, rec
 	}
 	// The arms' segments are built while the store writes (Build needs
@@ -456,10 +440,10 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 
 // stageStored stages the first len(puts) documents of batch, stored as
 // puts, for the indexes.
-func (e *Engine) stageStored(batch []*Prepared, puts []DocumentPut) (lexicalBatch, map[string][]vector.Item, []BackendDocument) {
+func (e *Engine) stageStored(batch []*Prepared, puts []driver.DocumentPut) (lexicalBatch, map[string][]vector.Item, []driver.BackendDocument) {
 	lexBatch := e.newLexicalBatch()
 	vecBatch := map[string][]vector.Item{}
-	var backendDocs []BackendDocument
+	var backendDocs []driver.BackendDocument
 	for i, put := range puts {
 		p := batch[i]
 		switch {
@@ -483,8 +467,8 @@ func (e *Engine) stageStored(batch []*Prepared, puts []DocumentPut) (lexicalBatc
 // BatchStore, and returns how many it stored: when the transaction fails,
 // each is stored alone, so the documents before a failing one are kept and
 // the error names that one.
-func (e *Engine) putAll(ctx context.Context, puts []DocumentPut) (int, error) {
-	if bs, ok := e.store.(BatchStore); ok && len(puts) > 1 {
+func (e *Engine) putAll(ctx context.Context, puts []driver.DocumentPut) (int, error) {
+	if bs, ok := e.store.(driver.BatchStore); ok && len(puts) > 1 {
 		if err := bs.PutDocuments(ctx, puts); err == nil {
 			return len(puts), nil
 		}
@@ -527,7 +511,7 @@ func (e *Engine) reprocessedUnchanged(ctx context.Context, prev DocumentRecord, 
 // entries and records them. A store-only engine writes only a backend.
 //
 // built, when not nil, is lexBatch built already (buildLexical).
-func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, built []*bm25.Built, vecBatch map[string][]vector.Item, backendDocs []BackendDocument) error {
+func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, built []*bm25.Built, vecBatch map[string][]vector.Item, backendDocs []driver.BackendDocument) error {
 	if len(backendDocs) > 0 {
 		if err := e.opts.Backend.Replace(ctx, backendDocs); err != nil {
 			return fmt.Errorf("index %d documents: index backend: %w", len(ids), err)
@@ -682,14 +666,24 @@ func (e *Engine) Chunks(ctx context.Context, id string) ([]StoredChunk, error) {
 	return e.store.Chunks(ctx, id)
 }
 
-// IndexStats describes the BM25 index.
-func (e *Engine) IndexStats() bm25.Stats {
+// IndexStats describes the language arm's BM25 index: the chunks it holds,
+// its unique terms (summed over its analyzer partitions) and its indexed
+// tokens. An index backend keeps its own statistics: there it is zero.
+type IndexStats struct {
+	Chunks int
+	Terms  int
+	Tokens int64
+}
+
+// IndexStats describes the language arm's BM25 index.
+func (e *Engine) IndexStats() IndexStats {
 	e.view.mu.RLock()
 	defer e.view.mu.RUnlock()
 	if len(e.arms) == 0 || e.arms[0].ix == nil {
-		return bm25.Stats{} // an index backend keeps its own statistics
+		return IndexStats{}
 	}
-	return e.arms[0].ix.Stats()
+	st := e.arms[0].ix.Stats()
+	return IndexStats{Chunks: st.Docs, Terms: st.Terms, Tokens: st.Tokens}
 }
 
 // lexicalDocs are the language arm's docs of a stored document. The access
@@ -711,7 +705,7 @@ func (e *Engine) lexicalDocs(rec DocumentRecord, chunks []StoredChunk) []bm25.Do
 		if e.opts.ContextWeight > 0 {
 			fields = map[string]string{fieldChunk: c.Text, fieldContext: c.Context.Text}
 		} else {
-			fields = map[string]string{fieldText: Contextualize(c.Context.Text, c.Text)}
+			fields = map[string]string{fieldText: driver.Contextualize(c.Context.Text, c.Text)}
 		}
 		docs[i] = bm25.Doc{ID: chunkKey(rec.ID, c.Index), Group: rec.ID, Lang: lang, Fields: fields, Attrs: attrs}
 	}
@@ -743,8 +737,8 @@ func parseChunkKey(key string) (string, int, error) {
 	return key[:i], n, nil
 }
 
-func (e *Engine) pending(ctx context.Context) ([]string, MetaStore, error) {
-	ms, ok := e.store.(MetaStore)
+func (e *Engine) pending(ctx context.Context) ([]string, driver.MetaStore, error) {
+	ms, ok := e.store.(driver.MetaStore)
 	if !ok || e.opts.SharedStore {
 		// A shared store's journal would mix processes' indexes; the
 		// local SYNC file does its work (shared.go).

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/situate/situate/driver"
 )
 
 // Index workflow defaults.
@@ -107,7 +109,7 @@ func (f *Feed) Unchanged(id, stamp string) bool {
 	if !strings.HasSuffix(rec.Hash, hashSeparator+r.e.processing) {
 		return false
 	}
-	ms, ok := r.e.store.(MetaStore)
+	ms, ok := r.e.store.(driver.MetaStore)
 	if !ok {
 		return false
 	}
@@ -183,7 +185,7 @@ type IndexOptions struct {
 	// Batch, when set, writes the contexts of every document that needs
 	// them through one provider batch before anything is committed (see
 	// BatchContextualizer).
-	Batch BatchContextualizer
+	Batch driver.BatchContextualizer
 	// Progress, when set, receives every event of the run, one at a time
 	// (never concurrently), in the order they happened.
 	Progress func(IndexEvent)
@@ -192,24 +194,6 @@ type IndexOptions struct {
 	// DefaultCommitDocuments, DefaultCommitInterval).
 	CommitDocuments int
 	CommitInterval  time.Duration
-}
-
-// BatchContextualizer writes the contexts of many documents through one
-// provider batch (Anthropic's Message Batches: half price, may take hours;
-// package llm implements it over provider clients that can batch).
-type BatchContextualizer interface {
-	// ContextualizeBatch writes the contexts of every chunk of docs,
-	// resuming a batch an earlier run left pending, and returns the
-	// Contextualizer the run then uses: it answers from what the batch
-	// wrote and gives a chunk whose request failed a context flagged
-	// FlagFallback. Its Name must be the Engine's contextualizer's.
-	ContextualizeBatch(ctx context.Context, docs []DocumentChunks) (Contextualizer, error)
-}
-
-// DocumentChunks is a document with its chunks.
-type DocumentChunks struct {
-	Doc    Document
-	Chunks []Chunk
 }
 
 // EventKind says what an IndexEvent reports.
@@ -357,7 +341,7 @@ func (e *Engine) Index(ctx context.Context, src Source, opts IndexOptions) (Inde
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r := newIndexRun(e, opts)
-	r.ctx = WithCallObserver(runCtx, r.observe)
+	r.ctx = driver.WithCallObserver(runCtx, r.observe)
 	r.cancel = cancel
 
 	if opts.Batch != nil {
@@ -782,7 +766,7 @@ func (r *indexRun) indexFailed(lastID string, err error) {
 func (r *indexRun) done(q queued, p *Prepared, change Change, err error) {
 	id := q.doc.ID
 	if err == nil && q.stamp != "" {
-		if ms, ok := r.e.store.(MetaStore); ok {
+		if ms, ok := r.e.store.(driver.MetaStore); ok {
 			if rec, rerr := r.e.Document(id); rerr == nil {
 				if serr := ms.SetMeta(context.WithoutCancel(r.ctx), fileStampPrefix+id, q.stamp+" "+rec.Hash); serr != nil {
 					r.e.log.Warn("remember file stamp", "doc", id, "err", serr)
@@ -821,13 +805,13 @@ func (r *indexRun) observe(ev CallEvent) {
 		r.firstCall = time.Now()
 	}
 	switch ev.Kind {
-	case CallStart:
+	case driver.CallStart:
 		r.prog.InFlight++
-	case CallDone, CallFail:
+	case driver.CallDone, driver.CallFail:
 		r.prog.InFlight = max(0, r.prog.InFlight-1)
 		r.prog.Calls++
 		r.callsByDoc[ev.DocID]++
-	case CallRetry:
+	case driver.CallRetry:
 		r.prog.InFlight = max(0, r.prog.InFlight-1)
 		r.prog.Retries++
 	}
@@ -837,8 +821,8 @@ func (r *indexRun) observe(ev CallEvent) {
 	r.prog.CacheWriteTokens += int64(u.CacheWriteTokens)
 	r.prog.OutputTokens += int64(u.OutputTokens)
 	r.prog.CostUSD += u.CostUSD
-	if ev.Err != nil && (ev.Kind == CallRetry || ev.Kind == CallFail) && !errors.Is(ev.Err, context.Canceled) {
-		kind = ErrorKind(ev.Err)
+	if ev.Err != nil && (ev.Kind == driver.CallRetry || ev.Kind == driver.CallFail) && !errors.Is(ev.Err, context.Canceled) {
+		kind = driver.ErrorKind(ev.Err)
 		if r.kinds == nil {
 			r.kinds = map[string]int{}
 		}
@@ -855,39 +839,6 @@ func (r *indexRun) observe(ev CallEvent) {
 		r.emit(IndexEvent{Kind: EventProviderError, DocID: ev.DocID, Err: ev.Err, ErrorKind: kind})
 	}
 	r.emit(IndexEvent{Kind: EventCall, DocID: ev.DocID, Err: ev.Err})
-}
-
-// ErrorKind names the kind of a provider error for counting: the sentinel
-// it matches, its HTTP status, a timeout, or else its message.
-func ErrorKind(err error) string {
-	var status interface{ HTTPStatus() int }
-	var timeout interface{ Timeout() bool }
-	var kinded interface{ ErrorKind() string }
-	switch {
-	case errors.As(err, &kinded) && kinded.ErrorKind() != "":
-		// An error that names its own kind (a degenerate answer:
-		// "degenerate context (repetition)").
-		return kinded.ErrorKind()
-	case errors.Is(err, ErrUnauthorized):
-		return "unauthorized"
-	case errors.Is(err, ErrModelNotFound):
-		return "model not found"
-	case errors.Is(err, ErrProviderFailing):
-		return "provider failing"
-	case errors.Is(err, ErrPromptTooLarge):
-		return "prompt too large"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.As(err, &status) && status.HTTPStatus() > 0:
-		return fmt.Sprintf("HTTP %d", status.HTTPStatus())
-	case errors.As(err, &timeout) && timeout.Timeout():
-		return "timeout"
-	}
-	msg := err.Error()
-	if len(msg) > 80 {
-		msg = msg[:80]
-	}
-	return msg
 }
 
 // emit sends ev with the current progress to the Progress callback.
@@ -970,7 +921,7 @@ func (r *indexRun) batch(src Source) error {
 	r.qmu.Lock()
 	queue := r.queue
 	r.qmu.Unlock()
-	var todo []DocumentChunks
+	var todo []driver.DocumentChunks
 	for i, q := range queue {
 		if q.prechunked {
 			continue
@@ -991,12 +942,12 @@ func (r *indexRun) batch(src Source) error {
 			queue[i].force = true
 		}
 		doc := q.doc
-		doc.Lang = ResolveLanguage(doc)
+		doc.Lang = driver.ResolveLanguage(doc)
 		chunks, err := e.Split(doc)
 		if err != nil {
 			continue // fails again, and is reported, when prepared
 		}
-		todo = append(todo, DocumentChunks{Doc: doc, Chunks: chunks})
+		todo = append(todo, driver.DocumentChunks{Doc: doc, Chunks: chunks})
 	}
 	cz, err := r.opts.Batch.ContextualizeBatch(r.ctx, todo)
 	if err != nil {
@@ -1030,7 +981,7 @@ func (e *Engine) hasFallback(ctx context.Context, id string) (bool, error) {
 // prepareWith chunks doc, reports how many chunks it has to planned (when
 // set), and contextualizes it with cz.
 func (e *Engine) prepareWith(ctx context.Context, doc Document, hash string, cz Contextualizer, planned func(chunks int)) (*Prepared, error) {
-	doc.Lang = ResolveLanguage(doc)
+	doc.Lang = driver.ResolveLanguage(doc)
 	chunks, err := e.Split(doc)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -35,8 +36,8 @@ func (c *callContextualizer) Name() string { return c.name }
 func (c *callContextualizer) Contextualize(ctx context.Context, doc situate.Document, chunks []situate.Chunk) ([]situate.Context, error) {
 	if c.fail != nil {
 		if err := c.fail(doc.ID); err != nil {
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallStart})
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallFail, Err: err})
+			driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallStart})
+			driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallFail, Err: err})
 			return nil, err
 		}
 	}
@@ -47,17 +48,17 @@ func (c *callContextualizer) Contextualize(ctx context.Context, doc situate.Docu
 	for i := range chunks {
 		c.calls.Add(1)
 		if c.retryErr != nil {
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallStart})
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallRetry, Err: c.retryErr,
+			driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallStart})
+			driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallRetry, Err: c.retryErr,
 				Usage: situate.Usage{InputTokens: 10}})
 		}
-		situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallStart})
+		driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallStart})
 		if c.fallback != nil && c.fallback(doc.ID) {
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallFail, Err: errors.New("HTTP 500: boom")})
+			driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallFail, Err: errors.New("HTTP 500: boom")})
 			out[i] = situate.Context{Text: "fallback of " + doc.Title, Source: "offline", Flags: []string{situate.FlagFallback}}
 			continue
 		}
-		situate.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: situate.CallDone,
+		driver.ObserveCall(ctx, situate.CallEvent{DocID: doc.ID, Kind: driver.CallDone,
 			Usage: situate.Usage{InputTokens: 100, CacheReadTokens: 50, OutputTokens: 20, CostUSD: 0.001}})
 		out[i] = situate.Context{Text: "about " + doc.Title, Source: c.name}
 	}
@@ -221,7 +222,7 @@ func TestIndexStopsOnFatalProviderError(t *testing.T) {
 		{fmt.Errorf("openai: HTTP 404: model gpt-9 not found: %w", situate.ErrModelNotFound), "model name"},
 		{fmt.Errorf("llamacpp: 12 calls failed in a row: connection refused: %w", situate.ErrProviderFailing), "running"},
 	} {
-		t.Run(situate.ErrorKind(tc.err), func(t *testing.T) {
+		t.Run(driver.ErrorKind(tc.err), func(t *testing.T) {
 			var started atomic.Int64
 			cz := &callContextualizer{name: "test:llm", fail: func(id string) error {
 				if id == "d05" {
@@ -444,7 +445,7 @@ type batchContextualizer struct {
 	written map[string]situate.Context
 }
 
-func (b *batchContextualizer) ContextualizeBatch(ctx context.Context, docs []situate.DocumentChunks) (situate.Contextualizer, error) {
+func (b *batchContextualizer) ContextualizeBatch(ctx context.Context, docs []driver.DocumentChunks) (situate.Contextualizer, error) {
 	b.written = map[string]situate.Context{}
 	b.got = nil
 	for _, d := range docs {

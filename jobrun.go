@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/situate/situate/driver"
 )
 
 // Defaults of a JobRunner.
@@ -34,10 +36,10 @@ const (
 // it already committed is found unchanged.
 type JobRunner struct {
 	Engine *Engine
-	Jobs   JobStore
+	Jobs   driver.JobStore
 	// Parse turns a stored upload into the document to index; nil indexes
 	// the upload's bytes as text in its Format.
-	Parse func(ctx context.Context, src Upload) (Document, error)
+	Parse func(ctx context.Context, src driver.Upload) (Document, error)
 	// Lease and MaxAttempts tune the queue (0: defaults).
 	Lease       time.Duration
 	MaxAttempts int
@@ -48,7 +50,7 @@ type JobRunner struct {
 	Observe func(CallEvent)
 	// Finished is told every job that ends (done or failed) and how long it
 	// ran.
-	Finished func(j Job, d time.Duration)
+	Finished func(j driver.Job, d time.Duration)
 	// Wake, when set, wakes an idle Run before its next poll.
 	Wake <-chan struct{}
 	// Poll is how long an idle Run waits before claiming again (0: 1 s).
@@ -136,7 +138,7 @@ func sleep(ctx context.Context, d time.Duration) {
 }
 
 // document turns a stored source into the document to index.
-func (r *JobRunner) document(ctx context.Context, src Upload) (Document, error) {
+func (r *JobRunner) document(ctx context.Context, src driver.Upload) (Document, error) {
 	var doc Document
 	if r.Parse != nil {
 		var err error
@@ -163,7 +165,7 @@ func (r *JobRunner) document(ctx context.Context, src Upload) (Document, error) 
 // RunJob indexes a claimed job's document and records how it ended. It
 // reports whether the attempt failed (the job is then queued again, or
 // failed for good after MaxAttempts).
-func (r *JobRunner) RunJob(ctx context.Context, j Job) (failed bool) {
+func (r *JobRunner) RunJob(ctx context.Context, j driver.Job) (failed bool) {
 	log := r.log().With("job", j.ID) // never the document id: logs carry no document data
 	start := time.Now()
 	var (
@@ -250,14 +252,14 @@ func (r *JobRunner) RunJob(ctx context.Context, j Job) (failed bool) {
 
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jctx = WithCallObserver(jctx, func(ev CallEvent) {
+	jctx = driver.WithCallObserver(jctx, func(ev CallEvent) {
 		if r.Observe != nil {
 			r.Observe(ev)
 		}
 		switch ev.Kind {
-		case CallStart:
+		case driver.CallStart:
 			calls.Add(1)
-		case CallDone, CallFallback:
+		case driver.CallDone, driver.CallFallback:
 			chunksDone.Add(1)
 		}
 		u := ev.Usage

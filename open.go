@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/vector"
 )
 
@@ -29,7 +30,7 @@ import (
 // second writer waits Options.LockWait, then fails with ErrLocked naming
 // the holder. With Options.ReadOnly, Open takes no lock and writes nothing:
 // see Options.ReadOnly.
-func Open(ctx context.Context, dir string, store Store, opts Options) (*Engine, error) {
+func Open(ctx context.Context, dir string, store driver.Store, opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ func (e *Engine) openWriter(ctx context.Context, dir string) error {
 	if err := e.converge(ctx, st, built); err != nil {
 		return err
 	}
-	if ms, ok := e.store.(MetaStore); ok {
+	if ms, ok := e.store.(driver.MetaStore); ok {
 		if dir != "" && st.layout != e.layout {
 			if err := ms.SetMeta(ctx, metaIndexLayout, e.layout); err != nil {
 				return fmt.Errorf("open engine: %w", err)
@@ -287,7 +288,7 @@ func (e *Engine) openVectorsWriter(ctx context.Context, dir string, st storeStat
 	} else {
 		built[vectorDirName] = true
 	}
-	if ms, ok := e.store.(MetaStore); ok && st.embedder != name {
+	if ms, ok := e.store.(driver.MetaStore); ok && st.embedder != name {
 		if err := ms.SetMeta(ctx, metaEmbedder, name); err != nil {
 			return fmt.Errorf("open engine: %w", err)
 		}
@@ -611,7 +612,7 @@ func (e *Engine) openReader(ctx context.Context, dir string) error {
 // chunks as the store. It reports false, having opened nothing, when the
 // full open must compare the indexes' documents with the store's.
 func (e *Engine) openReaderFast(ctx context.Context, dir string) (bool, error) {
-	cc, ok := e.store.(ChunkCounter)
+	cc, ok := e.store.(driver.ChunkCounter)
 	if !ok {
 		return false, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/lockfile"
 	"github.com/situate/situate/rank"
 )
@@ -160,7 +161,7 @@ type Options struct {
 	// Backend, when set, is the index outside the process (Weaviate...) that
 	// replaces the embedded BM25 arms and vector index; see IndexBackend.
 	// The Engine closes it in Close.
-	Backend IndexBackend
+	Backend driver.IndexBackend
 
 	// Contextualizer writes chunk contexts; nil means no context at all
 	// (raw chunks), which is what "before" measurements use.

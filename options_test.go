@@ -101,8 +101,8 @@ func TestPutChunks(t *testing.T) {
 	if _, err := eng.Chunks(ctx, "absent"); !errors.Is(err, situate.ErrNotFound) {
 		t.Errorf("chunks of an unknown document: %v", err)
 	}
-	if st := eng.IndexStats(); st.Docs != 2 {
-		t.Errorf("IndexStats: %d chunks, want 2", st.Docs)
+	if st := eng.IndexStats(); st.Chunks != 2 {
+		t.Errorf("IndexStats: %d chunks, want 2", st.Chunks)
 	}
 	if eng.ProcessingFingerprint() == "" || eng.Options().ChunkSize != situate.DefaultChunkSize {
 		t.Errorf("fingerprint %q, options %+v", eng.ProcessingFingerprint(), eng.Options())

@@ -1,12 +1,5 @@
 package situate
 
-// Search modes.
-const (
-	ModeBM25   = "bm25"
-	ModeDense  = "dense"
-	ModeHybrid = "hybrid"
-)
-
 // Query is one search request.
 type Query struct {
 	Text string

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/situate/situate/driver"
 )
 
 // DefaultQueueParallel is how many documents Queue stores at once.
@@ -39,7 +41,7 @@ type QueueOptions struct {
 //
 // The Engine is usually store-only (Options.StoreOnly over a shared
 // store): it keeps no index and is only the source's view of the store.
-func (e *Engine) Queue(ctx context.Context, src Source, jobs JobStore, opts QueueOptions) (IndexResult, error) {
+func (e *Engine) Queue(ctx context.Context, src Source, jobs driver.JobStore, opts QueueOptions) (IndexResult, error) {
 	if jobs == nil {
 		return IndexResult{}, fmt.Errorf("queue: no job store: %w", ErrInvalid)
 	}
@@ -76,7 +78,7 @@ func (e *Engine) Queue(ctx context.Context, src Source, jobs JobStore, opts Queu
 
 // queueOne queues one document unless the store holds its content or a
 // job for its identical source is pending.
-func (e *Engine) queueOne(ctx context.Context, jobs JobStore, q queued) (Change, error) {
+func (e *Engine) queueOne(ctx context.Context, jobs driver.JobStore, q queued) (Change, error) {
 	doc := q.doc
 	if q.prechunked {
 		return Unchanged, fmt.Errorf("queue %s: a document with its own chunks cannot be queued (a worker chunks the text itself): %w", doc.ID, ErrInvalid)
@@ -108,7 +110,7 @@ func (e *Engine) queueOne(ctx context.Context, jobs JobStore, q queued) (Change,
 	case err != nil && !errors.Is(err, ErrNotFound):
 		return Unchanged, fmt.Errorf("queue %s: %w", doc.ID, err)
 	}
-	up := Upload{DocID: doc.ID, Format: doc.Format, Title: doc.Title, Lang: doc.Lang,
+	up := driver.Upload{DocID: doc.ID, Format: doc.Format, Title: doc.Title, Lang: doc.Lang,
 		Metadata: doc.Metadata, Access: doc.Access, Data: []byte(doc.Text)}
 	if _, err := jobs.EnqueueUpload(ctx, up); err != nil {
 		return Unchanged, fmt.Errorf("queue %s: %w", doc.ID, err)
@@ -118,14 +120,14 @@ func (e *Engine) queueOne(ctx context.Context, jobs JobStore, q queued) (Change,
 
 // uploadDocument is the document a queued text upload (no file name) holds,
 // as Queue stored it.
-func uploadDocument(u Upload) Document {
+func uploadDocument(u driver.Upload) Document {
 	return Document{ID: u.DocID, Title: u.Title, Text: string(u.Data), Format: u.Format, Lang: u.Lang,
 		Metadata: u.Metadata, Access: u.Access}
 }
 
 // queuePrune removes the stored documents the run did not see, with their
 // sources, so no runner indexes them again.
-func (e *Engine) queuePrune(r *indexRun, jobs JobStore) error {
+func (e *Engine) queuePrune(r *indexRun, jobs driver.JobStore) error {
 	for _, rec := range e.Documents() {
 		if r.keeps(rec.ID) {
 			continue

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -19,11 +20,11 @@ type slowJobs struct {
 	release chan struct{}
 }
 
-func (j slowJobs) EnqueueUpload(ctx context.Context, u situate.Upload) (situate.Job, error) {
+func (j slowJobs) EnqueueUpload(ctx context.Context, u driver.Upload) (driver.Job, error) {
 	select {
 	case <-j.release:
 	case <-ctx.Done():
-		return situate.Job{}, ctx.Err()
+		return driver.Job{}, ctx.Err()
 	}
 	return j.Store.EnqueueUpload(ctx, u)
 }

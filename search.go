@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/vector"
 )
@@ -61,7 +62,7 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var err error
 	if e.opts.Backend != nil {
 		// The backend applies the filter itself: only check it here.
-		_, err = compileFilter(q.Filter)
+		_, err = q.Filter.Compile()
 	} else {
 		allowed, err = e.allowedDocs(q.Filter)
 	}
@@ -194,7 +195,7 @@ func (e *Engine) rankCandidates(c *candidates, mode string, lexList, denseList f
 func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool) (hits []Hit, skipped int, err error) {
 	hits = make([]Hit, 0, min(len(c.ranked), want))
 	chunksOf := map[string][]StoredChunk{}
-	cr, _ := e.store.(ChunkReader)
+	cr, _ := e.store.(driver.ChunkReader)
 	var got map[ChunkRef]StoredChunk
 	fetched := 0 // c.ranked[:fetched] were read through cr
 	// An index may hold a document, or a version of it, that the store no
@@ -225,14 +226,14 @@ func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool)
 					if err != nil {
 						return nil, 0, fmt.Errorf("search: %w", err)
 					}
-					refs = append(refs, ChunkRef{d, n})
+					refs = append(refs, ChunkRef{DocID: d, Index: n})
 				}
 				if got, err = e.chunksAt(ctx, cr, refs); err != nil {
 					return nil, 0, fmt.Errorf("search: %w", err)
 				}
 				fetched = end
 			}
-			ch, ok := got[ChunkRef{docID, index}]
+			ch, ok := got[ChunkRef{DocID: docID, Index: index}]
 			if !ok {
 				disagree("index holds a chunk the store does not, skipping it", "doc", docID, "chunk", index)
 				skipped++
@@ -320,7 +321,7 @@ func (e *Engine) rerank(ctx context.Context, query string, hits []Hit, explain b
 	}
 	texts := make([]string, len(hits))
 	for i, h := range hits {
-		texts[i] = Contextualize(h.Context.Text, h.Text)
+		texts[i] = driver.Contextualize(h.Context.Text, h.Text)
 	}
 	scores, err := e.opts.Reranker.Rerank(ctx, query, texts)
 	if err == nil && len(scores) != len(hits) {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/vector"
 )
 
@@ -63,7 +64,7 @@ const metaSharedID = "shared.id"
 // sharedID returns the store's id, setting a new random one when it has
 // none; "" when the store keeps no metadata.
 func (e *Engine) sharedID(ctx context.Context) (string, error) {
-	ms, ok := e.store.(MetaStore)
+	ms, ok := e.store.(driver.MetaStore)
 	if !ok {
 		return "", nil
 	}
@@ -89,29 +90,6 @@ func (e *Engine) sharedID(ctx context.Context) (string, error) {
 // syncKey identifies one stored version of a document.
 func syncKey(r DocumentRecord) string {
 	return strconv.Itoa(r.Version) + " " + r.Hash
-}
-
-// ChangeStamper is implemented by shared stores that tell cheaply whether
-// any document was written or deleted: the stamp changes with every such
-// commit. Sync reads it first and skips the document list when it is the
-// stamp of the last Sync.
-type ChangeStamper interface {
-	ChangeStamp(ctx context.Context) (string, error)
-}
-
-// DocumentChanges are the documents written and deleted since a change
-// stamp, and the stamp they lead to.
-type DocumentChanges struct {
-	Written []DocumentRecord
-	Deleted []string
-	Stamp   string
-}
-
-// ChangeLister is implemented by shared stores that list what changed
-// since a stamp; Sync then reads only the changes, not every document.
-type ChangeLister interface {
-	ChangeStamper
-	DocumentChanges(ctx context.Context, since string) (DocumentChanges, error)
 }
 
 // SyncResult says what Sync did to the local indexes.
@@ -302,7 +280,7 @@ func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) (bool
 		return false, fmt.Errorf("open engine: %w", err)
 	}
 	e.shared.id = id
-	if _, ok := e.store.(ChangeLister); !ok || reset || e.shared.dir == "" || st.Stamp == "" || id == "" || st.StoreID != id {
+	if _, ok := e.store.(driver.ChangeLister); !ok || reset || e.shared.dir == "" || st.Stamp == "" || id == "" || st.StoreID != id {
 		return false, nil
 	}
 	e.shared.stamp = st.Stamp
@@ -313,7 +291,7 @@ func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) (bool
 // sameChunkCount reports whether the language arm holds as many chunks as
 // the store (true when the store does not count them).
 func (e *Engine) sameChunkCount(ctx context.Context) (bool, error) {
-	cc, ok := e.store.(ChunkCounter)
+	cc, ok := e.store.(driver.ChunkCounter)
 	if !ok || len(e.arms) == 0 || e.arms[0].ix == nil {
 		return true, nil
 	}
@@ -354,7 +332,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	// The stamp is read before the list: a commit the list misses changes
 	// it, and the next Sync looks again.
 	var stamp string
-	if cs, ok := e.store.(ChangeStamper); ok {
+	if cs, ok := e.store.(driver.ChangeStamper); ok {
 		var err error
 		if stamp, err = cs.ChangeStamp(ctx); err != nil {
 			return res, fmt.Errorf("sync: %w", err)
@@ -369,7 +347,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		// records brings the Engine's records to the store's.
 		records func()
 	)
-	if cl, ok := e.store.(ChangeLister); ok && e.shared.stamp != "" {
+	if cl, ok := e.store.(driver.ChangeLister); ok && e.shared.stamp != "" {
 		// Only what changed since the last Sync.
 		ch, err := cl.DocumentChanges(ctx, e.shared.stamp)
 		if err != nil {

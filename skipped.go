@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+
+	"github.com/situate/situate/driver"
 )
 
 // metaSkipped keys, in the store's meta, the files earlier runs skipped for
@@ -30,7 +32,7 @@ func (r *indexRun) skipsLocked() map[string]string {
 		m.loaded = true
 		m.files = map[string]string{}
 		m.seen = map[string]bool{}
-		if ms, ok := r.e.store.(MetaStore); ok {
+		if ms, ok := r.e.store.(driver.MetaStore); ok {
 			if v, found, err := ms.Meta(r.ctx, metaSkipped); err == nil && found {
 				if err := json.Unmarshal([]byte(v), &m.files); err != nil {
 					// A damaged entry only costs reading those files again.
@@ -133,7 +135,7 @@ func (r *indexRun) saveSkips(prune bool) {
 	b, err := json.Marshal(m.files)
 	m.dirty = false
 	r.mu.Unlock()
-	ms, ok := r.e.store.(MetaStore)
+	ms, ok := r.e.store.(driver.MetaStore)
 	if !ok || err != nil {
 		return
 	}

@@ -7,21 +7,21 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Embedder is a situate.Embedder in front of a cache.
 type Embedder struct {
-	e     situate.Embedder
-	cache situate.VectorCache
+	e     driver.Embedder
+	cache driver.VectorCache
 	hits  atomic.Int64
 	sent  atomic.Int64
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // New wraps e with cache. The result is an *Embedder.
-func New(e situate.Embedder, cache situate.VectorCache) situate.Embedder {
+func New(e driver.Embedder, cache driver.VectorCache) driver.Embedder {
 	return &Embedder{e: e, cache: cache}
 }
 
@@ -34,7 +34,7 @@ func (c *Embedder) Name() string { return c.e.Name() }
 func (c *Embedder) Stats() (hits, sent int64) { return c.hits.Load(), c.sent.Load() }
 
 // Key is the cache key of text embedded by the embedder named name.
-func Key(name string, input situate.InputType, text string) string {
+func Key(name string, input driver.InputType, text string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d:%s\x00%d\x00", len(name), name, input)
 	h.Write([]byte(text))
@@ -42,7 +42,7 @@ func Key(name string, input situate.InputType, text string) string {
 }
 
 // Embed returns one vector per text, from the cache where present.
-func (c *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (c *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
 	}
@@ -98,7 +98,7 @@ func (c *Embedder) Embed(ctx context.Context, texts []string, input situate.Inpu
 	for i, v := range out {
 		if len(v) != dim {
 			return nil, fmt.Errorf("embedcache %s: text %d has a vector of dimension %d, text 0 of %d (stale cache entry for another model?): %w",
-				name, i, len(v), dim, situate.ErrInvalid)
+				name, i, len(v), dim, driver.ErrInvalid)
 		}
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/embedcache"
 )
 
@@ -49,7 +50,7 @@ type fakeEmbedder struct {
 
 func (f *fakeEmbedder) Name() string { return f.name }
 
-func (f *fakeEmbedder) Embed(_ context.Context, texts []string, in situate.InputType) ([][]float32, error) {
+func (f *fakeEmbedder) Embed(_ context.Context, texts []string, in driver.InputType) ([][]float32, error) {
 	f.calls = append(f.calls, append([]string(nil), texts...))
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
@@ -68,7 +69,7 @@ func TestHitsAndMisses(t *testing.T) {
 	if e.Name() != "fake:m1" {
 		t.Errorf("Name = %q", e.Name())
 	}
-	v1, err := e.Embed(ctx, []string{"a", "bb", "a", "ccc"}, situate.InputDocument)
+	v1, err := e.Embed(ctx, []string{"a", "bb", "a", "ccc"}, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestHitsAndMisses(t *testing.T) {
 		t.Fatalf("vectors out of order: %v", v1)
 	}
 	// Second call: "bb" and "a" hit, "dd" misses.
-	v2, err := e.Embed(ctx, []string{"dd", "bb", "a"}, situate.InputDocument)
+	v2, err := e.Embed(ctx, []string{"dd", "bb", "a"}, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,23 +95,23 @@ func TestHitsAndMisses(t *testing.T) {
 		t.Errorf("hits %d sent %d puts %d, want 2, 4, 4", hits, sent, mem.puts)
 	}
 	// All hits: no call.
-	if _, err := e.Embed(ctx, []string{"a", "dd"}, situate.InputDocument); err != nil || len(inner.calls) != 2 {
+	if _, err := e.Embed(ctx, []string{"a", "dd"}, driver.InputDocument); err != nil || len(inner.calls) != 2 {
 		t.Fatalf("all-hit call reached the embedder (%v)", err)
 	}
 	// A query is another key: a miss.
-	vq, _ := e.Embed(ctx, []string{"a"}, situate.InputQuery)
+	vq, _ := e.Embed(ctx, []string{"a"}, driver.InputQuery)
 	if len(inner.calls) != 3 || vq[0][1] != 1 {
 		t.Fatalf("query served from document cache: %v", vq)
 	}
 }
 
 func TestKeysSeparateModels(t *testing.T) {
-	k := embedcache.Key("voyage:voyage-3.5", situate.InputDocument, "x")
+	k := embedcache.Key("voyage:voyage-3.5", driver.InputDocument, "x")
 	for _, other := range []string{
-		embedcache.Key("voyage:voyage-3.5@512", situate.InputDocument, "x"),
-		embedcache.Key("voyage:voyage-3.5", situate.InputQuery, "x"),
-		embedcache.Key("voyage:voyage-3.5", situate.InputDocument, "y"),
-		embedcache.Key("voyage:voyage-3.", situate.InputDocument, "5x"),
+		embedcache.Key("voyage:voyage-3.5@512", driver.InputDocument, "x"),
+		embedcache.Key("voyage:voyage-3.5", driver.InputQuery, "x"),
+		embedcache.Key("voyage:voyage-3.5", driver.InputDocument, "y"),
+		embedcache.Key("voyage:voyage-3.", driver.InputDocument, "5x"),
 	} {
 		if other == k {
 			t.Errorf("key collision: %s", k)
@@ -126,14 +127,14 @@ func TestErrors(t *testing.T) {
 	mem := newMem()
 	mem.failRead = true
 	e := embedcache.New(&fakeEmbedder{name: "fake:m", dim: 2}, mem)
-	if _, err := e.Embed(ctx, []string{"a"}, situate.InputDocument); err == nil || !strings.Contains(err.Error(), "read text 0") {
+	if _, err := e.Embed(ctx, []string{"a"}, driver.InputDocument); err == nil || !strings.Contains(err.Error(), "read text 0") {
 		t.Errorf("read failure: %v", err)
 	}
 	// A stale entry of another dimension is refused, not mixed in.
 	mem = newMem()
-	mem.m[embedcache.Key("fake:m", situate.InputDocument, "old")] = []float32{1, 2, 3, 4}
+	mem.m[embedcache.Key("fake:m", driver.InputDocument, "old")] = []float32{1, 2, 3, 4}
 	e = embedcache.New(&fakeEmbedder{name: "fake:m", dim: 2}, mem)
-	_, err := e.Embed(ctx, []string{"new", "old"}, situate.InputDocument)
+	_, err := e.Embed(ctx, []string{"new", "old"}, driver.InputDocument)
 	if !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), "text 1") {
 		t.Errorf("mixed dimensions: %v", err)
 	}

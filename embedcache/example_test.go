@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/embedcache"
 )
 
@@ -13,8 +13,8 @@ func Example() {
 	inner := &fakeEmbedder{name: "fake:m", dim: 2}
 	e := embedcache.New(inner, newMem())
 	ctx := context.Background()
-	e.Embed(ctx, []string{"alpha", "beta"}, situate.InputDocument)
-	e.Embed(ctx, []string{"beta", "gamma"}, situate.InputDocument)
+	e.Embed(ctx, []string{"alpha", "beta"}, driver.InputDocument)
+	e.Embed(ctx, []string{"beta", "gamma"}, driver.InputDocument)
 	hits, sent := e.(*embedcache.Embedder).Stats()
 	fmt.Println(hits, sent, inner.calls)
 	// Output: 1 3 [[alpha beta] [gamma]]

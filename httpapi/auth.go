@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Caller is an authenticated request's identity: its tenant and what it may
@@ -93,30 +94,30 @@ const keyPrefix = "sk_"
 
 // NewKey makes a key for tenant: the full key to show once, and the record
 // to store (its secret only as a SHA-256 hash).
-func NewKey(tenant, name string, principals []string, admin, write bool) (string, situate.APIKey, error) {
+func NewKey(tenant, name string, principals []string, admin, write bool) (string, driver.APIKey, error) {
 	if err := ValidTenant(tenant); err != nil {
-		return "", situate.APIKey{}, err
+		return "", driver.APIKey{}, err
 	}
 	if (write || admin) && len(principals) > 0 {
-		return "", situate.APIKey{}, errWriterPrincipals
+		return "", driver.APIKey{}, errWriterPrincipals
 	}
 	for _, p := range principals {
 		if err := validPrincipal(p); err != nil {
-			return "", situate.APIKey{}, err
+			return "", driver.APIKey{}, err
 		}
 	}
 	var idb [8]byte
 	var secret [32]byte
 	if _, err := rand.Read(idb[:]); err != nil {
-		return "", situate.APIKey{}, err
+		return "", driver.APIKey{}, err
 	}
 	if _, err := rand.Read(secret[:]); err != nil {
-		return "", situate.APIKey{}, err
+		return "", driver.APIKey{}, err
 	}
 	id := hex.EncodeToString(idb[:])
 	sec := base64.RawURLEncoding.EncodeToString(secret[:])
 	h := sha256.Sum256([]byte(sec))
-	k := situate.APIKey{ID: id, Name: name, Tenant: tenant, Principals: principals, Admin: admin, Write: write || admin,
+	k := driver.APIKey{ID: id, Name: name, Tenant: tenant, Principals: principals, Admin: admin, Write: write || admin,
 		Hash: h[:], CreatedAt: time.Now()}
 	return keyPrefix + id + "_" + sec, k, nil
 }
@@ -205,7 +206,7 @@ type keyCache struct {
 }
 
 type cachedKey struct {
-	k       situate.APIKey
+	k       driver.APIKey
 	fetched time.Time
 	rev     uint64 // the store's KeyRevision before the fetch
 }
@@ -214,14 +215,14 @@ type cachedKey struct {
 // working on a running server.
 const KeyCacheTTL = 2 * time.Second
 
-func keyRevision(ks situate.KeyStore) uint64 {
-	if r, ok := ks.(situate.KeyRevisioner); ok {
+func keyRevision(ks driver.KeyStore) uint64 {
+	if r, ok := ks.(driver.KeyRevisioner); ok {
 		return r.KeyRevision()
 	}
 	return 0
 }
 
-func (c *keyCache) get(ctx context.Context, ks situate.KeyStore, id string) (situate.APIKey, error) {
+func (c *keyCache) get(ctx context.Context, ks driver.KeyStore, id string) (driver.APIKey, error) {
 	rev := keyRevision(ks)
 	c.mu.Lock()
 	if e, ok := c.m[id]; ok && e.rev == rev && time.Since(e.fetched) < KeyCacheTTL {

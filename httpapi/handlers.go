@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // ErrUnsupportedFormat is what a Parser's error matches for a file format
@@ -216,7 +217,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, c *Caller) *
 
 // readUpsert reads a JSON or multipart upsert into a document request and
 // its source bytes.
-func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRequest, situate.Upload, *apiError) {
+func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRequest, driver.Upload, *apiError) {
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -227,33 +228,33 @@ func (s *Server) readUpsert(w http.ResponseWriter, r *http.Request) (*DocumentRe
 	case "application/json":
 		body, e := readBody(w, r, s.limits.MaxBodyBytes)
 		if e != nil {
-			return nil, situate.Upload{}, e
+			return nil, driver.Upload{}, e
 		}
 		if e := decodeJSON(body, &req, ""); e != nil {
-			return nil, situate.Upload{}, e
+			return nil, driver.Upload{}, e
 		}
-		return &req, situate.Upload{Format: req.Format, Data: []byte(req.Text)}, nil
+		return &req, driver.Upload{Format: req.Format, Data: []byte(req.Text)}, nil
 	case "multipart/form-data":
 		if s.opts.Parse == nil {
-			return nil, situate.Upload{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			return nil, driver.Upload{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
 				field: "Content-Type", msg: "Content-Type: this server accepts JSON text only (no file parser configured)"}
 		}
 		return s.readMultipart(w, r, params["boundary"])
 	}
-	return nil, situate.Upload{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "Content-Type",
+	return nil, driver.Upload{}, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", field: "Content-Type",
 		msg: fmt.Sprintf("Content-Type: want application/json or multipart/form-data, got %q", truncate(ct, 80))}
 }
 
 // readMultipart reads a "document" part (JSON, optional) and a "file" part.
-func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, boundary string) (*DocumentRequest, situate.Upload, *apiError) {
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, boundary string) (*DocumentRequest, driver.Upload, *apiError) {
 	if boundary == "" {
-		return nil, situate.Upload{}, badField("Content-Type", "multipart/form-data without a boundary")
+		return nil, driver.Upload{}, badField("Content-Type", "multipart/form-data without a boundary")
 	}
 	limit := s.limits.MaxUploadBytes
 	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit+64<<10), boundary)
 	var (
 		req     DocumentRequest
-		src     situate.Upload
+		src     driver.Upload
 		gotFile bool
 	)
 	for {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -79,10 +81,10 @@ type envOptions struct {
 	contextualizer situate.Contextualizer
 	tenants        []string
 	// parse replaces parseSource.
-	parse func(context.Context, situate.Upload) (situate.Document, error)
+	parse func(context.Context, driver.Upload) (situate.Document, error)
 }
 
-func parseSource(ctx context.Context, src situate.Upload) (situate.Document, error) {
+func parseSource(ctx context.Context, src driver.Upload) (situate.Document, error) {
 	if src.Name == "" {
 		f := src.Format
 		if f == "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/sqlite"
 )
@@ -133,7 +134,7 @@ func TestRequestTimeout(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	slow := make(chan struct{})
 	e := newEnv(t, envOptions{auth: true, limits: httpapi.Limits{RequestTimeout: timeout},
-		parse: func(ctx context.Context, src situate.Upload) (situate.Document, error) {
+		parse: func(ctx context.Context, src driver.Upload) (situate.Document, error) {
 			if src.Name == "slow.txt" {
 				close(slow)
 				<-ctx.Done() // a parse that takes as long as it is allowed to

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/situate/situate"
@@ -95,13 +97,13 @@ func (l Limits) withDefaults() Limits {
 type Tenant struct {
 	Engine *situate.Engine
 	// Jobs keeps the tenant's uploaded sources and its job queue.
-	Jobs situate.JobStore
+	Jobs driver.JobStore
 	// Close releases the engine and the store; it may be nil.
 	Close func() error
 }
 
 // Parser turns an uploaded source into a document (any ingest format).
-type Parser func(ctx context.Context, src situate.Upload) (situate.Document, error)
+type Parser func(ctx context.Context, src driver.Upload) (situate.Document, error)
 
 // Mount is a handler served under a path of the server.
 type Mount struct {
@@ -123,7 +125,7 @@ type Options struct {
 	Tenants []string
 	// Keys authenticates requests. Nil serves LocalTenant to everyone,
 	// unauthenticated, as its administrator: only for a loopback address.
-	Keys situate.KeyStore
+	Keys driver.KeyStore
 	// Parse turns uploaded sources into documents; nil accepts JSON text
 	// only (no file uploads).
 	Parse  Parser

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // The JSON shapes of the API. openapi.json describes each of them; the API
@@ -136,7 +137,7 @@ type JobView struct {
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 }
 
-func jobView(j situate.Job) JobView {
+func jobView(j driver.Job) JobView {
 	v := JobView{ID: j.ID, Document: j.DocID, State: j.State, Error: j.Error, Attempts: j.Attempts, Change: j.Change,
 		Chunks: j.Chunks, ChunksDone: j.ChunksDone, Calls: j.Calls, Tokens: j.Tokens, CreatedAt: j.CreatedAt}
 	if !j.StartedAt.IsZero() {

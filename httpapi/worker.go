@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // work runs a tenant's jobs until the server closes: the library's
@@ -14,7 +15,7 @@ func (s *Server) work(t *tenantState) {
 		Engine: t.Engine, Jobs: t.Jobs, Lease: s.opts.JobLease, MaxAttempts: s.opts.MaxAttempts,
 		Lock:    t.lockDoc,
 		Observe: func(ev situate.CallEvent) { s.metrics.observeCall(t.name, ev) },
-		Finished: func(j situate.Job, _ time.Duration) {
+		Finished: func(j driver.Job, _ time.Duration) {
 			s.metrics.jobs.WithLabelValues(t.name, j.State).Inc()
 		},
 		Wake:   t.wake,

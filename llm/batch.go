@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // DefaultBatchPoll is how often a pending batch is polled.
@@ -22,17 +22,17 @@ const DefaultBatchPoll = 30 * time.Second
 // Message Batches: half price, results within 24 hours). provider/anthropic's
 // Batcher implements it.
 type BatchClient interface {
-	situate.LLM
-	situate.TokenCounter
-	situate.ContextWindower
+	driver.LLM
+	driver.TokenCounter
+	driver.ContextWindower
 	// Submit creates a batch of prompts, each under its custom id, and
 	// returns the batch's id.
-	Submit(ctx context.Context, customIDs []string, prompts []situate.Prompt) (string, error)
+	Submit(ctx context.Context, customIDs []string, prompts []driver.Prompt) (string, error)
 	// Poll reports whether the batch has ended, and its state in words.
 	Poll(ctx context.Context, id string) (ended bool, status string, err error)
 	// Results streams an ended batch's results: each custom id with its
 	// completion, or the request's error.
-	Results(ctx context.Context, id string, fn func(customID string, c situate.Completion, err error) error) error
+	Results(ctx context.Context, id string, fn func(customID string, c driver.Completion, err error) error) error
 	// Expired reports whether a request's error means it was never run
 	// (canceled or expired), so it should be submitted again.
 	Expired(err error) bool
@@ -53,7 +53,7 @@ type BatchOptions struct {
 	Options
 	// Meta remembers the pending batch, so a restarted run polls it
 	// instead of paying for a second one.
-	Meta situate.MetaStore
+	Meta driver.MetaStore
 	// Poll is how often a pending batch is polled (default
 	// DefaultBatchPoll).
 	Poll time.Duration
@@ -91,10 +91,10 @@ func batchMetaKey(provider string) string { return "llm-batch:" + provider }
 // NewBatch returns a Batch over client.
 func NewBatch(client BatchClient, opts BatchOptions) (*Batch, error) {
 	if opts.Cache == nil {
-		return nil, fmt.Errorf("llm batch options: Cache: required: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("llm batch options: Cache: required: %w", driver.ErrInvalid)
 	}
 	if opts.Meta == nil {
-		return nil, fmt.Errorf("llm batch options: Meta: required: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("llm batch options: Meta: required: %w", driver.ErrInvalid)
 	}
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultBatchPoll
@@ -129,7 +129,7 @@ type batchState struct {
 }
 
 // promptHash identifies a prompt's content.
-func promptHash(p situate.Prompt) string {
+func promptHash(p driver.Prompt) string {
 	h := sha256.New()
 	for _, s := range []string{p.DocID, p.Prefix, p.Suffix} {
 		fmt.Fprintf(h, "%d:%s\n", len(s), s)
@@ -139,7 +139,7 @@ func promptHash(p situate.Prompt) string {
 }
 
 type batchResult struct {
-	comp situate.Completion
+	comp driver.Completion
 	err  error
 }
 
@@ -178,7 +178,7 @@ type collectModel struct {
 	client BatchClient
 	memo   *tokenMemo
 	mu     sync.Mutex
-	last   *situate.Prompt
+	last   *driver.Prompt
 }
 
 func (m *collectModel) Name() string { return m.client.Name() }
@@ -188,11 +188,11 @@ func (m *collectModel) ContextWindow(ctx context.Context) (int, error) {
 func (m *collectModel) CountTokens(ctx context.Context, text string) (int, error) {
 	return m.memo.CountTokens(ctx, text)
 }
-func (m *collectModel) Complete(_ context.Context, p situate.Prompt) (situate.Completion, error) {
+func (m *collectModel) Complete(_ context.Context, p driver.Prompt) (driver.Completion, error) {
 	m.mu.Lock()
 	m.last = &p
 	m.mu.Unlock()
-	return situate.Completion{}, errCollectOnly
+	return driver.Completion{}, errCollectOnly
 }
 
 // replayModel answers prompts with batch results.
@@ -209,10 +209,10 @@ func (m *replayModel) ContextWindow(ctx context.Context) (int, error) {
 func (m *replayModel) CountTokens(ctx context.Context, text string) (int, error) {
 	return m.memo.CountTokens(ctx, text)
 }
-func (m *replayModel) Complete(_ context.Context, p situate.Prompt) (situate.Completion, error) {
+func (m *replayModel) Complete(_ context.Context, p driver.Prompt) (driver.Completion, error) {
 	r, ok := m.results[promptHash(p)]
 	if !ok {
-		return situate.Completion{}, fmt.Errorf("batch: %s: no batch result for this prompt", p.DocID)
+		return driver.Completion{}, fmt.Errorf("batch: %s: no batch result for this prompt", p.DocID)
 	}
 	if r.err != nil {
 		// Not retryable here (%v, not %w): the chunk gets the fallback and
@@ -226,13 +226,13 @@ func (m *replayModel) Complete(_ context.Context, p situate.Prompt) (situate.Com
 // the batch discount with the batch cache TTL, and drops the replay's
 // token-count records (they were recorded when counted).
 type batchUsage struct {
-	rec      situate.UsageRecorder
+	rec      driver.UsageRecorder
 	price    Price
 	hasPrice bool
 	ttl      string
 }
 
-func (b batchUsage) RecordUsage(ctx context.Context, u situate.Usage) error {
+func (b batchUsage) RecordUsage(ctx context.Context, u driver.Usage) error {
 	if u.Operation == "count" && u.Error == "" {
 		return nil
 	}
@@ -252,9 +252,9 @@ func (b batchUsage) RecordUsage(ctx context.Context, u situate.Usage) error {
 
 // countsOnly passes on token-count records only: the collecting model's
 // calls are not calls.
-type countsOnly struct{ rec situate.UsageRecorder }
+type countsOnly struct{ rec driver.UsageRecorder }
 
-func (c countsOnly) RecordUsage(ctx context.Context, u situate.Usage) error {
+func (c countsOnly) RecordUsage(ctx context.Context, u driver.Usage) error {
 	if u.Operation != "count" {
 		return nil
 	}
@@ -263,11 +263,11 @@ func (c countsOnly) RecordUsage(ctx context.Context, u situate.Usage) error {
 
 type nopUsage struct{}
 
-func (nopUsage) RecordUsage(context.Context, situate.Usage) error { return nil }
+func (nopUsage) RecordUsage(context.Context, driver.Usage) error { return nil }
 
 // ContextualizeBatch writes the contexts of docs through one batch (see
 // Batch) and returns the contextualizer that answers them.
-func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentChunks) (situate.Contextualizer, error) {
+func (b *Batch) ContextualizeBatch(ctx context.Context, docs []driver.DocumentChunks) (driver.Contextualizer, error) {
 	client := b.client
 	base := b.opts.Options
 	usage := base.Usage
@@ -284,7 +284,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 	// 1. Collect the prompts of chunks not cached yet.
 	type item struct {
 		customID string
-		prompt   situate.Prompt
+		prompt   driver.Prompt
 	}
 	var items []item
 	if len(dcs) > 0 {
@@ -299,7 +299,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 		if err != nil {
 			return nil, err
 		}
-		err = col.Run(ctx, dcs, func(di, ci int, x situate.Context) error {
+		err = col.Run(ctx, dcs, func(di, ci int, x driver.Context) error {
 			if !slices.Contains(x.Flags, FlagError) {
 				return nil // cached, or too large for any call
 			}
@@ -340,7 +340,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 		} else {
 			b.log("batch %s: resuming (submitted by an earlier run, %d requests)", st.ID, len(st.Items))
 			// Canceled or expired requests of an old batch are sent again.
-			if err := fetch(st, true); errors.Is(err, situate.ErrNotFound) {
+			if err := fetch(st, true); errors.Is(err, driver.ErrNotFound) {
 				b.warn("batch %s: no longer known to the API (%v): its requests are submitted again", st.ID, err)
 			} else if err != nil {
 				return nil, err
@@ -349,7 +349,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 	}
 	// 3. Submit what the stored batch does not cover.
 	var ids []string
-	var prompts []situate.Prompt
+	var prompts []driver.Prompt
 	st := batchState{Model: client.Name(), Items: map[string]string{}}
 	for _, it := range items {
 		h := promptHash(it.prompt)
@@ -362,7 +362,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 	}
 	if limit := base.MaxCostUSD; limit > 0 && len(ids) > 0 {
 		if !hasPrice {
-			return nil, fmt.Errorf("batch: MaxCostUSD: no price for %s: %w", client.Name(), situate.ErrInvalid)
+			return nil, fmt.Errorf("batch: MaxCostUSD: no price for %s: %w", client.Name(), driver.ErrInvalid)
 		}
 		// Projected as if nothing were cached, at the batch discount.
 		est := Estimate(dcs, client.Name(), nil, EstimateOptions{Options: base})
@@ -410,7 +410,7 @@ func (b *Batch) ContextualizeBatch(ctx context.Context, docs []situate.DocumentC
 		if err != nil {
 			return nil, err
 		}
-		if err := rp.Run(ctx, dcs, func(int, int, situate.Context) error { return nil }); err != nil {
+		if err := rp.Run(ctx, dcs, func(int, int, driver.Context) error { return nil }); err != nil {
 			return nil, fmt.Errorf("batch: store results: %w", err)
 		}
 	}
@@ -465,7 +465,7 @@ func (b *Batch) wait(ctx context.Context, id string) error {
 func (b *Batch) fetchResults(ctx context.Context, st batchState, results map[string]batchResult, resubmit bool) error {
 	var err error
 	for attempt := 0; attempt <= DefaultMaxRetries; attempt++ {
-		err = b.client.Results(ctx, st.ID, func(customID string, comp situate.Completion, rerr error) error {
+		err = b.client.Results(ctx, st.ID, func(customID string, comp driver.Completion, rerr error) error {
 			h, ok := st.Items[customID]
 			if !ok {
 				return nil // not ours, or not expected any more
@@ -490,4 +490,4 @@ func (b *Batch) fetchResults(ctx context.Context, st batchState, results map[str
 	return fmt.Errorf("batch: results of %s: %w", st.ID, err)
 }
 
-var _ situate.BatchContextualizer = (*Batch)(nil)
+var _ driver.BatchContextualizer = (*Batch)(nil)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // breaker stops every run of a Contextualizer when its provider fails every
@@ -84,10 +84,10 @@ func (b *breaker) failure(err error) error {
 	b.consecutive++
 	switch {
 	case b.consecutive >= b.failures:
-		b.trip(fmt.Errorf("llm: %d calls in a row failed, the last with: %v: %w", b.consecutive, err, situate.ErrProviderFailing))
+		b.trip(fmt.Errorf("llm: %d calls in a row failed, the last with: %v: %w", b.consecutive, err, driver.ErrProviderFailing))
 	case b.window > 0 && b.consecutive >= breakerMinFailures && now.Sub(b.lastSuccess) >= b.window:
 		b.trip(fmt.Errorf("llm: every call failed for %s (%d attempts), the last with: %v: %w",
-			now.Sub(b.lastSuccess).Round(time.Second), b.consecutive, err, situate.ErrProviderFailing))
+			now.Sub(b.lastSuccess).Round(time.Second), b.consecutive, err, driver.ErrProviderFailing))
 	}
 	return b.tripped
 }
@@ -112,12 +112,12 @@ func (b *breaker) trip(err error) {
 // fatalError reports errors that stop a run at once: the provider refused
 // the credentials or does not serve the model.
 func fatalError(err error) bool {
-	return errors.Is(err, situate.ErrUnauthorized) || errors.Is(err, situate.ErrModelNotFound)
+	return errors.Is(err, driver.ErrUnauthorized) || errors.Is(err, driver.ErrModelNotFound)
 }
 
 // countsForBreaker says whether a failed attempt says something about the
 // provider: a prompt too large for the window is the input's fault, and a
 // cancelled run is nobody's.
 func countsForBreaker(err error) bool {
-	return !errors.Is(err, situate.ErrPromptTooLarge) && !errors.Is(err, context.Canceled)
+	return !errors.Is(err, driver.ErrPromptTooLarge) && !errors.Is(err, context.Canceled)
 }

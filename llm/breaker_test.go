@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // events collects the call events of a context.
 type events struct {
 	mu sync.Mutex
-	ev []situate.CallEvent
+	ev []driver.CallEvent
 }
 
 func (e *events) ctx(parent context.Context) context.Context {
-	return situate.WithCallObserver(parent, func(ev situate.CallEvent) {
+	return driver.WithCallObserver(parent, func(ev driver.CallEvent) {
 		e.mu.Lock()
 		e.ev = append(e.ev, ev)
 		e.mu.Unlock()
@@ -56,7 +56,7 @@ func TestBreakerServerGone(t *testing.T) {
 	docs := synthDocs(21, []int{6, 6, 6, 6})
 	f := newFake()
 	var gone atomic.Bool
-	f.fail = func(n int, _ situate.Prompt) error {
+	f.fail = func(n int, _ driver.Prompt) error {
 		if n >= 3 {
 			gone.Store(true)
 		}
@@ -74,13 +74,13 @@ func TestBreakerServerGone(t *testing.T) {
 	var ev events
 	start := time.Now()
 	_, err := collect(t, ev.ctx(context.Background()), c, docs)
-	if !errors.Is(err, situate.ErrProviderFailing) || !strings.Contains(err.Error(), "connection refused") {
+	if !errors.Is(err, driver.ErrProviderFailing) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("err = %v, want ErrProviderFailing naming the last error", err)
 	}
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("took %v to stop", el)
 	}
-	if n := ev.count(situate.CallFallback); n != 0 {
+	if n := ev.count(driver.CallFallback); n != 0 {
 		t.Errorf("%d chunks fell back before the breaker tripped", n)
 	}
 	calls := len(f.snapshot())
@@ -92,11 +92,11 @@ func TestBreakerServerGone(t *testing.T) {
 	}
 	// Tripped: the next document fails at once, without a call.
 	_, err = c.Contextualize(context.Background(), docs[0].Doc, docs[0].Chunks)
-	if !errors.Is(err, situate.ErrProviderFailing) || len(f.snapshot()) != calls {
+	if !errors.Is(err, driver.ErrProviderFailing) || len(f.snapshot()) != calls {
 		t.Errorf("after the trip: err %v, %d new calls", err, len(f.snapshot())-calls)
 	}
 	// Every attempt is observed: starts equal done + retries + fails.
-	if s, d, r, fl := ev.count(situate.CallStart), ev.count(situate.CallDone), ev.count(situate.CallRetry), ev.count(situate.CallFail); s != d+r+fl || d < 3 {
+	if s, d, r, fl := ev.count(driver.CallStart), ev.count(driver.CallDone), ev.count(driver.CallRetry), ev.count(driver.CallFail); s != d+r+fl || d < 3 {
 		t.Errorf("events: %d starts, %d done, %d retries, %d fails", s, d, r, fl)
 	}
 	// Usage: every attempt is recorded; failed attempts carry the error.
@@ -127,7 +127,7 @@ func TestBreakerWindow(t *testing.T) {
 	b.failure(errors.New("HTTP 500"))
 	advance(11 * time.Second)
 	err := b.failure(errors.New("HTTP 500: boom"))
-	if !errors.Is(err, situate.ErrProviderFailing) || !strings.Contains(err.Error(), "boom") {
+	if !errors.Is(err, driver.ErrProviderFailing) || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("after 21 s of failures: %v", err)
 	}
 	// It stays tripped for the window, then closes.
@@ -153,7 +153,7 @@ func TestBreakerIgnoresSporadicErrors(t *testing.T) {
 	docs := synthDocs(22, []int{8, 8, 8})
 	f := newFake()
 	var attempts sync.Map
-	f.fail = func(n int, p situate.Prompt) error {
+	f.fail = func(n int, p driver.Prompt) error {
 		ch := chunkOf(p.Suffix)
 		v, _ := attempts.LoadOrStore(ch, new(atomic.Int32))
 		if n%3 == 0 && v.(*atomic.Int32).Add(1) == 1 {
@@ -178,11 +178,11 @@ func TestBreakerIgnoresSporadicErrors(t *testing.T) {
 // 401 and 404-model errors stop the run at the first call: no retry, no
 // fallback, and the error matches the sentinel.
 func TestFatalErrorsStopAtFirstCall(t *testing.T) {
-	for _, sentinel := range []error{situate.ErrUnauthorized, situate.ErrModelNotFound} {
+	for _, sentinel := range []error{driver.ErrUnauthorized, driver.ErrModelNotFound} {
 		t.Run(sentinel.Error(), func(t *testing.T) {
 			docs := synthDocs(23, []int{5, 5})
 			f := newFake()
-			f.fail = func(int, situate.Prompt) error { return fmt.Errorf("fake provider: HTTP 401: %w", sentinel) }
+			f.fail = func(int, driver.Prompt) error { return fmt.Errorf("fake provider: HTTP 401: %w", sentinel) }
 			o := testOptions()
 			o.Fallback = offlineFake{}
 			o.Concurrency = 1
@@ -195,7 +195,7 @@ func TestFatalErrorsStopAtFirstCall(t *testing.T) {
 			if n := len(f.snapshot()); n != 1 {
 				t.Errorf("%d calls, want 1", n)
 			}
-			if ev.count(situate.CallFallback) != 0 || ev.count(situate.CallRetry) != 0 {
+			if ev.count(driver.CallFallback) != 0 || ev.count(driver.CallRetry) != 0 {
 				t.Errorf("fallbacks or retries after a fatal error: %+v", ev.ev)
 			}
 		})
@@ -236,7 +236,7 @@ func TestCancelIsNotAProviderError(t *testing.T) {
 func TestDegenerateResampled(t *testing.T) {
 	docs := synthDocs(25, []int{2})
 	f := newFake()
-	f.answer = func(p situate.Prompt) string {
+	f.answer = func(p driver.Prompt) string {
 		if p.Sample >= 1 && strings.Contains(chunkOf(p.Suffix), docs[0].Chunks[0].Text[:20]) {
 			return defaultAnswer(p)
 		}
@@ -266,8 +266,8 @@ func TestDegenerateResampled(t *testing.T) {
 	if samples[0] != 2 || samples[1] != 2 || samples[2] != 1 {
 		t.Errorf("samples asked: %v; want chunk 0 twice, chunk 1 three times", samples)
 	}
-	if ev.count(situate.CallFallback) != 1 || ev.count(situate.CallRetry) != 3 {
-		t.Errorf("events: %d fallbacks, %d retries", ev.count(situate.CallFallback), ev.count(situate.CallRetry))
+	if ev.count(driver.CallFallback) != 1 || ev.count(driver.CallRetry) != 3 {
+		t.Errorf("events: %d fallbacks, %d retries", ev.count(driver.CallFallback), ev.count(driver.CallRetry))
 	}
 	// With KeepDegenerate the answer is kept, flagged.
 	o.KeepDegenerate = true
@@ -287,7 +287,7 @@ func TestDegenerateResampled(t *testing.T) {
 func TestEmptyAnswerEndsItsCall(t *testing.T) {
 	docs := synthDocs(7, []int{4})
 	f := newFake()
-	f.answer = func(situate.Prompt) string { return "   " }
+	f.answer = func(driver.Prompt) string { return "   " }
 	o := testOptions()
 	o.Fallback = offlineFake{}
 	c := mustNew(t, f, o)
@@ -295,11 +295,11 @@ func TestEmptyAnswerEndsItsCall(t *testing.T) {
 	if _, err := collect(t, ev.ctx(context.Background()), c, docs); err != nil {
 		t.Fatal(err)
 	}
-	s, d, r, fl := ev.count(situate.CallStart), ev.count(situate.CallDone), ev.count(situate.CallRetry), ev.count(situate.CallFail)
+	s, d, r, fl := ev.count(driver.CallStart), ev.count(driver.CallDone), ev.count(driver.CallRetry), ev.count(driver.CallFail)
 	if s == 0 || s != d+r+fl {
 		t.Errorf("events: %d starts, %d done, %d retries, %d fails: calls left in flight", s, d, r, fl)
 	}
-	if n := ev.count(situate.CallFallback); n != 4 {
+	if n := ev.count(driver.CallFallback); n != 4 {
 		t.Errorf("%d fallbacks, want 4 (every chunk answered empty)", n)
 	}
 }

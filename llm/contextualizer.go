@@ -10,14 +10,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Contextualizer writes chunk contexts with a chat model. It is safe for
 // concurrent use.
 type Contextualizer struct {
-	model      situate.LLM
-	pool       []situate.LLM
+	model      driver.LLM
+	pool       []driver.LLM
 	opts       Options
 	configured string // the model's Name() as configured
 	custom     *Template
@@ -33,29 +33,29 @@ type Contextualizer struct {
 }
 
 var (
-	_ situate.Contextualizer = (*Contextualizer)(nil)
-	_ situate.Fingerprinter  = (*Contextualizer)(nil)
+	_ driver.Contextualizer = (*Contextualizer)(nil)
+	_ driver.Fingerprinter  = (*Contextualizer)(nil)
 )
 
 // DocChunks is one document and its chunks, for Run and Estimate.
 type DocChunks struct {
-	Doc    situate.Document
-	Chunks []situate.Chunk
+	Doc    driver.Document
+	Chunks []driver.Chunk
 }
 
 // New returns a Contextualizer on model (and opts.Replicas).
-func New(model situate.LLM, opts Options) (*Contextualizer, error) {
+func New(model driver.LLM, opts Options) (*Contextualizer, error) {
 	if model == nil {
-		return nil, fmt.Errorf("llm: new: model is nil: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("llm: new: model is nil: %w", driver.ErrInvalid)
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	c := &Contextualizer{model: model, opts: opts, configured: model.Name(), name: model.Name()}
-	c.pool = append([]situate.LLM{model}, opts.Replicas...)
+	c.pool = append([]driver.LLM{model}, opts.Replicas...)
 	for i, r := range opts.Replicas {
 		if r.Name() != c.name {
-			return nil, fmt.Errorf("llm options: Replicas[%d]: name %q differs from the model's %q: %w", i, r.Name(), c.name, situate.ErrInvalid)
+			return nil, fmt.Errorf("llm options: Replicas[%d]: name %q differs from the model's %q: %w", i, r.Name(), c.name, driver.ErrInvalid)
 		}
 	}
 	c.breaker = newBreaker(opts.BreakerFailures, opts.BreakerWindow, realClock{})
@@ -72,7 +72,7 @@ func New(model situate.LLM, opts Options) (*Contextualizer, error) {
 	}
 	c.price, c.hasPrice = c.prices.Lookup(c.name)
 	if opts.MaxCostUSD > 0 && !c.hasPrice {
-		return nil, fmt.Errorf("llm options: MaxCostUSD: no price for model %q in the price table: %w", c.name, situate.ErrInvalid)
+		return nil, fmt.Errorf("llm options: MaxCostUSD: no price for model %q in the price table: %w", c.name, driver.ErrInvalid)
 	}
 	c.gate = newRateGate(opts.RequestsPerMinute, opts.InputTokensPerMinute, realClock{})
 	c.settings = c.settingsFor(c.name, "")
@@ -86,10 +86,10 @@ func (c *Contextualizer) Name() string { return c.modelName() }
 
 // Contextualize writes the context of every chunk of one document: exactly
 // len(chunks) contexts, in order. See Run for the scheduling.
-func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document, chunks []situate.Chunk) ([]situate.Context, error) {
-	out := make([]situate.Context, len(chunks))
+func (c *Contextualizer) Contextualize(ctx context.Context, doc driver.Document, chunks []driver.Chunk) ([]driver.Context, error) {
+	out := make([]driver.Context, len(chunks))
 	done := make([]bool, len(chunks))
-	err := c.Run(ctx, []DocChunks{{Doc: doc, Chunks: chunks}}, func(_, i int, x situate.Context) error {
+	err := c.Run(ctx, []DocChunks{{Doc: doc, Chunks: chunks}}, func(_, i int, x driver.Context) error {
 		out[i], done[i] = x, true
 		return nil
 	})
@@ -107,7 +107,7 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 // templateFor picks the template and the languages of a document: the
 // template's language, and the language the answer is checked against
 // ("" when unknown).
-func (c *Contextualizer) templateFor(doc situate.Document) (Template, string, string) {
+func (c *Contextualizer) templateFor(doc driver.Document) (Template, string, string) {
 	lang, want := c.opts.Language, c.opts.Language
 	if lang == "" {
 		if l := normLang(doc.Lang); knownLang(l) {
@@ -117,7 +117,7 @@ func (c *Contextualizer) templateFor(doc situate.Document) (Template, string, st
 			lang = want
 		}
 		if lang == "" {
-			lang = situate.LangEnglish
+			lang = driver.LangEnglish
 		}
 	}
 	if c.custom != nil {
@@ -153,13 +153,13 @@ func (c *Contextualizer) window(ctx context.Context) (int, error) {
 	if c.opts.ContextWindow > 0 {
 		return c.opts.ContextWindow, nil
 	}
-	if w, ok := c.model.(situate.ContextWindower); ok {
+	if w, ok := c.model.(driver.ContextWindower); ok {
 		n, err := w.ContextWindow(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("llm: context window of %s: %w", c.Name(), err)
 		}
 		if n > 0 && n <= c.opts.MaxTokens {
-			return 0, fmt.Errorf("llm: context window of %s is %d tokens, no room for MaxTokens %d: %w", c.Name(), n, c.opts.MaxTokens, situate.ErrInvalid)
+			return 0, fmt.Errorf("llm: context window of %s is %d tokens, no room for MaxTokens %d: %w", c.Name(), n, c.opts.MaxTokens, driver.ErrInvalid)
 		}
 		return max(n, 0), nil
 	}
@@ -169,8 +169,8 @@ func (c *Contextualizer) window(ctx context.Context) (int, error) {
 // docPlan is a planned document.
 type docPlan struct {
 	idx    int
-	doc    situate.Document
-	chunks []situate.Chunk
+	doc    driver.Document
+	chunks []driver.Chunk
 	tmpl   Template
 	lang   string
 	want   string
@@ -202,11 +202,11 @@ func (c *Contextualizer) planDoc(ctx context.Context, idx int, d DocChunks, wind
 	p := makePlan(in)
 	// Count exactly when the estimate says the document does not fit, or
 	// when it would not fit with a tokenizer needing twice the estimate.
-	if tc, ok := c.model.(situate.TokenCounter); ok && window > 0 && (!allFull(p) || 2*largestPrompt(p) > window-c.opts.MaxTokens) {
+	if tc, ok := c.model.(driver.TokenCounter); ok && window > 0 && (!allFull(p) || 2*largestPrompt(p) > window-c.opts.MaxTokens) {
 		full := in.fullPrefix()
 		start := time.Now()
 		exact, err := tc.CountTokens(ctx, full)
-		u := situate.Usage{Time: start, Operation: "count", DocID: d.Doc.ID, InputTokens: exact, Latency: time.Since(start)}
+		u := driver.Usage{Time: start, Operation: "count", DocID: d.Doc.ID, InputTokens: exact, Latency: time.Since(start)}
 		if err != nil {
 			u.Error = err.Error()
 		}
@@ -243,7 +243,7 @@ func allFull(p plan) bool {
 }
 
 // record sends a usage record, filling provider, model and cost.
-func (c *Contextualizer) record(ctx context.Context, u situate.Usage) error {
+func (c *Contextualizer) record(ctx context.Context, u driver.Usage) error {
 	if u.Provider == "" && u.Model == "" {
 		u.Provider, u.Model = splitName(c.Name())
 	}
@@ -281,16 +281,16 @@ func wholeDocument(d DocChunks) bool {
 
 // wholeDocumentContext is the context of a document that is one chunk:
 // Fallback's (the offline context), labelled with its name, unflagged.
-func (c *Contextualizer) wholeDocumentContext(ctx context.Context, doc situate.Document, ch situate.Chunk) (situate.Context, error) {
+func (c *Contextualizer) wholeDocumentContext(ctx context.Context, doc driver.Document, ch driver.Chunk) (driver.Context, error) {
 	if c.opts.Fallback == nil {
-		return situate.Context{Source: "none"}, nil
+		return driver.Context{Source: "none"}, nil
 	}
-	xs, err := c.opts.Fallback.Contextualize(ctx, doc, []situate.Chunk{ch})
+	xs, err := c.opts.Fallback.Contextualize(ctx, doc, []driver.Chunk{ch})
 	if err != nil {
-		return situate.Context{}, fmt.Errorf("llm: %s context of one-chunk document %s: %w", c.opts.Fallback.Name(), doc.ID, err)
+		return driver.Context{}, fmt.Errorf("llm: %s context of one-chunk document %s: %w", c.opts.Fallback.Name(), doc.ID, err)
 	}
 	if len(xs) != 1 {
-		return situate.Context{}, fmt.Errorf("llm: %s context of one-chunk document %s: got %d contexts, want 1", c.opts.Fallback.Name(), doc.ID, len(xs))
+		return driver.Context{}, fmt.Errorf("llm: %s context of one-chunk document %s: got %d contexts, want 1", c.opts.Fallback.Name(), doc.ID, len(xs))
 	}
 	x := xs[0]
 	if x.Source == "" {
@@ -300,10 +300,10 @@ func (c *Contextualizer) wholeDocumentContext(ctx context.Context, doc situate.D
 }
 
 // fallback writes the context of a chunk the model could not do.
-func (c *Contextualizer) fallback(ctx context.Context, doc situate.Document, ch situate.Chunk, reason string) (situate.Context, error) {
-	x := situate.Context{Source: "none"}
+func (c *Contextualizer) fallback(ctx context.Context, doc driver.Document, ch driver.Chunk, reason string) (driver.Context, error) {
+	x := driver.Context{Source: "none"}
 	if c.opts.Fallback != nil {
-		xs, err := c.opts.Fallback.Contextualize(ctx, doc, []situate.Chunk{ch})
+		xs, err := c.opts.Fallback.Contextualize(ctx, doc, []driver.Chunk{ch})
 		if err != nil {
 			return x, fmt.Errorf("llm: fallback %s for %s chunk %d: %w", c.opts.Fallback.Name(), doc.ID, ch.Index, err)
 		}
@@ -337,7 +337,7 @@ func (c *Contextualizer) projectedCost(prefixTok, suffixTok int, first bool) flo
 	if !c.hasPrice {
 		return 0
 	}
-	u := situate.Usage{InputTokens: suffixTok, OutputTokens: c.opts.MaxTokens}
+	u := driver.Usage{InputTokens: suffixTok, OutputTokens: c.opts.MaxTokens}
 	switch {
 	case prefixTok < c.price.MinCacheTokens:
 		u.InputTokens += prefixTok
@@ -369,14 +369,14 @@ func (c *Contextualizer) projectedCost(prefixTok, suffixTok int, first bool) flo
 // next run resumes. A run whose projected spend would exceed MaxCostUSD
 // stops dispatching, waits for calls in flight and returns an error
 // wrapping ErrBudget.
-func (c *Contextualizer) Run(ctx context.Context, docs []DocChunks, emit func(doc int, chunk int, c situate.Context) error) error {
+func (c *Contextualizer) Run(ctx context.Context, docs []DocChunks, emit func(doc int, chunk int, c driver.Context) error) error {
 	if emit == nil {
-		return fmt.Errorf("llm: run: emit is nil: %w", situate.ErrInvalid)
+		return fmt.Errorf("llm: run: emit is nil: %w", driver.ErrInvalid)
 	}
 	for i, d := range docs {
 		for j, ch := range d.Chunks {
 			if ch.DocID != "" && ch.DocID != d.Doc.ID {
-				return fmt.Errorf("llm: run: docs[%d] (%s): chunk %d belongs to %q: %w", i, d.Doc.ID, j, ch.DocID, situate.ErrInvalid)
+				return fmt.Errorf("llm: run: docs[%d] (%s): chunk %d belongs to %q: %w", i, d.Doc.ID, j, ch.DocID, driver.ErrInvalid)
 			}
 		}
 	}

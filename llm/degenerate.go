@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Kinds of degenerate answers (FlagDegenerate + kind).
@@ -326,7 +326,7 @@ func unrelated(words, lower []string, doc *docWords, lang string) *DegenerateErr
 	// In English, a word the document does not have is a common word: one
 	// or two o200k tokens. Random-weight babble glues subwords together
 	// ("ayantshalotorepository"). (German compounds are long: English only.)
-	checkWords := (lang == "" || lang == "en") && !wrongLanguage(strings.Join(words, " "), situate.LangEnglish)
+	checkWords := (lang == "" || lang == "en") && !wrongLanguage(strings.Join(words, " "), driver.LangEnglish)
 	for i, w := range lower {
 		cjk := len(w) > 0 && isCJK([]rune(w)[0])
 		if !cjk && (utf8.RuneCountInString(w) < 4 || genericWords[w] || isNumber(w)) {

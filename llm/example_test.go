@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/llm"
 )
 
@@ -15,14 +16,14 @@ type echoModel struct{}
 
 func (echoModel) Name() string { return "echo:model" }
 
-func (echoModel) Complete(_ context.Context, p situate.Prompt) (situate.Completion, error) {
+func (echoModel) Complete(_ context.Context, p driver.Prompt) (driver.Completion, error) {
 	if p.Started != nil {
 		p.Started()
 	}
 	_, chunk, _ := strings.Cut(p.Suffix, "<chunk>\n")
 	chunk, _, _ = strings.Cut(chunk, "\n</chunk>")
 	words := strings.Fields(chunk)
-	return situate.Completion{Text: "Context: From the ACME report, about " + strings.ToLower(strings.Join(words[:2], " ")) + "."}, nil
+	return driver.Completion{Text: "Context: From the ACME report, about " + strings.ToLower(strings.Join(words[:2], " ")) + "."}, nil
 }
 
 func Example() {
@@ -44,7 +45,7 @@ func Example() {
 	}
 	for i, x := range contexts {
 		fmt.Printf("%s [%s] %v\n", x.Text, x.Source, x.Flags)
-		fmt.Println(situate.Contextualize(x.Text, chunks[i].Text))
+		fmt.Println(driver.Contextualize(x.Text, chunks[i].Text))
 	}
 	// Output:
 	// From the ACME report, about acme annual. [echo:model] []

@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
-
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/shareddata"
 )
 
@@ -29,9 +28,9 @@ type fakeLLM struct {
 	noStarted bool          // never call Prompt.Started
 
 	// fail, if set, may fail call n (0-based, over all calls) of a prompt.
-	fail func(n int, p situate.Prompt) error
+	fail func(n int, p driver.Prompt) error
 	// answer, if set, replaces the default answer.
-	answer func(p situate.Prompt) string
+	answer func(p driver.Prompt) string
 	// window, if > 0, is reported by ContextWindow.
 	window int
 	// together, if > 0, holds every call before it answers until that many
@@ -85,7 +84,7 @@ func chunkOf(suffix string) string {
 
 // defaultAnswer situates the chunk with words taken from it, so it contains
 // no number or identifier absent from the document.
-func defaultAnswer(p situate.Prompt) string {
+func defaultAnswer(p driver.Prompt) string {
 	words := strings.Fields(chunkOf(p.Suffix))
 	if len(words) > 8 {
 		words = words[:8]
@@ -93,7 +92,7 @@ func defaultAnswer(p situate.Prompt) string {
 	return "This chunk is part of the document and covers " + strings.Join(words, " ") + "."
 }
 
-func (f *fakeLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (f *fakeLLM) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	f.mu.Lock()
 	if f.cache == nil {
 		f.cache = map[string]bool{}
@@ -133,13 +132,13 @@ func (f *fakeLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Compl
 	if f.fail != nil {
 		if err := f.fail(n, p); err != nil {
 			if err := sleepCtx(ctx, f.ttft); err != nil {
-				return situate.Completion{}, err
+				return driver.Completion{}, err
 			}
-			return situate.Completion{}, err
+			return driver.Completion{}, err
 		}
 	}
 	if err := sleepCtx(ctx, f.ttft); err != nil {
-		return situate.Completion{}, err
+		return driver.Completion{}, err
 	}
 	f.mu.Lock()
 	f.cache[ph] = true
@@ -150,13 +149,13 @@ func (f *fakeLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Compl
 		p.Started()
 	}
 	if err := sleepCtx(ctx, f.latency-f.ttft); err != nil {
-		return situate.Completion{}, err
+		return driver.Completion{}, err
 	}
 	text := defaultAnswer(p)
 	if f.answer != nil {
 		text = f.answer(p)
 	}
-	u := situate.Usage{InputTokens: len(p.Suffix) / 4, OutputTokens: len(text) / 4}
+	u := driver.Usage{InputTokens: len(p.Suffix) / 4, OutputTokens: len(text) / 4}
 	if c.CacheRead {
 		u.CacheReadTokens = len(p.Prefix) / 4
 	} else {
@@ -165,7 +164,7 @@ func (f *fakeLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Compl
 	f.mu.Lock()
 	c.OK = true
 	f.mu.Unlock()
-	return situate.Completion{Text: text, Usage: u}, nil
+	return driver.Completion{Text: text, Usage: u}, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -212,21 +211,21 @@ func (e *providerError) RateLimited() bool         { return e.status == 429 || e
 // memCache is an in-memory situate.ContextCache.
 type memCache struct {
 	mu sync.Mutex
-	m  map[string]situate.Context
+	m  map[string]driver.Context
 }
 
-func (c *memCache) CachedContext(_ context.Context, key string) (situate.Context, bool, error) {
+func (c *memCache) CachedContext(_ context.Context, key string) (driver.Context, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	x, ok := c.m[key]
 	return x, ok, nil
 }
 
-func (c *memCache) CacheContext(_ context.Context, key string, x situate.Context) error {
+func (c *memCache) CacheContext(_ context.Context, key string, x driver.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[string]situate.Context{}
+		c.m = map[string]driver.Context{}
 	}
 	c.m[key] = x
 	return nil
@@ -241,10 +240,10 @@ func (c *memCache) len() int {
 // usageLog is an in-memory situate.UsageRecorder.
 type usageLog struct {
 	mu sync.Mutex
-	us []situate.Usage
+	us []driver.Usage
 }
 
-func (l *usageLog) RecordUsage(_ context.Context, u situate.Usage) error {
+func (l *usageLog) RecordUsage(_ context.Context, u driver.Usage) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.us = append(l.us, u)
@@ -255,10 +254,10 @@ func (l *usageLog) RecordUsage(_ context.Context, u situate.Usage) error {
 type offlineFake struct{}
 
 func (offlineFake) Name() string { return "offline" }
-func (offlineFake) Contextualize(_ context.Context, doc situate.Document, chunks []situate.Chunk) ([]situate.Context, error) {
-	out := make([]situate.Context, len(chunks))
+func (offlineFake) Contextualize(_ context.Context, doc driver.Document, chunks []driver.Chunk) ([]driver.Context, error) {
+	out := make([]driver.Context, len(chunks))
 	for i := range chunks {
-		out[i] = situate.Context{Text: "From " + doc.ID + ".", Source: "offline"}
+		out[i] = driver.Context{Text: "From " + doc.ID + ".", Source: "offline"}
 	}
 	return out, nil
 }
@@ -283,7 +282,7 @@ func synthDocs(seed uint64, counts []int) []DocChunks {
 	for d, n := range counts {
 		id := fmt.Sprintf("doc%03d.md", d)
 		var b strings.Builder
-		var chunks []situate.Chunk
+		var chunks []driver.Chunk
 		fmt.Fprintf(&b, "# Document %d\n\n", d)
 		for i := range n {
 			start := b.Len()
@@ -297,13 +296,13 @@ func synthDocs(seed uint64, counts []int) []DocChunks {
 			fmt.Fprintf(&b, " section %d.%d.", d, i)
 			end := b.Len()
 			b.WriteString("\n\n")
-			chunks = append(chunks, situate.Chunk{DocID: id, Index: i, Start: start, End: end})
+			chunks = append(chunks, driver.Chunk{DocID: id, Index: i, Start: start, End: end})
 		}
 		text := b.String()
 		for i := range chunks {
 			chunks[i].Text = text[chunks[i].Start:chunks[i].End]
 		}
-		out[d] = DocChunks{Doc: situate.Document{ID: id, Text: text, Lang: "en", Format: situate.FormatMarkdown}, Chunks: chunks}
+		out[d] = DocChunks{Doc: driver.Document{ID: id, Text: text, Lang: "en", Format: driver.FormatMarkdown}, Chunks: chunks}
 	}
 	return out
 }
@@ -335,15 +334,15 @@ func testOptions() Options {
 }
 
 // collect runs c over docs and returns the contexts by document.
-func collect(t testing.TB, ctx context.Context, c *Contextualizer, docs []DocChunks) ([][]situate.Context, error) {
+func collect(t testing.TB, ctx context.Context, c *Contextualizer, docs []DocChunks) ([][]driver.Context, error) {
 	t.Helper()
-	out := make([][]situate.Context, len(docs))
+	out := make([][]driver.Context, len(docs))
 	for i, d := range docs {
-		out[i] = make([]situate.Context, len(d.Chunks))
+		out[i] = make([]driver.Context, len(d.Chunks))
 	}
 	var mu sync.Mutex
 	seen := map[[2]int]bool{}
-	err := c.Run(ctx, docs, func(d, i int, x situate.Context) error {
+	err := c.Run(ctx, docs, func(d, i int, x driver.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if seen[[2]int{d, i}] {

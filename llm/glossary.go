@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/situate/situate/driver"
 
-	"github.com/situate/situate"
+	"github.com/BurntSushi/toml"
 )
 
 // glossaryFile is the shape of a glossary file: JSON
@@ -51,10 +51,10 @@ func LoadGlossary(path string) ([]Term, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("llm: glossary %s: %w: %w", path, err, situate.ErrInvalid)
+		return nil, fmt.Errorf("llm: glossary %s: %w: %w", path, err, driver.ErrInvalid)
 	}
 	if len(entries) == 0 {
-		return nil, fmt.Errorf("llm: glossary %s: no terms: %w", path, situate.ErrInvalid)
+		return nil, fmt.Errorf("llm: glossary %s: no terms: %w", path, driver.ErrInvalid)
 	}
 	seen := map[string]int{}
 	terms := make([]Term, 0, len(entries))
@@ -62,13 +62,13 @@ func LoadGlossary(path string) ([]Term, error) {
 		t, d := strings.Join(strings.Fields(e.Term), " "), strings.TrimSpace(e.Definition)
 		switch {
 		case t == "":
-			return nil, fmt.Errorf("llm: glossary %s: terms[%d]: term is empty: %w", path, i, situate.ErrInvalid)
+			return nil, fmt.Errorf("llm: glossary %s: terms[%d]: term is empty: %w", path, i, driver.ErrInvalid)
 		case d == "":
-			return nil, fmt.Errorf("llm: glossary %s: terms[%d] (%q): definition is empty: %w", path, i, t, situate.ErrInvalid)
+			return nil, fmt.Errorf("llm: glossary %s: terms[%d] (%q): definition is empty: %w", path, i, t, driver.ErrInvalid)
 		}
 		k := strings.ToLower(t)
 		if j, dup := seen[k]; dup {
-			return nil, fmt.Errorf("llm: glossary %s: terms[%d]: term %q already defined by terms[%d]: %w", path, i, t, j, situate.ErrInvalid)
+			return nil, fmt.Errorf("llm: glossary %s: terms[%d]: term %q already defined by terms[%d]: %w", path, i, t, j, driver.ErrInvalid)
 		}
 		seen[k] = i
 		terms = append(terms, Term{Term: t, Definition: d})
@@ -112,5 +112,5 @@ func glossaryTOML(data []byte) ([]glossaryEntry, error) {
 // chunks.
 func StaticGlossary(terms []Term) GlossaryFunc {
 	ts := append([]Term(nil), terms...)
-	return func(situate.Document) []Term { return ts }
+	return func(driver.Document) []Term { return ts }
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 func writeFile(t *testing.T, name, text string) string {
@@ -55,7 +55,7 @@ func TestLoadGlossary(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.msg) || (c.file != "" && !strings.Contains(err.Error(), path)) {
 			t.Errorf("%s: error %v, want one naming the file and %q", name, err, c.msg)
 		}
-		if c.file != "" && !errors.Is(err, situate.ErrInvalid) {
+		if c.file != "" && !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("%s: error does not wrap ErrInvalid", name)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Settings are what a Contextualizer's contexts depend on beyond the
@@ -141,7 +141,7 @@ func langName(l string) string {
 // release's prompt wording re-situates what the old one wrote.
 func builtinTemplatesHash() string {
 	h := sha256.New()
-	for _, l := range []string{situate.LangEnglish, "de", "es", "ru", "zh"} {
+	for _, l := range []string{driver.LangEnglish, "de", "es", "ru", "zh"} {
 		fmt.Fprintf(h, "%s:%s\n", l, BuiltinTemplate(l).Hash)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -182,10 +182,10 @@ func (c *Contextualizer) Fingerprint() string { return c.Settings().Fingerprint 
 // before the Contextualizer is handed to an Engine; without it, the
 // configured name is used.
 func (c *Contextualizer) Identify(ctx context.Context) error {
-	var first situate.ModelIdentity
+	var first driver.ModelIdentity
 	identified := false
 	for i, m := range c.pool {
-		mi, ok := m.(situate.ModelIdentifier)
+		mi, ok := m.(driver.ModelIdentifier)
 		if !ok {
 			continue
 		}
@@ -194,11 +194,11 @@ func (c *Contextualizer) Identify(ctx context.Context) error {
 			return fmt.Errorf("llm: ask %s which model it serves: %w", m.Name(), err)
 		}
 		if id.Name == "" {
-			return fmt.Errorf("llm: ask %s which model it serves: the server names no model: %w", m.Name(), situate.ErrInvalid)
+			return fmt.Errorf("llm: ask %s which model it serves: the server names no model: %w", m.Name(), driver.ErrInvalid)
 		}
 		if identified && id != first {
 			return fmt.Errorf("llm: replica %d serves %s (%s), the first serves %s (%s): replicas must serve one model: %w",
-				i, id.Name, id.Digest, first.Name, first.Digest, situate.ErrInvalid)
+				i, id.Name, id.Digest, first.Name, first.Digest, driver.ErrInvalid)
 		}
 		first, identified = id, true
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // A cheap language check: scripts first (Han, Cyrillic, Latin), then stop
@@ -12,9 +12,9 @@ import (
 // conservative: it answers "" unless the evidence is clear.
 
 var stopwords = map[string]map[string]bool{
-	situate.LangEnglish: set("the", "and", "of", "to", "is", "that", "for", "with", "this", "are", "on", "as", "by", "it", "be", "was", "from", "which", "its", "an"),
-	situate.LangGerman:  set("der", "die", "das", "und", "ist", "nicht", "ein", "eine", "mit", "von", "zu", "den", "für", "auf", "im", "dem", "des", "sich", "auch", "wird", "werden", "einer", "eines"),
-	situate.LangSpanish: set("el", "la", "los", "las", "y", "que", "en", "un", "una", "por", "con", "para", "del", "se", "al", "como", "su", "sus", "lo", "este", "esta"),
+	driver.LangEnglish: set("the", "and", "of", "to", "is", "that", "for", "with", "this", "are", "on", "as", "by", "it", "be", "was", "from", "which", "its", "an"),
+	driver.LangGerman:  set("der", "die", "das", "und", "ist", "nicht", "ein", "eine", "mit", "von", "zu", "den", "für", "auf", "im", "dem", "des", "sich", "auch", "wird", "werden", "einer", "eines"),
+	driver.LangSpanish: set("el", "la", "los", "las", "y", "que", "en", "un", "una", "por", "con", "para", "del", "se", "al", "como", "su", "sus", "lo", "este", "esta"),
 }
 
 func set(ws ...string) map[string]bool {
@@ -63,7 +63,7 @@ func latinLang(text string, limit int) string {
 		return ""
 	}
 	best, second, bestLang := 0, 0, ""
-	for _, l := range []string{situate.LangEnglish, situate.LangGerman, situate.LangSpanish} {
+	for _, l := range []string{driver.LangEnglish, driver.LangGerman, driver.LangSpanish} {
 		n := 0
 		for _, w := range words {
 			if stopwords[l][w] {
@@ -93,9 +93,9 @@ func detectLang(text string) string {
 	}
 	switch {
 	case float64(s.han) >= 0.3*float64(s.letters):
-		return situate.LangChinese
+		return driver.LangChinese
 	case float64(s.cyrillic) >= 0.5*float64(s.letters):
-		return situate.LangRussian
+		return driver.LangRussian
 	case float64(s.latin) >= 0.5*float64(s.letters):
 		return latinLang(text, limit)
 	}
@@ -119,11 +119,11 @@ func wrongLanguage(context, want string) bool {
 	}
 	f := func(n int) float64 { return float64(n) / float64(s.letters) }
 	switch want {
-	case situate.LangChinese:
+	case driver.LangChinese:
 		return f(s.han) < 0.2
-	case situate.LangRussian:
+	case driver.LangRussian:
 		return f(s.cyrillic) < 0.3
-	case situate.LangEnglish, situate.LangGerman, situate.LangSpanish:
+	case driver.LangEnglish, driver.LangGerman, driver.LangSpanish:
 		if f(s.han) > 0.3 || f(s.cyrillic) > 0.3 {
 			return true
 		}

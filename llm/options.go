@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Defaults for Options.
@@ -53,7 +53,7 @@ type Term struct {
 // GlossaryFunc returns the glossary shown after a document (terms defined in
 // other documents). It must be deterministic: its output is part of the
 // cached prompt prefix and of the cache key.
-type GlossaryFunc func(doc situate.Document) []Term
+type GlossaryFunc func(doc driver.Document) []Term
 
 // Options configure a Contextualizer. The zero value is not valid; start from
 // DefaultOptions.
@@ -96,7 +96,7 @@ type Options struct {
 	// Replicas are more servers of the same model (same Name()). Every
 	// document goes to one of model+Replicas, chosen by a stable hash of its
 	// ID, so its prefix is cached on one server only.
-	Replicas []situate.LLM
+	Replicas []driver.LLM
 	// MaxRetries, BaseBackoff, MaxBackoff and CallTimeout govern retries of
 	// retryable errors (see Retryable) and per-call timeouts.
 	MaxRetries  int
@@ -138,14 +138,14 @@ type Options struct {
 	InputTokensPerMinute int
 
 	// Cache remembers contexts across runs (may be nil).
-	Cache situate.ContextCache
+	Cache driver.ContextCache
 	// Usage receives one record per contextualization call (may be nil).
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 	// Fallback writes the context of a chunk whose calls keep failing
 	// (e.g. the offline contextualizer). Nil leaves such a context empty;
 	// it is flagged "fallback" either way. It also writes, unflagged, the
 	// context of a document that is one chunk (see CallWholeDocuments).
-	Fallback situate.Contextualizer
+	Fallback driver.Contextualizer
 	// CallWholeDocuments asks the model even for a document that fits in
 	// one chunk. By default such a document gets no call: the chunk is the
 	// whole document, so a context situating it in the document can add
@@ -185,7 +185,7 @@ func DefaultOptions() Options {
 // Validate reports the first invalid field.
 func (o Options) Validate() error {
 	bad := func(field, msg string, args ...any) error {
-		return fmt.Errorf("llm options: %s: %s: %w", field, fmt.Sprintf(msg, args...), situate.ErrInvalid)
+		return fmt.Errorf("llm options: %s: %s: %w", field, fmt.Sprintf(msg, args...), driver.ErrInvalid)
 	}
 	if o.Language != "" && !knownLang(o.Language) {
 		return bad("Language", "unknown language %q (want one of en, de, es, ru, zh)", o.Language)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // headShare is the share of a document excerpt's budget given to the
@@ -30,8 +30,8 @@ type plan struct {
 
 // planInput is what planning a document needs.
 type planInput struct {
-	doc       situate.Document
-	chunks    []situate.Chunk
+	doc       driver.Document
+	chunks    []driver.Chunk
 	tmpl      Template
 	lang      string
 	glossary  string // rendered glossary block
@@ -214,7 +214,7 @@ func makePlan(in planInput) plan {
 }
 
 // span returns the document text of chunks [i, j).
-func span(doc situate.Document, chunks []situate.Chunk, i, j int) string {
+func span(doc driver.Document, chunks []driver.Chunk, i, j int) string {
 	if i >= j {
 		return ""
 	}
@@ -238,7 +238,7 @@ func span(doc situate.Document, chunks []situate.Chunk, i, j int) string {
 
 // excerpt renders the document part of an excerpt prompt: the note, the
 // first h chunks, and chunks [ws, we), with omissions marked.
-func excerpt(doc situate.Document, chunks []situate.Chunk, note string, h, ws, we int) string {
+func excerpt(doc driver.Document, chunks []driver.Chunk, note string, h, ws, we int) string {
 	var b strings.Builder
 	b.WriteString(note)
 	b.WriteByte('\n')

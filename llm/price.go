@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Price is what a model costs, in USD per million tokens.
@@ -94,7 +94,7 @@ func (t PriceTable) Lookup(name string) (Price, bool) {
 }
 
 // Cost prices one call's usage; ttl is "5m" or "1h".
-func (p Price) Cost(u situate.Usage, ttl string) float64 {
+func (p Price) Cost(u driver.Usage, ttl string) float64 {
 	w := p.CacheWrite5m
 	if ttl == "1h" {
 		w = p.CacheWrite1h

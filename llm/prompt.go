@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Template placeholders.
@@ -31,8 +31,8 @@ Please give a short succinct context to situate this chunk within the overall do
 // The built-in templates: the reference prompt with its instruction
 // translated and an answer asked for in the document's language.
 var builtinTemplates = map[string]string{
-	situate.LangEnglish: ReferencePrompt,
-	situate.LangGerman: `<document>
+	driver.LangEnglish: ReferencePrompt,
+	driver.LangGerman: `<document>
 {{WHOLE_DOCUMENT}}
 </document>
 Hier ist der Abschnitt, den wir innerhalb des gesamten Dokuments einordnen wollen
@@ -40,7 +40,7 @@ Hier ist der Abschnitt, den wir innerhalb des gesamten Dokuments einordnen wolle
 {{CHUNK_CONTENT}}
 </chunk>
 Bitte gib einen kurzen, prägnanten Kontext auf Deutsch, der diesen Abschnitt innerhalb des gesamten Dokuments einordnet, um das Auffinden des Abschnitts bei der Suche zu verbessern. Antworte nur mit dem prägnanten Kontext und nichts anderem.`,
-	situate.LangSpanish: `<document>
+	driver.LangSpanish: `<document>
 {{WHOLE_DOCUMENT}}
 </document>
 Este es el fragmento que queremos situar dentro del documento completo
@@ -48,7 +48,7 @@ Este es el fragmento que queremos situar dentro del documento completo
 {{CHUNK_CONTENT}}
 </chunk>
 Por favor, da un contexto breve y conciso en español que sitúe este fragmento dentro del documento completo, con el fin de mejorar la recuperación del fragmento en las búsquedas. Responde solo con el contexto conciso y nada más.`,
-	situate.LangRussian: `<document>
+	driver.LangRussian: `<document>
 {{WHOLE_DOCUMENT}}
 </document>
 Вот фрагмент, который мы хотим расположить в контексте всего документа
@@ -56,7 +56,7 @@ Por favor, da un contexto breve y conciso en español que sitúe este fragmento 
 {{CHUNK_CONTENT}}
 </chunk>
 Пожалуйста, дай короткий ёмкий контекст на русском языке, который помещает этот фрагмент в контекст всего документа, чтобы улучшить поиск этого фрагмента. Ответь только этим кратким контекстом и ничем больше.`,
-	situate.LangChinese: `<document>
+	driver.LangChinese: `<document>
 {{WHOLE_DOCUMENT}}
 </document>
 以下是我们希望在整个文档中定位的文本块
@@ -68,11 +68,11 @@ Por favor, da un contexto breve y conciso en español que sitúe este fragmento 
 
 // excerptNotes open the document part of a prompt that shows only an excerpt.
 var excerptNotes = map[string]string{
-	situate.LangEnglish: "<document excerpt> The document is too long to show in full: shown are its beginning and the part leading up to the chunk; [...] marks omitted text.",
-	situate.LangGerman:  "<document excerpt> Das Dokument ist zu lang, um es vollständig zu zeigen: gezeigt werden sein Anfang und der Teil, der zum Abschnitt hinführt; [...] markiert ausgelassenen Text.",
-	situate.LangSpanish: "<document excerpt> El documento es demasiado largo para mostrarlo completo: se muestran su comienzo y la parte que precede al fragmento; [...] marca el texto omitido.",
-	situate.LangRussian: "<document excerpt> Документ слишком длинный, чтобы показать его целиком: показаны его начало и часть, предшествующая фрагменту; [...] обозначает пропущенный текст.",
-	situate.LangChinese: "<document excerpt> 文档太长，无法完整显示：这里显示的是文档的开头和该文本块之前的部分；[...] 表示省略的文本。",
+	driver.LangEnglish: "<document excerpt> The document is too long to show in full: shown are its beginning and the part leading up to the chunk; [...] marks omitted text.",
+	driver.LangGerman:  "<document excerpt> Das Dokument ist zu lang, um es vollständig zu zeigen: gezeigt werden sein Anfang und der Teil, der zum Abschnitt hinführt; [...] markiert ausgelassenen Text.",
+	driver.LangSpanish: "<document excerpt> El documento es demasiado largo para mostrarlo completo: se muestran su comienzo y la parte que precede al fragmento; [...] marca el texto omitido.",
+	driver.LangRussian: "<document excerpt> Документ слишком длинный, чтобы показать его целиком: показаны его начало и часть, предшествующая фрагменту; [...] обозначает пропущенный текст.",
+	driver.LangChinese: "<document excerpt> 文档太长，无法完整显示：这里显示的是文档的开头和该文本块之前的部分；[...] 表示省略的文本。",
 }
 
 // Omission marks a gap in a document excerpt.
@@ -80,11 +80,11 @@ const Omission = "[...]"
 
 // glossaryHeaders introduce the glossary block.
 var glossaryHeaders = map[string]string{
-	situate.LangEnglish: "Terms defined in other documents:",
-	situate.LangGerman:  "In anderen Dokumenten definierte Begriffe:",
-	situate.LangSpanish: "Términos definidos en otros documentos:",
-	situate.LangRussian: "Термины, определённые в других документах:",
-	situate.LangChinese: "其他文档中定义的术语：",
+	driver.LangEnglish: "Terms defined in other documents:",
+	driver.LangGerman:  "In anderen Dokumenten definierte Begriffe:",
+	driver.LangSpanish: "Términos definidos en otros documentos:",
+	driver.LangRussian: "Термины, определённые в других документах:",
+	driver.LangChinese: "其他文档中定义的术语：",
 }
 
 func knownLang(l string) bool {
@@ -118,13 +118,13 @@ func ParseTemplate(name, text string) (Template, error) {
 	c := strings.Index(text, ChunkPlaceholder)
 	switch {
 	case d < 0:
-		return Template{}, fmt.Errorf("template %s: missing %s: %w", name, DocumentPlaceholder, situate.ErrInvalid)
+		return Template{}, fmt.Errorf("template %s: missing %s: %w", name, DocumentPlaceholder, driver.ErrInvalid)
 	case c < 0:
-		return Template{}, fmt.Errorf("template %s: missing %s: %w", name, ChunkPlaceholder, situate.ErrInvalid)
+		return Template{}, fmt.Errorf("template %s: missing %s: %w", name, ChunkPlaceholder, driver.ErrInvalid)
 	case c < d:
-		return Template{}, fmt.Errorf("template %s: %s must come after %s (the document is the cached prefix): %w", name, ChunkPlaceholder, DocumentPlaceholder, situate.ErrInvalid)
+		return Template{}, fmt.Errorf("template %s: %s must come after %s (the document is the cached prefix): %w", name, ChunkPlaceholder, DocumentPlaceholder, driver.ErrInvalid)
 	case strings.Count(text, DocumentPlaceholder) > 1 || strings.Count(text, ChunkPlaceholder) > 1:
-		return Template{}, fmt.Errorf("template %s: each placeholder may appear only once: %w", name, situate.ErrInvalid)
+		return Template{}, fmt.Errorf("template %s: each placeholder may appear only once: %w", name, driver.ErrInvalid)
 	}
 	end := d + len(DocumentPlaceholder)
 	if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
@@ -140,7 +140,7 @@ func ParseTemplate(name, text string) (Template, error) {
 		end = len(text)
 	}
 	if c < end {
-		return Template{}, fmt.Errorf("template %s: %s must be on a later line than %s and its closing tag: %w", name, ChunkPlaceholder, DocumentPlaceholder, situate.ErrInvalid)
+		return Template{}, fmt.Errorf("template %s: %s must be on a later line than %s and its closing tag: %w", name, ChunkPlaceholder, DocumentPlaceholder, driver.ErrInvalid)
 	}
 	sum := sha256.Sum256([]byte(text))
 	return Template{
@@ -167,7 +167,7 @@ func LoadTemplate(path string) (Template, error) {
 // ru, zh); unknown languages get the English reference prompt.
 func BuiltinTemplate(lang string) Template {
 	if !knownLang(lang) {
-		lang = situate.LangEnglish
+		lang = driver.LangEnglish
 	}
 	t, err := ParseTemplate("builtin:"+lang, builtinTemplates[lang])
 	if err != nil {
@@ -208,7 +208,7 @@ func renderGlossary(lang string, terms []Term) string {
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Term < ts[j].Term })
 	h, ok := glossaryHeaders[lang]
 	if !ok {
-		h = glossaryHeaders[situate.LangEnglish]
+		h = glossaryHeaders[driver.LangEnglish]
 	}
 	var b strings.Builder
 	b.WriteString("<glossary>\n")
@@ -236,5 +236,5 @@ func excerptNote(lang string) string {
 	if n, ok := excerptNotes[lang]; ok {
 		return n
 	}
-	return excerptNotes[situate.LangEnglish]
+	return excerptNotes[driver.LangEnglish]
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -51,7 +51,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func promptsFor(t *testing.T, o Options, doc situate.Document, chunks []situate.Chunk) []fakeCall {
+func promptsFor(t *testing.T, o Options, doc driver.Document, chunks []driver.Chunk) []fakeCall {
 	t.Helper()
 	f := newFake()
 	f.ttft, f.latency = 0, 0
@@ -93,11 +93,11 @@ var sampleDocs = map[string]struct{ text, chunk2 string }{
 	"zh": {"ACME公司2023年年度报告。\n\n收入比上一季度增长了3%。", "收入比上一季度增长了3%。"},
 }
 
-func sampleDoc(lang string) (situate.Document, []situate.Chunk) {
+func sampleDoc(lang string) (driver.Document, []driver.Chunk) {
 	s := sampleDocs[lang]
 	i := strings.Index(s.text, s.chunk2)
-	doc := situate.Document{ID: "report-" + lang, Text: s.text, Lang: lang}
-	return doc, []situate.Chunk{
+	doc := driver.Document{ID: "report-" + lang, Text: s.text, Lang: lang}
+	return doc, []driver.Chunk{
 		{DocID: doc.ID, Index: 0, Start: 0, End: strings.IndexByte(s.text, '\n'), Text: s.text[:strings.IndexByte(s.text, '\n')]},
 		{DocID: doc.ID, Index: 1, Start: i, End: len(s.text), Text: s.chunk2},
 	}
@@ -119,7 +119,7 @@ func TestPromptGolden(t *testing.T) {
 func TestPromptGlossaryGolden(t *testing.T) {
 	doc, chunks := sampleDoc("en")
 	o := testOptions()
-	o.Glossary = func(situate.Document) []Term {
+	o.Glossary = func(driver.Document) []Term {
 		return []Term{{"Widget", "ACME's main product, sold since 1998."}, {"ARR", "annual recurring revenue"}}
 	}
 	calls := promptsFor(t, o, doc, chunks)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // fakeClock only moves when someone sleeps: to the end of the sleep.
@@ -133,7 +133,7 @@ type clockedLLM struct {
 	start time.Time
 }
 
-func (m *clockedLLM) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (m *clockedLLM) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	m.mu.Lock()
 	m.times = append(m.times, m.clk.Now().Sub(m.start))
 	m.mu.Unlock()

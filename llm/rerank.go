@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Defaults for RerankOptions.
@@ -48,7 +48,7 @@ type RerankOptions struct {
 	MaxBackoff  time.Duration
 	CallTimeout time.Duration
 	// Usage receives one record per call (Operation "rerank"); may be nil.
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 }
 
 // RerankStats counts a Reranker's work since it was made.
@@ -69,17 +69,17 @@ type RerankStats struct {
 // sent alone and the others fan out once the model starts answering
 // (Prompt.Started), as the contextualizer does.
 type Reranker struct {
-	model situate.LLM
+	model driver.LLM
 	opts  RerankOptions
 	name  string
 
 	calls, scored, unparsed atomic.Int64
 }
 
-var _ situate.Reranker = (*Reranker)(nil)
+var _ driver.Reranker = (*Reranker)(nil)
 
 // NewReranker returns a Reranker over model; zero options take defaults.
-func NewReranker(model situate.LLM, opts RerankOptions) *Reranker {
+func NewReranker(model driver.LLM, opts RerankOptions) *Reranker {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultRerankConcurrency
 	}
@@ -177,7 +177,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, nil
 	}
 	if strings.TrimSpace(query) == "" {
-		return nil, fmt.Errorf("llm rerank %s: query is empty: %w", r.model.Name(), situate.ErrInvalid)
+		return nil, fmt.Errorf("llm rerank %s: query is empty: %w", r.model.Name(), driver.ErrInvalid)
 	}
 	prefix := RerankPrefix(query, r.opts.Instructions)
 	h := sha256.Sum256([]byte(prefix))
@@ -203,7 +203,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 			if done != nil {
 				defer done()
 			}
-			p := situate.Prompt{DocID: docID, Prefix: prefix, Suffix: RerankSuffix(texts[i]),
+			p := driver.Prompt{DocID: docID, Prefix: prefix, Suffix: RerankSuffix(texts[i]),
 				MaxTokens: r.opts.MaxTokens, Started: started}
 			s, err := r.score(ctx, i, p)
 			if err != nil {
@@ -246,7 +246,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 }
 
 // score runs one relevance call with retries.
-func (r *Reranker) score(ctx context.Context, i int, p situate.Prompt) (float64, error) {
+func (r *Reranker) score(ctx context.Context, i int, p driver.Prompt) (float64, error) {
 	provider, modelName := splitName(r.model.Name())
 	for attempt := 0; ; attempt++ {
 		start := time.Now()

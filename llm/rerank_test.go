@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // passageOf extracts the candidate from a rendered rerank suffix.
@@ -21,7 +21,7 @@ func passageOf(suffix string) string {
 
 // overlapAnswer plays a relevance judge: 10 times the share of query words
 // in the passage, as an integer.
-func overlapAnswer(p situate.Prompt) string {
+func overlapAnswer(p driver.Prompt) string {
 	_, rest, _ := strings.Cut(p.Prefix, "<query>\n")
 	q, _, _ := strings.Cut(rest, "\n</query>")
 	words := strings.Fields(strings.ToLower(q))
@@ -113,7 +113,7 @@ func TestParseRerankScore(t *testing.T) {
 
 func TestRerankUnparsableScoresZero(t *testing.T) {
 	f := newFake()
-	f.answer = func(p situate.Prompt) string {
+	f.answer = func(p driver.Prompt) string {
 		if strings.Contains(p.Suffix, "odd") {
 			return "The passage is somewhat relevant."
 		}
@@ -134,10 +134,10 @@ func TestRerankUnparsableScoresZero(t *testing.T) {
 
 func TestRerankRetriesAndFails(t *testing.T) {
 	f := newFake()
-	f.answer = func(situate.Prompt) string { return "5" }
+	f.answer = func(driver.Prompt) string { return "5" }
 	var mu sync.Mutex
 	failed := map[string]int{}
-	f.fail = func(_ int, p situate.Prompt) error {
+	f.fail = func(_ int, p driver.Prompt) error {
 		mu.Lock()
 		defer mu.Unlock()
 		c := passageOf(p.Suffix)
@@ -171,7 +171,7 @@ func TestRerankRetriesAndFails(t *testing.T) {
 	if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), "text 2") {
 		t.Fatalf("err = %v, want the provider error naming text 2", err)
 	}
-	if _, err := r.Rerank(context.Background(), " ", []string{"a"}); !errors.Is(err, situate.ErrInvalid) {
+	if _, err := r.Rerank(context.Background(), " ", []string{"a"}); !errors.Is(err, driver.ErrInvalid) {
 		t.Errorf("empty query: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

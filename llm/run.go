@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // errEmptyAnswer is the failure of a call whose answer held no context.
@@ -156,7 +156,7 @@ type run struct {
 	budget budget
 
 	emitMu sync.Mutex
-	emitFn func(doc, chunk int, c situate.Context) error
+	emitFn func(doc, chunk int, c driver.Context) error
 
 	errMu sync.Mutex
 	err   error
@@ -201,7 +201,7 @@ func (r *run) halt(err error) {
 	r.stopAll()
 }
 
-func (r *run) emit(doc, chunk int, x situate.Context) error {
+func (r *run) emit(doc, chunk int, x driver.Context) error {
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
 	if r.stopped() && r.ctx.Err() != nil {
@@ -337,7 +337,7 @@ func (r *run) exec(j *job, replica, epoch int) error {
 	if j.first {
 		defer q.release(j)
 	}
-	p := situate.Prompt{
+	p := driver.Prompt{
 		DocID:     dp.doc.ID,
 		Prefix:    j.g.prefix,
 		Suffix:    dp.tmpl.Suffix(ch.Text),
@@ -359,11 +359,11 @@ func (r *run) exec(j *job, replica, epoch int) error {
 			switch {
 			case r.ctx.Err() != nil || errors.Is(err, context.Canceled):
 				return nil // cancelled: nothing emitted or cached
-			case errors.Is(err, situate.ErrProviderFailing) || fatalError(err):
+			case errors.Is(err, driver.ErrProviderFailing) || fatalError(err):
 				return err
 			}
 			reason := FlagError
-			if errors.Is(err, situate.ErrPromptTooLarge) {
+			if errors.Is(err, driver.ErrPromptTooLarge) {
 				reason = FlagTooLarge
 			}
 			return r.fallback(j, reason, err)
@@ -375,7 +375,7 @@ func (r *run) exec(j *job, replica, epoch int) error {
 			}
 			// Every CallStart ends in done, retry or fail, or a front end
 			// counts the call as in flight for ever.
-			situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallFail, Err: errEmptyAnswer, Usage: comp.Usage})
+			driver.ObserveCall(r.ctx, driver.CallEvent{DocID: dp.doc.ID, Kind: driver.CallFail, Err: errEmptyAnswer, Usage: comp.Usage})
 			return r.fallback(j, FlagEmpty, errEmptyAnswer)
 		}
 		if dg := chk.degenerate; dg != nil && !c.opts.KeepDegenerate {
@@ -384,20 +384,20 @@ func (r *run) exec(j *job, replica, epoch int) error {
 				if err := r.attempt(j, comp.Usage, retries, "context-retry", dg, &spent); err != nil {
 					return err
 				}
-				situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallRetry, Err: dg, Usage: comp.Usage})
+				driver.ObserveCall(r.ctx, driver.CallEvent{DocID: dp.doc.ID, Kind: driver.CallRetry, Err: dg, Usage: comp.Usage})
 				continue
 			}
 			if err := r.attempt(j, comp.Usage, retries, "context", dg, &spent); err != nil {
 				return err
 			}
-			situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallFail, Err: dg, Usage: comp.Usage})
+			driver.ObserveCall(r.ctx, driver.CallEvent{DocID: dp.doc.ID, Kind: driver.CallFail, Err: dg, Usage: comp.Usage})
 			return r.fallback(j, FlagDegenerate+dg.Kind, dg)
 		}
 		if err := r.attempt(j, comp.Usage, retries, "context", nil, &spent); err != nil {
 			return err
 		}
-		situate.ObserveCall(r.ctx, situate.CallEvent{DocID: dp.doc.ID, Kind: situate.CallDone, Usage: comp.Usage})
-		x := situate.Context{Text: chk.text, Source: c.Name(), Flags: chk.flags}
+		driver.ObserveCall(r.ctx, driver.CallEvent{DocID: dp.doc.ID, Kind: driver.CallDone, Usage: comp.Usage})
+		x := driver.Context{Text: chk.text, Source: c.Name(), Flags: chk.flags}
 		if c.opts.Cache != nil {
 			if err := c.opts.Cache.CacheContext(ctx, j.key, x); err != nil {
 				return fmt.Errorf("llm: cache context of %s chunk %d: %w", dp.doc.ID, j.chunk, err)
@@ -409,7 +409,7 @@ func (r *run) exec(j *job, replica, epoch int) error {
 
 // attempt records one attempt's usage (operation "context", "context-retry"
 // or "context-cancelled") and adds its cost to spent.
-func (r *run) attempt(j *job, u situate.Usage, retries int, op string, err error, spent *float64) error {
+func (r *run) attempt(j *job, u driver.Usage, retries int, op string, err error, spent *float64) error {
 	c := r.c
 	start := u.Time
 	if start.IsZero() {
@@ -435,7 +435,7 @@ func (r *run) fallback(j *job, reason string, cause error) error {
 	if err != nil {
 		return err
 	}
-	situate.ObserveCall(r.ctx, situate.CallEvent{DocID: j.dp.doc.ID, Kind: situate.CallFallback, Err: cause})
+	driver.ObserveCall(r.ctx, driver.CallEvent{DocID: j.dp.doc.ID, Kind: driver.CallFallback, Err: cause})
 	return r.emit(j.dp.idx, j.chunk, x)
 }
 
@@ -445,21 +445,21 @@ func (r *run) fallback(j *job, reason string, cause error) error {
 // breaker, and records the last attempt when it fails (a successful one
 // is recorded by the caller once its answer is checked). retries counts
 // the failed attempts of the chunk so far.
-func (r *run) complete(j *job, replica, epoch int, p situate.Prompt, retries *int, spent *float64) (situate.Completion, error) {
+func (r *run) complete(j *job, replica, epoch int, p driver.Prompt, retries *int, spent *float64) (driver.Completion, error) {
 	c, ctx := r.c, r.ctx
 	m, lim := c.pool[replica], r.lims[replica]
 	inTokens := c.rateTokens(j)
 	doc := j.dp.doc.ID
 	for attempt := 0; ; attempt++ {
 		if err, _ := c.breaker.state(); err != nil {
-			return situate.Completion{}, err
+			return driver.Completion{}, err
 		}
 		if c.gate != nil {
 			if err := c.gate.wait(ctx, inTokens); err != nil {
-				return situate.Completion{}, err
+				return driver.Completion{}, err
 			}
 		}
-		situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallStart})
+		driver.ObserveCall(ctx, driver.CallEvent{DocID: doc, Kind: driver.CallStart})
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 		comp, err := m.Complete(cctx, p)
@@ -486,14 +486,14 @@ func (r *run) complete(j *job, replica, epoch int, p situate.Prompt, retries *in
 					return comp, rerr
 				}
 			}
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallFail, Err: ctx.Err(), Usage: comp.Usage})
+			driver.ObserveCall(ctx, driver.CallEvent{DocID: doc, Kind: driver.CallFail, Err: ctx.Err(), Usage: comp.Usage})
 			return comp, ctx.Err()
 		}
-		final := func(err error) (situate.Completion, error) {
+		final := func(err error) (driver.Completion, error) {
 			if rerr := r.attempt(j, comp.Usage, *retries, "context", err, spent); rerr != nil {
 				return comp, rerr
 			}
-			situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallFail, Err: err, Usage: comp.Usage})
+			driver.ObserveCall(ctx, driver.CallEvent{DocID: doc, Kind: driver.CallFail, Err: err, Usage: comp.Usage})
 			return comp, err
 		}
 		if fatalError(err) {
@@ -512,7 +512,7 @@ func (r *run) complete(j *job, replica, epoch int, p situate.Prompt, retries *in
 		if rerr := r.attempt(j, comp.Usage, *retries, "context-retry", err, spent); rerr != nil {
 			return comp, rerr
 		}
-		situate.ObserveCall(ctx, situate.CallEvent{DocID: doc, Kind: situate.CallRetry, Err: err, Usage: comp.Usage})
+		driver.ObserveCall(ctx, driver.CallEvent{DocID: doc, Kind: driver.CallRetry, Err: err, Usage: comp.Usage})
 		if rl {
 			epoch = lim.rateLimited(epoch)
 		}

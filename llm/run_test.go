@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // checkSchedule asserts one call per chunk, identical prefixes per
@@ -148,7 +148,7 @@ func codebaseDocs(t *testing.T) []DocChunks {
 	}
 	var docs []DocChunks
 	for _, r := range raw {
-		d := DocChunks{Doc: situate.Document{ID: r.DocID, Text: r.Content, Format: situate.FormatCode}}
+		d := DocChunks{Doc: driver.Document{ID: r.DocID, Text: r.Content, Format: driver.FormatCode}}
 		from := 0
 		for i, ch := range r.Chunks {
 			s := strings.Index(r.Content[from:], ch.Content)
@@ -159,7 +159,7 @@ func codebaseDocs(t *testing.T) []DocChunks {
 			} else {
 				start = strings.Index(r.Content, ch.Content)
 			}
-			d.Chunks = append(d.Chunks, situate.Chunk{DocID: r.DocID, Index: i, Start: start, End: start + len(ch.Content), Text: ch.Content})
+			d.Chunks = append(d.Chunks, driver.Chunk{DocID: r.DocID, Index: i, Start: start, End: start + len(ch.Content), Text: ch.Content})
 		}
 		docs = append(docs, d)
 	}
@@ -183,7 +183,7 @@ func TestRunCodebase(t *testing.T) {
 	calls := f.snapshot()
 	for _, cl := range calls {
 		if cl.Sample > 0 {
-			t.Logf("resampled: %q", defaultAnswer(situate.Prompt{Suffix: cl.Suffix}))
+			t.Logf("resampled: %q", defaultAnswer(driver.Prompt{Suffix: cl.Suffix}))
 		}
 	}
 	share := checkSchedule(t, docs, calls)
@@ -250,7 +250,7 @@ func TestResume(t *testing.T) {
 	c1 := mustNew(t, f1, o)
 	ctx, cancel := context.WithCancel(context.Background())
 	var emitted atomic.Int32
-	err = c1.Run(ctx, docs, func(d, i int, x situate.Context) error {
+	err = c1.Run(ctx, docs, func(d, i int, x driver.Context) error {
 		if emitted.Add(1) == 30 {
 			cancel()
 		}
@@ -305,7 +305,7 @@ func TestResume(t *testing.T) {
 	}
 }
 
-func mustNew(t testing.TB, m situate.LLM, o Options) *Contextualizer {
+func mustNew(t testing.TB, m driver.LLM, o Options) *Contextualizer {
 	t.Helper()
 	c, err := New(m, o)
 	if err != nil {
@@ -319,7 +319,7 @@ func TestRetryAfter(t *testing.T) {
 	f := newFake()
 	var mu sync.Mutex
 	attempts := map[string]int{}
-	f.fail = func(n int, p situate.Prompt) error {
+	f.fail = func(n int, p driver.Prompt) error {
 		mu.Lock()
 		defer mu.Unlock()
 		ch := chunkOf(p.Suffix)
@@ -369,7 +369,7 @@ func TestRateLimitHalvesConcurrency(t *testing.T) {
 	docs := synthDocs(5, []int{20, 20})
 	f := newFake()
 	var n atomic.Int32
-	f.fail = func(int, situate.Prompt) error {
+	f.fail = func(int, driver.Prompt) error {
 		if n.Add(1)%5 == 0 {
 			return &providerError{status: 429}
 		}
@@ -441,10 +441,10 @@ type slowOnce struct {
 	first *atomic.Bool
 }
 
-func (s *slowOnce) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (s *slowOnce) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	if s.first.CompareAndSwap(false, true) {
 		<-ctx.Done()
-		return situate.Completion{}, ctx.Err()
+		return driver.Completion{}, ctx.Err()
 	}
 	return s.fakeLLM.Complete(ctx, p)
 }
@@ -453,7 +453,7 @@ func TestPermanentErrorFallback(t *testing.T) {
 	docs := synthDocs(7, []int{5})
 	bad := docs[0].Chunks[3].Text
 	f := newFake()
-	f.fail = func(_ int, p situate.Prompt) error {
+	f.fail = func(_ int, p driver.Prompt) error {
 		if chunkOf(p.Suffix) == bad {
 			return errPermanent
 		}
@@ -503,7 +503,7 @@ func TestPermanentErrorFallback(t *testing.T) {
 func TestRetryableErrorsExhausted(t *testing.T) {
 	docs := synthDocs(8, []int{2})
 	f := newFake()
-	f.fail = func(int, situate.Prompt) error { return &providerError{status: 503} }
+	f.fail = func(int, driver.Prompt) error { return &providerError{status: 503} }
 	o := testOptions()
 	o.MaxRetries = 2
 	usage := &usageLog{}
@@ -540,7 +540,7 @@ func TestRetryableErrorsExhausted(t *testing.T) {
 func TestEmptyAndWrongLanguage(t *testing.T) {
 	docs := synthDocs(9, []int{4})
 	f := newFake()
-	f.answer = func(p situate.Prompt) string {
+	f.answer = func(p driver.Prompt) string {
 		switch chunkOf(p.Suffix) {
 		case docs[0].Chunks[1].Text:
 			return "  <context> </context> "
@@ -575,7 +575,7 @@ func TestReplicas(t *testing.T) {
 	docs := synthDocs(10, []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3})
 	a, b := newFake(), newFake()
 	o := testOptions()
-	o.Replicas = []situate.LLM{b}
+	o.Replicas = []driver.LLM{b}
 	if _, err := collect(t, context.Background(), mustNew(t, a, o), docs); err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +595,7 @@ func TestReplicas(t *testing.T) {
 	// A replica of another model is refused.
 	other := newFake()
 	other.name = "fake:other"
-	o.Replicas = []situate.LLM{other}
+	o.Replicas = []driver.LLM{other}
 	if _, err := New(a, o); err == nil || !strings.Contains(err.Error(), "Replicas[0]") {
 		t.Errorf("mismatched replica: err = %v", err)
 	}
@@ -662,7 +662,7 @@ func TestEmitErrorStops(t *testing.T) {
 	c := mustNew(t, newFake(), testOptions())
 	boom := errors.New("store full")
 	var n atomic.Int32
-	err := c.Run(context.Background(), docs, func(int, int, situate.Context) error {
+	err := c.Run(context.Background(), docs, func(int, int, driver.Context) error {
 		if n.Add(1) == 3 {
 			return boom
 		}

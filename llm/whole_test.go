@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // A document that is one chunk gets no call: the offline context serves,
@@ -14,8 +14,8 @@ import (
 func TestWholeDocumentNoCall(t *testing.T) {
 	whole := "\n# Short note\n\nThe Ostmark ferry leaves at nine from pier four.\n"
 	start := len("\n")
-	one := DocChunks{Doc: situate.Document{ID: "note.md", Text: whole},
-		Chunks: []situate.Chunk{{DocID: "note.md", Start: start, End: len(whole) - 1, Text: whole[start : len(whole)-1]}}}
+	one := DocChunks{Doc: driver.Document{ID: "note.md", Text: whole},
+		Chunks: []driver.Chunk{{DocID: "note.md", Start: start, End: len(whole) - 1, Text: whole[start : len(whole)-1]}}}
 	many := synthDocs(3, []int{3})[0]
 	part := synthDocs(4, []int{2})[0]
 	part.Doc.ID = "part.md"

@@ -6,12 +6,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // windowRun contextualizes one document with a context window and returns
 // the calls by chunk index.
-func windowRun(t *testing.T, m situate.LLM, f *fakeLLM, d DocChunks, o Options) ([]situate.Context, map[int]fakeCall) {
+func windowRun(t *testing.T, m driver.LLM, f *fakeLLM, d DocChunks, o Options) ([]driver.Context, map[int]fakeCall) {
 	t.Helper()
 	c := mustNew(t, m, o)
 	xs, err := c.Contextualize(context.Background(), d.Doc, d.Chunks)

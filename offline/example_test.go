@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/offline"
 )
 
@@ -28,7 +29,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(contexts[0].Source)
-	fmt.Println(situate.Contextualize(contexts[0].Text, chunk.Text))
+	fmt.Println(driver.Contextualize(contexts[0].Text, chunk.Text))
 	// Output:
 	// offline
 	// From ACME Corp annual report 2023, section Revenue: ACME Corp.

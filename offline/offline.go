@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Name is the contextualizer's name and the Source of its contexts.
@@ -34,7 +34,7 @@ func DefaultOptions() Options {
 // Validate reports the first invalid field.
 func (o Options) Validate() error {
 	if o.MaxWords < 0 {
-		return fmt.Errorf("offline options: MaxWords %d: must be >= 0 (0 means %d): %w", o.MaxWords, DefaultMaxWords, situate.ErrInvalid)
+		return fmt.Errorf("offline options: MaxWords %d: must be >= 0 (0 means %d): %w", o.MaxWords, DefaultMaxWords, driver.ErrInvalid)
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ type Contextualizer struct {
 	maxWords int
 }
 
-var _ situate.Contextualizer = (*Contextualizer)(nil)
+var _ driver.Contextualizer = (*Contextualizer)(nil)
 
 // New returns an offline contextualizer. Zero or negative fields take their
 // defaults.
@@ -61,19 +61,19 @@ func (c *Contextualizer) Name() string { return Name }
 
 // Contextualize returns one context per chunk, in order, each with Source
 // "offline". For a document with any text or name, no context is empty.
-func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document, chunks []situate.Chunk) ([]situate.Context, error) {
+func (c *Contextualizer) Contextualize(ctx context.Context, doc driver.Document, chunks []driver.Chunk) ([]driver.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline contextualize %q: %w", doc.ID, err)
 	}
 	t := templateFor(doc.Lang)
-	out := make([]situate.Context, len(chunks))
-	if doc.Format == situate.FormatCode {
+	out := make([]driver.Context, len(chunks))
+	if doc.Format == driver.FormatCode {
 		names := []string{doc.Path, doc.ID, doc.Title}
 		o := parseCode(doc.Text, detectLang(names, doc.Text))
 		file := fileName(doc)
 		fileDefs := fileDefinitions(o.decls) // the same for every chunk
 		for i, ch := range chunks {
-			out[i] = situate.Context{Text: c.codeContext(t, file, o, fileDefs, doc, ch), Source: Name}
+			out[i] = driver.Context{Text: c.codeContext(t, file, o, fileDefs, doc, ch), Source: Name}
 		}
 	}
 	title := docTitle(doc)
@@ -87,7 +87,7 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 	// questions about the opening towards all of them (XQuAD hit@1 fell by
 	// two points with it, see EVAL.md).
 	var subject, entity string
-	if slices.ContainsFunc(out, func(c situate.Context) bool { return c.Text == "" }) {
+	if slices.ContainsFunc(out, func(c driver.Context) bool { return c.Text == "" }) {
 		lead := proseSummary(doc.Text)
 		lower := lowercaseWords(doc.Text)
 		subject = subjectEntity(lead, func(w string) bool { return lower[w] })
@@ -126,7 +126,7 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc situate.Document
 		if out[i].Text != "" {
 			continue
 		}
-		out[i] = situate.Context{Text: c.proseContext(t, title, entity, subject, ch), Source: Name}
+		out[i] = driver.Context{Text: c.proseContext(t, title, entity, subject, ch), Source: Name}
 	}
 	return out, nil
 }
@@ -178,7 +178,7 @@ const maxLeadWords = 8
 // than derived from its file name (report-2024.txt, notes.md): a title with
 // a file extension and no spaces is a file name. A one-word title such as
 // "Warsaw" is a title even when it is also the document's id.
-func informativeTitle(doc situate.Document, title string) bool {
+func informativeTitle(doc driver.Document, title string) bool {
 	if strings.TrimSpace(doc.Title) == "" {
 		return false
 	}
@@ -196,7 +196,7 @@ func firstClause(s string, max int) string {
 
 // docTitle is the title, else the file name, else the id, unless the id is
 // opaque (a number, a hash, a UUID: "From 4983." says nothing).
-func docTitle(doc situate.Document) string {
+func docTitle(doc driver.Document) string {
 	for _, s := range []string{doc.Title, doc.Path, doc.ID} {
 		s = strings.TrimSpace(s)
 		if s == "" || opaqueID(s) {
@@ -236,7 +236,7 @@ func opaqueID(s string) bool {
 // indexed root), else the base name of the path it was read from. Never
 // the absolute path: it says where the indexing machine kept the file,
 // not what the file is, and differs between machines.
-func fileName(doc situate.Document) string {
+func fileName(doc driver.Document) string {
 	if strings.ContainsAny(doc.ID, "/.") && !opaqueID(doc.ID) {
 		return strings.ReplaceAll(doc.ID, "\\", "/")
 	}
@@ -253,7 +253,7 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func chunkText(doc situate.Document, ch situate.Chunk) string {
+func chunkText(doc driver.Document, ch driver.Chunk) string {
 	if ch.Text != "" || ch.Start < 0 || ch.End > len(doc.Text) || ch.Start >= ch.End {
 		return ch.Text
 	}
@@ -282,7 +282,7 @@ func (c *Contextualizer) fits(s string) bool {
 // entity is given only when the title does not name it; the summary is the
 // document's subject, so a chunk that never names it gets it once or twice,
 // about as often as the chunks that do.
-func (c *Contextualizer) proseContext(t template, title, entity, summary string, ch situate.Chunk) string {
+func (c *Contextualizer) proseContext(t template, title, entity, summary string, ch driver.Chunk) string {
 	heading := headingPath(ch.Heading, title)
 	if summary != "" && strings.Contains(oneLine(ch.Text), summary) {
 		summary = ""
@@ -477,7 +477,7 @@ func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 // codeContext renders, e.g., "Rust code: Executor for differential fuzzing.
 // Defines DiffExecutor, ProxyObserversTuple. This chunk is in impl
 // DiffExecutor > fn run_target and defines into_inner."
-func (c *Contextualizer) codeContext(t template, file string, o outline, fileDefs []string, doc situate.Document, ch situate.Chunk) string {
+func (c *Contextualizer) codeContext(t template, file string, o outline, fileDefs []string, doc driver.Document, ch driver.Chunk) string {
 	text := chunkText(doc, ch)
 	start, end := ch.Start, ch.End
 	if start < 0 || end > len(doc.Text) || start > end || doc.Text[start:end] != text {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
-var _ situate.IntegrityChecker = (*Store)(nil)
+var _ driver.IntegrityChecker = (*Store)(nil)
 
 // maxProblems bounds the problems IntegrityCheck lists.
 const maxProblems = 100

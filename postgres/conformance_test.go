@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/postgres"
 	"github.com/situate/situate/situatetest"
 )
@@ -14,13 +14,13 @@ import (
 // UsageRecorder checks and persistence across close and reopen.
 func TestConformance(t *testing.T) {
 	situatetest.TestStore(t, situatetest.StoreHarness{
-		New: func(t *testing.T) (situate.Store, func() (situate.Store, error)) {
+		New: func(t *testing.T) (driver.Store, func() (driver.Store, error)) {
 			url := postgres.NewTestDatabase(t)
 			s, err := postgres.Open(context.Background(), url)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return s, func() (situate.Store, error) { return postgres.Open(context.Background(), url) }
+			return s, func() (driver.Store, error) { return postgres.Open(context.Background(), url) }
 		},
 	})
 }

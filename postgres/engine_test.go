@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/postgres"
 )
 
@@ -205,7 +206,7 @@ func TestOpenSchemaIsolates(t *testing.T) {
 	if err := a.PutDocument(ctx, rec, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.EnqueueUpload(ctx, situate.Upload{DocID: "secret", Data: []byte("x")}); err != nil {
+	if _, err := a.EnqueueUpload(ctx, driver.Upload{DocID: "secret", Data: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
 	if docs, err := b.Documents(ctx); err != nil || len(docs) != 0 {

@@ -11,13 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/jackc/pgx/v5"
-	"github.com/situate/situate"
 )
 
 var (
-	_ situate.JobStore = (*Store)(nil)
-	_ situate.KeyStore = (*Store)(nil)
+	_ driver.JobStore = (*Store)(nil)
+	_ driver.KeyStore = (*Store)(nil)
 )
 
 // maxSourceSize bounds a source's uncompressed size when it is read back, so
@@ -44,18 +45,18 @@ const insertJob = `INSERT INTO jobs (doc_id, state, error, attempts, access, cha
 
 // EnqueueUpload stores src (gzip-compressed), replacing the document's
 // previous source, and queues a job for it in the same transaction.
-func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (situate.Job, error) {
+func (s *Store) EnqueueUpload(ctx context.Context, src driver.Upload) (driver.Job, error) {
 	op := fmt.Sprintf("enqueue source %q", src.DocID)
 	if src.DocID == "" {
-		return situate.Job{}, s.errorf(op, fmt.Errorf("doc id is empty: %w", situate.ErrInvalid))
+		return driver.Job{}, s.errorf(op, fmt.Errorf("doc id is empty: %w", driver.ErrInvalid))
 	}
 	metadata, err := marshalMap(src.Metadata)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, fmt.Errorf("metadata: %w", err))
+		return driver.Job{}, s.errorf(op, fmt.Errorf("metadata: %w", err))
 	}
 	access, err := marshalList(src.Access)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, fmt.Errorf("access: %w", err))
+		return driver.Job{}, s.errorf(op, fmt.Errorf("access: %w", err))
 	}
 	var z bytes.Buffer
 	zw := gzipWriters.Get().(*gzip.Writer)
@@ -64,16 +65,16 @@ func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (situate.
 	err = zw.Close()
 	gzipWriters.Put(zw)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, err)
+		return driver.Job{}, s.errorf(op, err)
 	}
 	now := time.Now()
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, err)
+		return driver.Job{}, s.errorf(op, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if err := lockDoc(ctx, tx, src.DocID); err != nil {
-		return situate.Job{}, s.errorf(op, err)
+		return driver.Job{}, s.errorf(op, err)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO sources (doc_id, name, format, title, lang, metadata, access, size, data, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -83,23 +84,23 @@ func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (situate.
 		[]byte(src.DocID), []byte(src.Name), []byte(src.Format), []byte(src.Title), []byte(src.Lang),
 		metadata, access, len(src.Data), z.Bytes(), now.UnixNano())
 	if err != nil {
-		return situate.Job{}, s.errorf(op+": write source", err)
+		return driver.Job{}, s.errorf(op+": write source", err)
 	}
-	j := situate.Job{DocID: src.DocID, State: situate.JobQueued, Access: src.Access, CreatedAt: now}
-	if err := tx.QueryRow(ctx, insertJob, []byte(src.DocID), situate.JobQueued, access, now.UnixNano()).Scan(&j.ID); err != nil {
-		return situate.Job{}, s.errorf(op+": queue job", err)
+	j := driver.Job{DocID: src.DocID, State: driver.JobQueued, Access: src.Access, CreatedAt: now}
+	if err := tx.QueryRow(ctx, insertJob, []byte(src.DocID), driver.JobQueued, access, now.UnixNano()).Scan(&j.ID); err != nil {
+		return driver.Job{}, s.errorf(op+": queue job", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return situate.Job{}, s.errorf(op+": commit", err)
+		return driver.Job{}, s.errorf(op+": commit", err)
 	}
 	return j, nil
 }
 
 // Upload returns a document's source, decompressed.
-func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error) {
+func (s *Store) Upload(ctx context.Context, docID string) (driver.Upload, error) {
 	op := fmt.Sprintf("source %q", docID)
 	var (
-		src                                 situate.Upload
+		src                                 driver.Upload
 		id, name, format, title, lang, data []byte
 		metadata, access                    string
 		size, updated                       int64
@@ -108,31 +109,31 @@ func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error
 		FROM sources WHERE doc_id = $1`, []byte(docID)).Scan(&id, &name, &format, &title, &lang,
 		&metadata, &access, &size, &data, &updated)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return situate.Upload{}, s.errorf(op, situate.ErrNotFound)
+		return driver.Upload{}, s.errorf(op, driver.ErrNotFound)
 	}
 	if err != nil {
-		return situate.Upload{}, s.errorf(op, err)
+		return driver.Upload{}, s.errorf(op, err)
 	}
 	src.DocID, src.Name, src.Format, src.Title, src.Lang = string(id), string(name), string(format), string(title), string(lang)
 	if err := unmarshalMap(metadata, &src.Metadata); err != nil {
-		return situate.Upload{}, s.errorf(op+": metadata", fmt.Errorf("%w: %w", err, ErrCorrupt))
+		return driver.Upload{}, s.errorf(op+": metadata", fmt.Errorf("%w: %w", err, ErrCorrupt))
 	}
 	if err := unmarshalList(access, &src.Access); err != nil {
-		return situate.Upload{}, s.errorf(op+": access", fmt.Errorf("%w: %w", err, ErrCorrupt))
+		return driver.Upload{}, s.errorf(op+": access", fmt.Errorf("%w: %w", err, ErrCorrupt))
 	}
 	if size < 0 || size > maxSourceSize {
-		return situate.Upload{}, s.errorf(op, fmt.Errorf("size %d out of range: %w", size, ErrCorrupt))
+		return driver.Upload{}, s.errorf(op, fmt.Errorf("size %d out of range: %w", size, ErrCorrupt))
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return situate.Upload{}, s.errorf(op+": decompress", fmt.Errorf("%w: %w", err, ErrCorrupt))
+		return driver.Upload{}, s.errorf(op+": decompress", fmt.Errorf("%w: %w", err, ErrCorrupt))
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size))
 	if _, err := io.Copy(buf, io.LimitReader(zr, size+1)); err != nil {
-		return situate.Upload{}, s.errorf(op+": decompress", fmt.Errorf("%w: %w", err, ErrCorrupt))
+		return driver.Upload{}, s.errorf(op+": decompress", fmt.Errorf("%w: %w", err, ErrCorrupt))
 	}
 	if int64(buf.Len()) != size {
-		return situate.Upload{}, s.errorf(op, fmt.Errorf("decompressed %d bytes, want %d: %w", buf.Len(), size, ErrCorrupt))
+		return driver.Upload{}, s.errorf(op, fmt.Errorf("decompressed %d bytes, want %d: %w", buf.Len(), size, ErrCorrupt))
 	}
 	src.Data = buf.Bytes()
 	src.UpdatedAt = time.Unix(0, updated)
@@ -142,35 +143,35 @@ func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error
 // EnqueueJob queues a job for a document's stored upload unless one is
 // queued or running for it. An advisory lock on the document makes the
 // check and the insert one step across processes.
-func (s *Store) EnqueueJob(ctx context.Context, docID string, access []string) (situate.Job, bool, error) {
+func (s *Store) EnqueueJob(ctx context.Context, docID string, access []string) (driver.Job, bool, error) {
 	op := fmt.Sprintf("enqueue job %q", docID)
 	acl, err := marshalList(access)
 	if err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if err := lockDoc(ctx, tx, docID); err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	var n int
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE doc_id = $1 AND state IN ($2, $3)`,
-		[]byte(docID), situate.JobQueued, situate.JobRunning).Scan(&n); err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		[]byte(docID), driver.JobQueued, driver.JobRunning).Scan(&n); err != nil {
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	if n > 0 {
-		return situate.Job{}, false, nil
+		return driver.Job{}, false, nil
 	}
 	now := time.Now()
-	j := situate.Job{DocID: docID, State: situate.JobQueued, Access: access, CreatedAt: now}
-	if err := tx.QueryRow(ctx, insertJob, []byte(docID), situate.JobQueued, acl, now.UnixNano()).Scan(&j.ID); err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+	j := driver.Job{DocID: docID, State: driver.JobQueued, Access: access, CreatedAt: now}
+	if err := tx.QueryRow(ctx, insertJob, []byte(docID), driver.JobQueued, acl, now.UnixNano()).Scan(&j.ID); err != nil {
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return situate.Job{}, false, s.errorf(op+": commit", err)
+		return driver.Job{}, false, s.errorf(op+": commit", err)
 	}
 	return j, true, nil
 }
@@ -186,9 +187,9 @@ func (s *Store) DeleteUpload(ctx context.Context, docID string) error {
 const jobColumns = `id, doc_id, state, error, attempts, access, change, chunks, chunks_done, calls, tokens,
 	created_at, started_at, finished_at`
 
-func scanJob(row pgx.Row) (situate.Job, error) {
+func scanJob(row pgx.Row) (driver.Job, error) {
 	var (
-		j                          situate.Job
+		j                          driver.Job
 		docID, jobErr              []byte
 		access                     string
 		created, started, finished int64
@@ -220,10 +221,10 @@ func unixNano(t time.Time) int64 {
 }
 
 // Job returns one job.
-func (s *Store) Job(ctx context.Context, id int64) (situate.Job, error) {
+func (s *Store) Job(ctx context.Context, id int64) (driver.Job, error) {
 	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return j, s.errorf(fmt.Sprintf("job %d", id), situate.ErrNotFound)
+		return j, s.errorf(fmt.Sprintf("job %d", id), driver.ErrNotFound)
 	}
 	if err != nil {
 		return j, s.errorf(fmt.Sprintf("job %d", id), err)
@@ -235,13 +236,13 @@ func (s *Store) Job(ctx context.Context, id int64) (situate.Job, error) {
 // run out) running for lease. Claimers in any number of processes skip the
 // rows others are claiming (FOR UPDATE SKIP LOCKED), so each job goes to one
 // of them and none waits for another.
-func (s *Store) ClaimJob(ctx context.Context, lease time.Duration) (situate.Job, bool, error) {
+func (s *Store) ClaimJob(ctx context.Context, lease time.Duration) (driver.Job, bool, error) {
 	now := time.Now()
 	j, err := scanJob(s.pool.QueryRow(ctx, `UPDATE jobs SET state = $1, attempts = attempts + 1, lease_until = $2, started_at = $3
 		WHERE id = (SELECT id FROM jobs WHERE state = $4 OR (state = $1 AND lease_until < $3)
 			ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
 		RETURNING `+jobColumns,
-		situate.JobRunning, now.Add(lease).UnixNano(), now.UnixNano(), situate.JobQueued))
+		driver.JobRunning, now.Add(lease).UnixNano(), now.UnixNano(), driver.JobQueued))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return j, false, nil
 	}
@@ -253,9 +254,9 @@ func (s *Store) ClaimJob(ctx context.Context, lease time.Duration) (situate.Job,
 
 // UpdateJob writes a job's progress and state; a running job's lease is
 // extended by lease.
-func (s *Store) UpdateJob(ctx context.Context, j situate.Job, lease time.Duration) error {
+func (s *Store) UpdateJob(ctx context.Context, j driver.Job, lease time.Duration) error {
 	var leaseUntil int64
-	if j.State == situate.JobRunning {
+	if j.State == driver.JobRunning {
 		leaseUntil = time.Now().Add(lease).UnixNano()
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $1, error = $2, attempts = $3, change = $4, chunks = $5,
@@ -266,7 +267,7 @@ func (s *Store) UpdateJob(ctx context.Context, j situate.Job, lease time.Duratio
 		return s.errorf(fmt.Sprintf("update job %d", j.ID), err)
 	}
 	if tag.RowsAffected() == 0 {
-		return s.errorf(fmt.Sprintf("update job %d", j.ID), situate.ErrNotFound)
+		return s.errorf(fmt.Sprintf("update job %d", j.ID), driver.ErrNotFound)
 	}
 	return nil
 }
@@ -276,7 +277,7 @@ func (s *Store) UpdateJob(ctx context.Context, j situate.Job, lease time.Duratio
 // of other live processes would run twice (leases recover the jobs of dead
 // ones without it).
 func (s *Store) RequeueJobs(ctx context.Context) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $1, lease_until = 0 WHERE state = $2`, situate.JobQueued, situate.JobRunning)
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET state = $1, lease_until = 0 WHERE state = $2`, driver.JobQueued, driver.JobRunning)
 	if err != nil {
 		return 0, s.errorf("requeue jobs", err)
 	}
@@ -306,10 +307,10 @@ func (s *Store) JobCounts(ctx context.Context) (map[string]int, error) {
 }
 
 // CreateKey stores a key (its hash, never its secret).
-func (s *Store) CreateKey(ctx context.Context, k situate.APIKey) error {
+func (s *Store) CreateKey(ctx context.Context, k driver.APIKey) error {
 	op := fmt.Sprintf("create key %q", k.ID)
 	if k.ID == "" || k.Tenant == "" || len(k.Hash) == 0 {
-		return s.errorf(op, fmt.Errorf("id, tenant and hash are required: %w", situate.ErrInvalid))
+		return s.errorf(op, fmt.Errorf("id, tenant and hash are required: %w", driver.ErrInvalid))
 	}
 	principals, err := marshalList(k.Principals)
 	if err != nil {
@@ -330,9 +331,9 @@ func (s *Store) CreateKey(ctx context.Context, k situate.APIKey) error {
 
 const keyColumns = `id, name, tenant, principals, admin, write, hash, created_at, revoked_at`
 
-func scanKey(row pgx.Row) (situate.APIKey, error) {
+func scanKey(row pgx.Row) (driver.APIKey, error) {
 	var (
-		k                situate.APIKey
+		k                driver.APIKey
 		id, name, tenant []byte
 		principals       string
 		created, revoked int64
@@ -349,10 +350,10 @@ func scanKey(row pgx.Row) (situate.APIKey, error) {
 }
 
 // Key returns a key by id.
-func (s *Store) Key(ctx context.Context, id string) (situate.APIKey, error) {
+func (s *Store) Key(ctx context.Context, id string) (driver.APIKey, error) {
 	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, []byte(id)))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return k, s.errorf(fmt.Sprintf("key %q", id), situate.ErrNotFound)
+		return k, s.errorf(fmt.Sprintf("key %q", id), driver.ErrNotFound)
 	}
 	if err != nil {
 		return k, s.errorf(fmt.Sprintf("key %q", id), err)
@@ -361,13 +362,13 @@ func (s *Store) Key(ctx context.Context, id string) (situate.APIKey, error) {
 }
 
 // Keys lists every key, oldest first.
-func (s *Store) Keys(ctx context.Context) ([]situate.APIKey, error) {
+func (s *Store) Keys(ctx context.Context) ([]driver.APIKey, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	if err != nil {
 		return nil, s.errorf("list keys", err)
 	}
 	defer rows.Close()
-	var out []situate.APIKey
+	var out []driver.APIKey
 	for rows.Next() {
 		k, err := scanKey(rows)
 		if err != nil {
@@ -389,7 +390,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string) error {
 		return s.errorf(fmt.Sprintf("revoke key %q", id), err)
 	}
 	if tag.RowsAffected() == 0 {
-		return s.errorf(fmt.Sprintf("revoke key %q", id), situate.ErrNotFound)
+		return s.errorf(fmt.Sprintf("revoke key %q", id), driver.ErrNotFound)
 	}
 	s.keyRev.Add(1)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/postgres"
 	"github.com/situate/situate/situatetest"
 )
@@ -24,11 +25,11 @@ func openTemp(t *testing.T) *postgres.Store {
 
 // The queue and the keys pass the same suites as every JobStore and KeyStore.
 func TestJobQueue(t *testing.T) {
-	situatetest.TestJobStore(t, func(t *testing.T) situate.JobStore { return openTemp(t) })
+	situatetest.TestJobStore(t, func(t *testing.T) driver.JobStore { return openTemp(t) })
 }
 
 func TestKeys(t *testing.T) {
-	situatetest.TestKeyStore(t, func(t *testing.T) situate.KeyStore { return openTemp(t) })
+	situatetest.TestKeyStore(t, func(t *testing.T) driver.KeyStore { return openTemp(t) })
 }
 
 // Workers in several processes (here: several stores on one database, each
@@ -48,7 +49,7 @@ func TestClaimAcrossProcesses(t *testing.T) {
 		ss = append(ss, s)
 	}
 	for i := range jobs {
-		if _, err := ss[i%stores].EnqueueUpload(ctx, situate.Upload{DocID: fmt.Sprintf("d%03d", i), Data: []byte("x")}); err != nil {
+		if _, err := ss[i%stores].EnqueueUpload(ctx, driver.Upload{DocID: fmt.Sprintf("d%03d", i), Data: []byte("x")}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/situate/situate"
 )
 
 // migrations bring the schema from version i to i+1, where i is the index;
@@ -188,7 +189,7 @@ func migrateStep(ctx context.Context, pool *pgxpool.Pool, where string, ms [][]s
 		}
 		if n > 0 {
 			return false, fmt.Errorf("postgres migrate: %s: the schema has situate's table names but no schema version: %w",
-				where, situate.ErrInvalid)
+				where, driver.ErrInvalid)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
 			return false, fmt.Errorf("postgres migrate: %s: %w", where, err)
@@ -198,7 +199,7 @@ func migrateStep(ctx context.Context, pool *pgxpool.Pool, where string, ms [][]s
 	}
 	if version > len(ms) {
 		return false, fmt.Errorf("postgres open: %s: schema version %d, this build knows up to %d: %w",
-			where, version, len(ms), situate.ErrStoreTooNew)
+			where, version, len(ms), driver.ErrStoreTooNew)
 	}
 	if version == len(ms) {
 		return true, tx.Commit(ctx)

@@ -7,8 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/jackc/pgx/v5"
-	"github.com/situate/situate"
 )
 
 func schemaVersion(t *testing.T, url string) int {
@@ -120,7 +121,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 	s.Close()
 	exec(t, url, `UPDATE schema_version SET version = version + 1`)
-	if _, err := Open(t.Context(), url); !errors.Is(err, situate.ErrStoreTooNew) {
+	if _, err := Open(t.Context(), url); !errors.Is(err, driver.ErrStoreTooNew) {
 		t.Errorf("Open of a newer schema: %v, want situate.ErrStoreTooNew", err)
 	}
 }
@@ -131,13 +132,13 @@ func TestOpenRefusesForeignTables(t *testing.T) {
 	url := NewTestDatabase(t)
 	exec(t, url, `CREATE TABLE documents (id INTEGER)`)
 	_, err := Open(t.Context(), url)
-	if !errors.Is(err, situate.ErrInvalid) {
+	if !errors.Is(err, driver.ErrInvalid) {
 		t.Errorf("Open over foreign tables: %v, want situate.ErrInvalid", err)
 	}
 }
 
 func TestOpenErrors(t *testing.T) {
-	if _, err := Open(t.Context(), ""); !errors.Is(err, situate.ErrInvalid) {
+	if _, err := Open(t.Context(), ""); !errors.Is(err, driver.ErrInvalid) {
 		t.Errorf("empty URL: %v", err)
 	}
 	if _, err := Open(t.Context(), "postgres://user:secret@127.0.0.1:bad/x"); err == nil || strings.Contains(err.Error(), "secret") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/postgres"
 )
 
@@ -26,7 +27,7 @@ func TestServerRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.EnqueueUpload(t.Context(), situate.Upload{DocID: "up", Data: []byte("x")}); err != nil {
+	if _, err := s.EnqueueUpload(t.Context(), driver.Upload{DocID: "up", Data: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
 	RestartServer(t)

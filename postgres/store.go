@@ -12,10 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/situate/situate"
 )
 
 // pingAfterIdle is how long a pooled connection may sit idle before it is
@@ -24,15 +25,15 @@ const pingAfterIdle = 50 * time.Millisecond
 
 // Compile-time checks that Store implements what the engine consumes.
 var (
-	_ situate.Store         = (*Store)(nil)
-	_ situate.MetaStore     = (*Store)(nil)
-	_ situate.ContextCache  = (*Store)(nil)
-	_ situate.VectorCache   = (*Store)(nil)
-	_ situate.UsageRecorder = (*Store)(nil)
-	_ situate.ChangeStamper = (*Store)(nil)
-	_ situate.ChangeLister  = (*Store)(nil)
-	_ situate.ChunkCounter  = (*Store)(nil)
-	_ situate.ChunkReader   = (*Store)(nil)
+	_ driver.Store         = (*Store)(nil)
+	_ driver.MetaStore     = (*Store)(nil)
+	_ driver.ContextCache  = (*Store)(nil)
+	_ driver.VectorCache   = (*Store)(nil)
+	_ driver.UsageRecorder = (*Store)(nil)
+	_ driver.ChangeStamper = (*Store)(nil)
+	_ driver.ChangeLister  = (*Store)(nil)
+	_ driver.ChunkCounter  = (*Store)(nil)
+	_ driver.ChunkReader   = (*Store)(nil)
 )
 
 // Store is a situate store in a PostgreSQL database. It is safe for
@@ -50,12 +51,12 @@ type Store struct {
 // search_path in the URL to keep several stores in one database).
 func Open(ctx context.Context, connString string) (*Store, error) {
 	if connString == "" {
-		return nil, fmt.Errorf("postgres open: connection string is empty: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("postgres open: connection string is empty: %w", driver.ErrInvalid)
 	}
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
 		// pgx's parse errors redact the password.
-		return nil, fmt.Errorf("postgres open: %w: %w", err, situate.ErrInvalid)
+		return nil, fmt.Errorf("postgres open: %w: %w", err, driver.ErrInvalid)
 	}
 	return open(ctx, cfg)
 }
@@ -65,14 +66,14 @@ func Open(ctx context.Context, connString string) (*Store, error) {
 // tenants, each in its own schema.
 func OpenSchema(ctx context.Context, connString, schema string) (*Store, error) {
 	if connString == "" {
-		return nil, fmt.Errorf("postgres open: connection string is empty: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("postgres open: connection string is empty: %w", driver.ErrInvalid)
 	}
 	if schema == "" {
-		return nil, fmt.Errorf("postgres open: schema name is empty: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("postgres open: schema name is empty: %w", driver.ErrInvalid)
 	}
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fmt.Errorf("postgres open: %w: %w", err, situate.ErrInvalid)
+		return nil, fmt.Errorf("postgres open: %w: %w", err, driver.ErrInvalid)
 	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, url.PathEscape(cfg.ConnConfig.Database))
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
@@ -132,11 +133,11 @@ func (s *Store) errorf(op string, err error) error {
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "22021", "22P05", "54000": // bad encoding, untranslatable, too long (strings are BYTEA; kept for safety)
-			err = fmt.Errorf("%w: %w", err, situate.ErrInvalid)
+			err = fmt.Errorf("%w: %w", err, driver.ErrInvalid)
 		case "53100": // disk_full
 			err = fmt.Errorf("%w: %w", err, ErrFull)
 		case "25006": // read_only_sql_transaction
-			err = fmt.Errorf("%w: %w", err, situate.ErrReadOnly)
+			err = fmt.Errorf("%w: %w", err, driver.ErrReadOnly)
 		}
 	}
 	return fmt.Errorf("postgres %s: %s: %w", op, s.where, err)
@@ -146,10 +147,10 @@ const documentColumns = `id, title, format, lang, path, hash, metadata, access, 
 
 // Document returns the record of one document, or an error wrapping
 // situate.ErrNotFound.
-func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord, error) {
+func (s *Store) Document(ctx context.Context, id string) (driver.DocumentRecord, error) {
 	rec, err := scanDocument(s.pool.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = $1`, []byte(id)))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return rec, s.errorf(fmt.Sprintf("document %q", id), situate.ErrNotFound)
+		return rec, s.errorf(fmt.Sprintf("document %q", id), driver.ErrNotFound)
 	}
 	if err != nil {
 		return rec, s.errorf(fmt.Sprintf("document %q", id), err)
@@ -158,13 +159,13 @@ func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord
 }
 
 // Documents lists every document, ordered by id (byte order).
-func (s *Store) Documents(ctx context.Context) ([]situate.DocumentRecord, error) {
+func (s *Store) Documents(ctx context.Context) ([]driver.DocumentRecord, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+documentColumns+` FROM documents ORDER BY id`)
 	if err != nil {
 		return nil, s.errorf("documents", err)
 	}
 	defer rows.Close()
-	var out []situate.DocumentRecord
+	var out []driver.DocumentRecord
 	for rows.Next() {
 		rec, err := scanDocument(rows)
 		if err != nil {
@@ -178,9 +179,9 @@ func (s *Store) Documents(ctx context.Context) ([]situate.DocumentRecord, error)
 	return out, nil
 }
 
-func scanDocument(row pgx.Row) (situate.DocumentRecord, error) {
+func scanDocument(row pgx.Row) (driver.DocumentRecord, error) {
 	var (
-		rec                                 situate.DocumentRecord
+		rec                                 driver.DocumentRecord
 		id, title, format, lang, path, hash []byte
 		metadata, access                    string
 		indexedAt                           int64
@@ -209,7 +210,7 @@ func scanDocument(row pgx.Row) (situate.DocumentRecord, error) {
 // taken as rec.ID). The transaction first writes the record, which locks its
 // row: concurrent writers of one document take turns, and readers see the
 // previous version or this one, never a mix.
-func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+func (s *Store) PutDocument(ctx context.Context, rec driver.DocumentRecord, chunks []driver.StoredChunk) error {
 	op := fmt.Sprintf("put document %q", rec.ID)
 	if err := validatePut(rec, chunks); err != nil {
 		return s.errorf(op, err)
@@ -287,11 +288,11 @@ const bumpChanges = `UPDATE doc_changes SET n = n + 1 WHERE id = 1 RETURNING n`
 // DocumentChanges returns the documents written and the ids deleted since
 // the change stamp since (from ChangeStamp or an earlier call), and the
 // stamp they bring the caller to, read in one snapshot.
-func (s *Store) DocumentChanges(ctx context.Context, since string) (situate.DocumentChanges, error) {
-	var ch situate.DocumentChanges
+func (s *Store) DocumentChanges(ctx context.Context, since string) (driver.DocumentChanges, error) {
+	var ch driver.DocumentChanges
 	from, err := strconv.ParseInt(since, 10, 64)
 	if err != nil {
-		return ch, fmt.Errorf("postgres document changes: stamp %q: %w", since, situate.ErrInvalid)
+		return ch, fmt.Errorf("postgres document changes: stamp %q: %w", since, driver.ErrInvalid)
 	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -349,22 +350,22 @@ func (s *Store) ChangeStamp(ctx context.Context) (string, error) {
 	return strconv.FormatInt(n, 10), nil
 }
 
-func validatePut(rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+func validatePut(rec driver.DocumentRecord, chunks []driver.StoredChunk) error {
 	if rec.ID == "" {
-		return fmt.Errorf("document ID is empty: %w", situate.ErrInvalid)
+		return fmt.Errorf("document ID is empty: %w", driver.ErrInvalid)
 	}
 	if rec.Version < 1 {
-		return fmt.Errorf("version %d: must be >= 1: %w", rec.Version, situate.ErrInvalid)
+		return fmt.Errorf("version %d: must be >= 1: %w", rec.Version, driver.ErrInvalid)
 	}
 	for i, c := range chunks {
 		if c.DocID != "" && c.DocID != rec.ID {
-			return fmt.Errorf("chunk %d: DocID %q does not match the document: %w", i, c.DocID, situate.ErrInvalid)
+			return fmt.Errorf("chunk %d: DocID %q does not match the document: %w", i, c.DocID, driver.ErrInvalid)
 		}
 		if c.Index != i {
-			return fmt.Errorf("chunk %d: Index is %d, chunks must be given in order: %w", i, c.Index, situate.ErrInvalid)
+			return fmt.Errorf("chunk %d: Index is %d, chunks must be given in order: %w", i, c.Index, driver.ErrInvalid)
 		}
 		if c.Start < 0 || c.End < c.Start {
-			return fmt.Errorf("chunk %d: span [%d,%d) is invalid: %w", i, c.Start, c.End, situate.ErrInvalid)
+			return fmt.Errorf("chunk %d: span [%d,%d) is invalid: %w", i, c.Start, c.End, driver.ErrInvalid)
 		}
 	}
 	return nil
@@ -402,7 +403,7 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 
 // Chunks returns a document's chunks in order, with their contexts, read in
 // one snapshot. An unknown document is an error wrapping situate.ErrNotFound.
-func (s *Store) Chunks(ctx context.Context, docID string) ([]situate.StoredChunk, error) {
+func (s *Store) Chunks(ctx context.Context, docID string) ([]driver.StoredChunk, error) {
 	op := fmt.Sprintf("chunks of %q", docID)
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -412,7 +413,7 @@ func (s *Store) Chunks(ctx context.Context, docID string) ([]situate.StoredChunk
 	var n int
 	err = tx.QueryRow(ctx, `SELECT chunks FROM documents WHERE id = $1`, []byte(docID)).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, s.errorf(op, situate.ErrNotFound)
+		return nil, s.errorf(op, driver.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.errorf(op, err)
@@ -423,9 +424,9 @@ func (s *Store) Chunks(ctx context.Context, docID string) ([]situate.StoredChunk
 		return nil, s.errorf(op, err)
 	}
 	defer rows.Close()
-	out := make([]situate.StoredChunk, 0, n)
+	out := make([]driver.StoredChunk, 0, n)
 	for rows.Next() {
-		c := situate.StoredChunk{Chunk: situate.Chunk{DocID: docID}}
+		c := driver.StoredChunk{Chunk: driver.Chunk{DocID: docID}}
 		var (
 			flags                             string
 			text, heading, ctxText, ctxSource []byte
@@ -466,8 +467,8 @@ const maxChunksAt = 1000
 // per maxChunksAt refs; chunks the store does not hold are absent from the
 // map. A search reads only its hits this way, not their documents' other
 // chunks.
-func (s *Store) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situate.ChunkRef]situate.StoredChunk, error) {
-	out := make(map[situate.ChunkRef]situate.StoredChunk, len(refs))
+func (s *Store) ChunksAt(ctx context.Context, refs []driver.ChunkRef) (map[driver.ChunkRef]driver.StoredChunk, error) {
+	out := make(map[driver.ChunkRef]driver.StoredChunk, len(refs))
 	for len(refs) > 0 {
 		n := min(len(refs), maxChunksAt)
 		if err := s.chunksAt(ctx, refs[:n], out); err != nil {
@@ -478,7 +479,7 @@ func (s *Store) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situ
 	return out, nil
 }
 
-func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[situate.ChunkRef]situate.StoredChunk) error {
+func (s *Store) chunksAt(ctx context.Context, refs []driver.ChunkRef, out map[driver.ChunkRef]driver.StoredChunk) error {
 	op := fmt.Sprintf("%d chunks", len(refs))
 	ids := make([][]byte, len(refs))
 	idx := make([]int32, len(refs))
@@ -498,7 +499,7 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			c                                        situate.StoredChunk
+			c                                        driver.StoredChunk
 			flags                                    string
 			docID, text, heading, ctxText, ctxSource []byte
 		)
@@ -511,7 +512,7 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
 			return s.errorf(fmt.Sprintf("chunk %d of %q: context flags", c.Index, c.DocID), fmt.Errorf("%w: %w", err, ErrCorrupt))
 		}
-		out[situate.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
+		out[driver.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
 	}
 	if err := rows.Err(); err != nil {
 		return s.errorf(op, err)
@@ -522,7 +523,7 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 // SetMeta stores a small engine value under key, replacing any previous value.
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 	if key == "" {
-		return s.errorf("set meta", fmt.Errorf("key is empty: %w", situate.ErrInvalid))
+		return s.errorf("set meta", fmt.Errorf("key is empty: %w", driver.ErrInvalid))
 	}
 	if _, err := s.pool.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, []byte(key), []byte(value)); err != nil {
@@ -545,9 +546,9 @@ func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 }
 
 // CachedContext returns the context cached under key and whether there was one.
-func (s *Store) CachedContext(ctx context.Context, key string) (situate.Context, bool, error) {
+func (s *Store) CachedContext(ctx context.Context, key string) (driver.Context, bool, error) {
 	var (
-		c            situate.Context
+		c            driver.Context
 		text, source []byte
 		flags        string
 	)
@@ -555,21 +556,21 @@ func (s *Store) CachedContext(ctx context.Context, key string) (situate.Context,
 		Scan(&text, &source, &flags)
 	c.Text, c.Source = string(text), string(source)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return situate.Context{}, false, nil
+		return driver.Context{}, false, nil
 	}
 	if err != nil {
-		return situate.Context{}, false, s.errorf(fmt.Sprintf("cached context %q", key), err)
+		return driver.Context{}, false, s.errorf(fmt.Sprintf("cached context %q", key), err)
 	}
 	if err := unmarshalList(flags, &c.Flags); err != nil {
-		return situate.Context{}, false, s.errorf(fmt.Sprintf("cached context %q: flags", key), fmt.Errorf("%w: %w", err, ErrCorrupt))
+		return driver.Context{}, false, s.errorf(fmt.Sprintf("cached context %q: flags", key), fmt.Errorf("%w: %w", err, ErrCorrupt))
 	}
 	return c, true, nil
 }
 
 // CacheContext stores c under key, replacing any previous entry.
-func (s *Store) CacheContext(ctx context.Context, key string, c situate.Context) error {
+func (s *Store) CacheContext(ctx context.Context, key string, c driver.Context) error {
 	if key == "" {
-		return s.errorf("cache context", fmt.Errorf("key is empty: %w", situate.ErrInvalid))
+		return s.errorf("cache context", fmt.Errorf("key is empty: %w", driver.ErrInvalid))
 	}
 	op := fmt.Sprintf("cache context %q", key)
 	flags, err := marshalList(c.Flags)
@@ -614,10 +615,10 @@ func (s *Store) CachedVector(ctx context.Context, key string) ([]float32, bool, 
 // previous entry.
 func (s *Store) CacheVector(ctx context.Context, key string, v []float32) error {
 	if key == "" {
-		return s.errorf("cache vector", fmt.Errorf("key is empty: %w", situate.ErrInvalid))
+		return s.errorf("cache vector", fmt.Errorf("key is empty: %w", driver.ErrInvalid))
 	}
 	if len(v) == 0 {
-		return s.errorf(fmt.Sprintf("cache vector %q", key), fmt.Errorf("vector is empty: %w", situate.ErrInvalid))
+		return s.errorf(fmt.Sprintf("cache vector %q", key), fmt.Errorf("vector is empty: %w", driver.ErrInvalid))
 	}
 	b := make([]byte, 4*len(v))
 	for i, f := range v {
@@ -631,7 +632,7 @@ func (s *Store) CacheVector(ctx context.Context, key string, v []float32) error 
 }
 
 // RecordUsage stores one provider call. A zero Time is recorded as now.
-func (s *Store) RecordUsage(ctx context.Context, u situate.Usage) error {
+func (s *Store) RecordUsage(ctx context.Context, u driver.Usage) error {
 	t := u.Time
 	if t.IsZero() {
 		t = time.Now()

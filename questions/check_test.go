@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 func TestParse(t *testing.T) {
@@ -42,14 +42,14 @@ func TestSkip(t *testing.T) {
 		{"toc leaders", "Introduction ........ 3\nInstallation ........ 7\nUsage ........ 12\nReference ........ 30\n", SkipTOC},
 		{"inhalt", "## Inhaltsverzeichnis\n- Einleitung\n- Geschichte der Stadt\n- Wirtschaft und Handel\n- Kultur\n", SkipTOC},
 	} {
-		if got := Skip(c.text, situate.LangEnglish, DefaultMinChunkTerms); got != c.want {
+		if got := Skip(c.text, driver.LangEnglish, DefaultMinChunkTerms); got != c.want {
 			t.Errorf("%s: Skip = %q, want %q", c.name, got, c.want)
 		}
 	}
 }
 
 func TestAnchored(t *testing.T) {
-	srcs := []Source{{Lang: "en", Chunks: []situate.Chunk{
+	srcs := []Source{{Lang: "en", Chunks: []driver.Chunk{
 		{Text: "the furnace and the railway"}, {Text: "the furnace and the valley"},
 		{Text: "the furnace of the works"}, {Text: "the furnace opened early"}, {Text: "a furnace"},
 		{Text: "the furnace"}, {Text: "furnace"}, {Text: "the workforce and the furnace"},
@@ -89,9 +89,9 @@ func TestOverlap(t *testing.T) {
 type countingLLM struct{ calls int }
 
 func (m *countingLLM) Name() string { return "test:model" }
-func (m *countingLLM) Complete(_ context.Context, p situate.Prompt) (situate.Completion, error) {
+func (m *countingLLM) Complete(_ context.Context, p driver.Prompt) (driver.Completion, error) {
 	m.calls++
-	return situate.Completion{Text: "QUESTION: What happened in 1871?\nANSWER: x", Usage: situate.Usage{InputTokens: 1000, OutputTokens: 20}}, nil
+	return driver.Completion{Text: "QUESTION: What happened in 1871?\nANSWER: x", Usage: driver.Usage{InputTokens: 1000, OutputTokens: 20}}, nil
 }
 
 // TestMaxCost: the run stops once the spend reaches MaxCostUSD, returns
@@ -100,7 +100,7 @@ func TestMaxCost(t *testing.T) {
 	srcs := loadSources(t, 80, exampleDirs()...)
 	m := &countingLLM{}
 	res, err := Generate(context.Background(), m, srcs, Options{N: 50, Concurrency: 1, MaxCostUSD: 0.0045,
-		Price: func(u situate.Usage) float64 { return float64(u.InputTokens) * 1e-6 }})
+		Price: func(u driver.Usage) float64 { return float64(u.InputTokens) * 1e-6 }})
 	if !errors.Is(err, ErrBudget) {
 		t.Fatalf("err %v, want ErrBudget", err)
 	}

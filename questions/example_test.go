@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/questions"
 )
 
@@ -15,10 +16,10 @@ import (
 type echoModel struct{}
 
 func (echoModel) Name() string { return "example:echo" }
-func (echoModel) Complete(_ context.Context, p situate.Prompt) (situate.Completion, error) {
+func (echoModel) Complete(_ context.Context, p driver.Prompt) (driver.Completion, error) {
 	chunk := p.Suffix[strings.Index(p.Suffix, "<chunk>\n")+8 : strings.Index(p.Suffix, "\n</chunk>")]
 	first, _, _ := strings.Cut(chunk, ".")
-	return situate.Completion{Text: "QUESTION: When did the Halden works get their second furnace?\nANSWER: " + first}, nil
+	return driver.Completion{Text: "QUESTION: When did the Halden works get their second furnace?\nANSWER: " + first}, nil
 }
 
 func Example() {

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/situate/situate"
 	"github.com/situate/situate/chunk"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/ingest"
 )
 
@@ -20,7 +20,7 @@ import (
 func loadSources(t testing.TB, size int, dirs ...string) []Source {
 	t.Helper()
 	var srcs []Source
-	err := ingest.Walk(context.Background(), dirs, ingest.Options{}, func(doc situate.Document, err error) error {
+	err := ingest.Walk(context.Background(), dirs, ingest.Options{}, func(doc driver.Document, err error) error {
 		if err != nil {
 			return err
 		}
@@ -30,7 +30,7 @@ func loadSources(t testing.TB, size int, dirs ...string) []Source {
 		}
 		s := Source{Doc: doc}
 		for i, sp := range spans {
-			s.Chunks = append(s.Chunks, situate.Chunk{DocID: doc.ID, Index: i, Start: sp.Start, End: sp.End,
+			s.Chunks = append(s.Chunks, driver.Chunk{DocID: doc.ID, Index: i, Start: sp.Start, End: sp.End,
 				Text: doc.Text[sp.Start:sp.End], Heading: sp.Heading, Tokens: sp.Tokens})
 		}
 		srcs = append(srcs, s)
@@ -69,13 +69,13 @@ func kindOf(chunkText string) int {
 // shares little wording with any chunk.
 func goodQuestion(lang string, n int) string {
 	switch lang {
-	case situate.LangGerman:
+	case driver.LangGerman:
 		return fmt.Sprintf("Welcher Teil der Sammlung erklärt das Thema Nummer %d?", n)
-	case situate.LangSpanish:
+	case driver.LangSpanish:
 		return fmt.Sprintf("¿Qué parte de la colección explica el tema número %d?", n)
-	case situate.LangRussian:
+	case driver.LangRussian:
 		return fmt.Sprintf("Какая часть коллекции объясняет тему номер %d?", n)
-	case situate.LangChinese:
+	case driver.LangChinese:
 		return fmt.Sprintf("文档集中哪一部分解释了第%d个主题？", n)
 	}
 	return fmt.Sprintf("Which part of the collection explains the topic number %d?", n)
@@ -132,9 +132,9 @@ func (s *scripted) answer(suffix string) string {
 	ans := answerSpan(ch)
 	switch kindOf(ch) {
 	case kindWrongLang:
-		q := goodQuestion(situate.LangGerman, n)
-		if lang == situate.LangGerman {
-			q = goodQuestion(situate.LangEnglish, n)
+		q := goodQuestion(driver.LangGerman, n)
+		if lang == driver.LangGerman {
+			q = goodQuestion(driver.LangEnglish, n)
 		}
 		return "QUESTION: " + q + "\nANSWER: " + ans
 	case kindCopied:
@@ -169,7 +169,7 @@ func expectDrops(srcs []Source, picks []Pick) map[string]int {
 		case kindDuplicate:
 			l := p.Lang
 			if _, ok := instructions[l]; !ok {
-				l = situate.LangEnglish
+				l = driver.LangEnglish
 			}
 			if dupSeen[l] {
 				want[ReasonDuplicate]++

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
 	"github.com/situate/situate/analysis"
+	"github.com/situate/situate/driver"
 )
 
 // Defaults.
@@ -44,9 +44,9 @@ type Options struct {
 	// prompt cache the others read (default DefaultConcurrency).
 	Concurrency int
 	// Usage, if set, receives one record per call (Operation "question").
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 	// Price, if set, prices a call's usage in USD.
-	Price func(situate.Usage) float64
+	Price func(driver.Usage) float64
 	// MaxCostUSD, if > 0 (needs Price), stops before a call once the spend
 	// reached it.
 	MaxCostUSD float64
@@ -103,7 +103,7 @@ type Result struct {
 	Dropped map[string]int
 	// Chunks is the number of chunks considered; Sampled those sampled.
 	Chunks, Sampled int
-	Usage           situate.Usage // summed over calls
+	Usage           driver.Usage // summed over calls
 	Calls           int
 	CostUSD         float64
 	Elapsed         time.Duration
@@ -112,16 +112,16 @@ type Result struct {
 // Generate samples chunks of srcs and asks model for a question on each;
 // see the package documentation. It returns the partial result along with
 // an error when a budget or the context stops it.
-func Generate(ctx context.Context, model situate.LLM, srcs []Source, opts Options) (*Result, error) {
+func Generate(ctx context.Context, model driver.LLM, srcs []Source, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	if model == nil {
-		return nil, fmt.Errorf("generate questions: no model: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("generate questions: no model: %w", driver.ErrInvalid)
 	}
 	if opts.N <= 0 {
-		return nil, fmt.Errorf("generate questions: N must be > 0, got %d: %w", opts.N, situate.ErrInvalid)
+		return nil, fmt.Errorf("generate questions: N must be > 0, got %d: %w", opts.N, driver.ErrInvalid)
 	}
 	if opts.MaxCostUSD > 0 && opts.Price == nil {
-		return nil, fmt.Errorf("generate questions: MaxCostUSD needs a price for %s: %w", model.Name(), situate.ErrInvalid)
+		return nil, fmt.Errorf("generate questions: MaxCostUSD needs a price for %s: %w", model.Name(), driver.ErrInvalid)
 	}
 	start := time.Now()
 	for i := range srcs {
@@ -177,7 +177,7 @@ func Generate(ctx context.Context, model situate.LLM, srcs []Source, opts Option
 			return
 		}
 		t0 := time.Now()
-		c, err := model.Complete(runCtx, situate.Prompt{DocID: src.Doc.ID, Prefix: Prefix(src.Doc.Text),
+		c, err := model.Complete(runCtx, driver.Prompt{DocID: src.Doc.ID, Prefix: Prefix(src.Doc.Text),
 			Suffix: Suffix(p.Lang, ch.Text), MaxTokens: opts.MaxTokens})
 		u := c.Usage
 		u.Time, u.Provider, u.Model, u.Operation, u.DocID = t0, provider, modelName, "question", src.Doc.ID
@@ -298,4 +298,4 @@ func check(it *Item, out, chunk, lang string, maxOverlap float64, df *DocFreq, s
 	return ""
 }
 
-func resolve(s Source) string { return situate.ResolveLanguage(s.Doc) }
+func resolve(s Source) string { return driver.ResolveLanguage(s.Doc) }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/anthropic/anthropictest"
 	"github.com/situate/situate/provider/openai"
@@ -17,10 +17,10 @@ import (
 
 type usageLog struct {
 	mu sync.Mutex
-	us []situate.Usage
+	us []driver.Usage
 }
 
-func (l *usageLog) RecordUsage(_ context.Context, u situate.Usage) error {
+func (l *usageLog) RecordUsage(_ context.Context, u driver.Usage) error {
 	l.mu.Lock()
 	l.us = append(l.us, u)
 	l.mu.Unlock()
@@ -45,7 +45,7 @@ func TestGenerateAnthropic(t *testing.T) {
 	}
 	log := &usageLog{}
 	opts := Options{N: 200, Seed: 7, Usage: log, Concurrency: 4,
-		Price: func(u situate.Usage) float64 { return float64(u.InputTokens+u.OutputTokens) * 1e-6 }}
+		Price: func(u driver.Usage) float64 { return float64(u.InputTokens+u.OutputTokens) * 1e-6 }}
 	res, err := Generate(context.Background(), m, srcs, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -6,14 +6,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/situate/situate"
 	"github.com/situate/situate/analysis"
+	"github.com/situate/situate/driver"
 )
 
 // Source is one document with its chunks, as the engine splits it.
 type Source struct {
-	Doc    situate.Document
-	Chunks []situate.Chunk
+	Doc    driver.Document
+	Chunks []driver.Chunk
 	// Lang is the document's language; empty means situate.ResolveLanguage.
 	Lang string
 }
@@ -113,7 +113,7 @@ func Sample(srcs []Source, n int, seed uint64, minTerms int) (picks []Pick, skip
 	for i, s := range srcs {
 		lang := s.Lang
 		if lang == "" {
-			lang = situate.ResolveLanguage(s.Doc)
+			lang = driver.ResolveLanguage(s.Doc)
 		}
 		var ok []int
 		for j, c := range s.Chunks {

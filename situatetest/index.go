@@ -10,17 +10,18 @@ import (
 	"unicode"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // IndexBackendHarness opens what TestIndexBackend needs: an empty backend
 // (its own namespace: collections, tenant) and an empty store, both fresh
 // on every call.
 type IndexBackendHarness struct {
-	Open func(t *testing.T) situate.IndexBackend
+	Open func(t *testing.T) driver.IndexBackend
 	// Reopen opens the namespace of a backend Open returned again (after
 	// the Engine over it closed it).
-	Reopen   func(t *testing.T, old situate.IndexBackend) situate.IndexBackend
-	NewStore func(t *testing.T) situate.Store
+	Reopen   func(t *testing.T, old driver.IndexBackend) driver.IndexBackend
+	NewStore func(t *testing.T) driver.Store
 }
 
 // hashEmbedder embeds a hashed bag of words: texts sharing
@@ -28,7 +29,7 @@ type IndexBackendHarness struct {
 type hashEmbedder struct{}
 
 func (hashEmbedder) Name() string { return "hash" }
-func (hashEmbedder) Embed(_ context.Context, texts []string, _ situate.InputType) ([][]float32, error) {
+func (hashEmbedder) Embed(_ context.Context, texts []string, _ driver.InputType) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		out[i] = hashVector(t, 64)

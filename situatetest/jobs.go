@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // TestJobStore is the conformance suite of a situate.JobStore: uploads kept
 // and deleted, one queued job per document, claims oldest first under
 // leases that a dead worker's job outlives, updates, requeue and counts.
 // open returns a new, empty store.
-func TestJobStore(t *testing.T, open func(t *testing.T) situate.JobStore) {
+func TestJobStore(t *testing.T, open func(t *testing.T) driver.JobStore) {
 	ctx := context.Background()
 	s := open(t)
 	data := []byte("# Title\n\nSome text that compresses: " + string(make([]byte, 1000)))
-	j1, err := s.EnqueueUpload(ctx, situate.Upload{DocID: "a.md", Name: "a.md", Title: "A", Metadata: map[string]string{"k": "v"}, Access: []string{"x"}, Data: data})
+	j1, err := s.EnqueueUpload(ctx, driver.Upload{DocID: "a.md", Name: "a.md", Title: "A", Metadata: map[string]string{"k": "v"}, Access: []string{"x"}, Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func TestJobStore(t *testing.T, open func(t *testing.T) situate.JobStore) {
 	if err != nil || string(up.Data) != string(data) || up.Title != "A" || up.Metadata["k"] != "v" || up.Access[0] != "x" || up.UpdatedAt.IsZero() {
 		t.Fatalf("upload round trip: %+v %v", up, err)
 	}
-	j2, _ := s.EnqueueUpload(ctx, situate.Upload{DocID: "b.md", Data: []byte("b")})
+	j2, _ := s.EnqueueUpload(ctx, driver.Upload{DocID: "b.md", Data: []byte("b")})
 	if _, ok, err := s.EnqueueJob(ctx, "a.md", nil); ok || err != nil {
 		t.Errorf("EnqueueJob beside a queued job: %v %v", ok, err)
 	}
@@ -80,10 +81,10 @@ func TestJobStore(t *testing.T, open func(t *testing.T) situate.JobStore) {
 // TestKeyStore is the conformance suite of a situate.KeyStore: keys
 // created once, read back whole, listed and revoked. open returns a new,
 // empty store.
-func TestKeyStore(t *testing.T, open func(t *testing.T) situate.KeyStore) {
+func TestKeyStore(t *testing.T, open func(t *testing.T) driver.KeyStore) {
 	ctx := context.Background()
 	s := open(t)
-	k := situate.APIKey{ID: "0123456789abcdef", Tenant: "acme", Principals: []string{"a", "b"}, Write: true, Hash: []byte{1, 2, 3}}
+	k := driver.APIKey{ID: "0123456789abcdef", Tenant: "acme", Principals: []string{"a", "b"}, Write: true, Hash: []byte{1, 2, 3}}
 	if err := s.CreateKey(ctx, k); err != nil {
 		t.Fatal(err)
 	}

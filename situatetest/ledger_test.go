@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/provider/anthropic"
@@ -30,23 +31,23 @@ import (
 // error matching situate.ErrUnauthorized, every failed attempt is in the
 // usage ledger, and no file of the store holds the key.
 func TestNoKeyInStore(t *testing.T) {
-	models := map[string]func(t *testing.T, url string) (situate.LLM, situatetest.ErrorBody){
-		"anthropic": func(t *testing.T, url string) (situate.LLM, situatetest.ErrorBody) {
+	models := map[string]func(t *testing.T, url string) (driver.LLM, situatetest.ErrorBody){
+		"anthropic": func(t *testing.T, url string) (driver.LLM, situatetest.ErrorBody) {
 			c, err := anthropic.New(anthropic.Options{APIKey: situatetest.Key, BaseURL: url})
 			must(t, err)
 			return c, anthropictest.WriteError
 		},
-		"openai": func(t *testing.T, url string) (situate.LLM, situatetest.ErrorBody) {
+		"openai": func(t *testing.T, url string) (driver.LLM, situatetest.ErrorBody) {
 			c, err := openai.New(openai.Options{APIKey: situatetest.Key, BaseURL: url + "/v1", Model: "gpt-5-mini"})
 			must(t, err)
 			return c, openaitest.ErrorWriter(openai.FlavorOpenAI)
 		},
-		"llamacpp": func(t *testing.T, url string) (situate.LLM, situatetest.ErrorBody) {
+		"llamacpp": func(t *testing.T, url string) (driver.LLM, situatetest.ErrorBody) {
 			c, err := openai.New(openai.Options{Flavor: openai.FlavorLlamaCpp, APIKey: situatetest.Key, BaseURL: url + "/v1", ContextWindow: 8192})
 			must(t, err)
 			return c, openaitest.ErrorWriter(openai.FlavorLlamaCpp)
 		},
-		"ollama": func(t *testing.T, url string) (situate.LLM, situatetest.ErrorBody) {
+		"ollama": func(t *testing.T, url string) (driver.LLM, situatetest.ErrorBody) {
 			c, err := ollama.New(ollama.Options{BaseURL: url, Model: "qwen3:4b", NumCtx: 8192,
 				Headers: map[string][]string{"Authorization": {"Bearer " + situatetest.Key}}})
 			must(t, err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/situatetest"
 )
 
@@ -150,9 +151,9 @@ func (m *memStore) RecordUsage(_ context.Context, u situate.Usage) error {
 // store, as a process that never exits would see it.
 func TestStoreSuiteOnMemStore(t *testing.T) {
 	situatetest.TestStore(t, situatetest.StoreHarness{
-		New: func(t *testing.T) (situate.Store, func() (situate.Store, error)) {
+		New: func(t *testing.T) (driver.Store, func() (driver.Store, error)) {
 			m := newMemStore()
-			return m, func() (situate.Store, error) { return m, nil }
+			return m, func() (driver.Store, error) { return m, nil }
 		},
 	})
 }
@@ -214,9 +215,9 @@ func TestMutantStore(t *testing.T) {
 		t.Skip("run by TestSuiteCatchesBrokenStores")
 	}
 	situatetest.TestStore(t, situatetest.StoreHarness{
-		New: func(t *testing.T) (situate.Store, func() (situate.Store, error)) {
+		New: func(t *testing.T) (driver.Store, func() (driver.Store, error)) {
 			m := mutant{newMemStore(), bug}
-			return m, func() (situate.Store, error) { return m, nil }
+			return m, func() (driver.Store, error) { return m, nil }
 		},
 	})
 }

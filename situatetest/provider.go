@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // EmbedderHarness makes the embedders TestEmbedder runs against.
@@ -17,11 +18,11 @@ type EmbedderHarness struct {
 	// New returns an embedder that works (against the backend's fake
 	// server, configured with Key), recording its usage to rec if it
 	// records usage.
-	New func(t *testing.T, rec situate.UsageRecorder) situate.Embedder
+	New func(t *testing.T, rec driver.UsageRecorder) situate.Embedder
 	// Fault returns an embedder configured with Key whose server answers
 	// as srv does (FaultServer with the provider's error body); nil
 	// skips the fault checks (an embedder without a server).
-	Fault func(t *testing.T, srv string, rec situate.UsageRecorder) situate.Embedder
+	Fault func(t *testing.T, srv string, rec driver.UsageRecorder) situate.Embedder
 	// ErrorBody writes the provider's error answer, for FaultServer.
 	ErrorBody ErrorBody
 }
@@ -36,7 +37,7 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 		e := h.New(t, &Recorder{})
 		checkName(t, e.Name())
 		texts := append([]string{"The capital of France is Paris.", "Bananas are yellow fruit."}, unicodeTexts...)
-		for _, in := range []situate.InputType{situate.InputDocument, situate.InputQuery} {
+		for _, in := range []driver.InputType{driver.InputDocument, driver.InputQuery} {
 			vs, err := e.Embed(ctx, texts, in)
 			if err != nil {
 				t.Fatalf("Embed(input %d): %v", in, err)
@@ -65,11 +66,11 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 	})
 	t.Run("Empty", func(t *testing.T) {
 		e := h.New(t, &Recorder{})
-		vs, err := e.Embed(ctx, nil, situate.InputDocument)
+		vs, err := e.Embed(ctx, nil, driver.InputDocument)
 		if err != nil || len(vs) != 0 {
 			t.Errorf("no texts: %d vectors, %v; want none and no error", len(vs), err)
 		}
-		vs, err = e.Embed(ctx, []string{"fine", ""}, situate.InputDocument)
+		vs, err = e.Embed(ctx, []string{"fine", ""}, driver.InputDocument)
 		if err == nil {
 			checkVectors(t, vs, 2)
 		} else if !errors.Is(err, situate.ErrInvalid) {
@@ -82,12 +83,12 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 		for i := range texts {
 			texts[i] = fmt.Sprintf("text number %d about %s", i, unicodeTexts[i%len(unicodeTexts)])
 		}
-		vs, err := e.Embed(ctx, texts, situate.InputDocument)
+		vs, err := e.Embed(ctx, texts, driver.InputDocument)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkVectors(t, vs, len(texts))
-		last, err := e.Embed(ctx, texts[299:], situate.InputDocument)
+		last, err := e.Embed(ctx, texts[299:], driver.InputDocument)
 		if err != nil || cosine(last[0], vs[299]) < 0.99 {
 			t.Errorf("the last of 300 texts does not match it embedded alone: %v", err)
 		}
@@ -96,7 +97,7 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 		e := h.New(t, &Recorder{})
 		concurrently(t, 6, 5, func(i, j int) error {
 			texts := []string{fmt.Sprintf("goroutine %d round %d", i, j), "shared text"}
-			vs, err := e.Embed(ctx, texts, situate.InputQuery)
+			vs, err := e.Embed(ctx, texts, driver.InputQuery)
 			if err != nil {
 				return err
 			}
@@ -110,7 +111,7 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 		e := h.New(t, &Recorder{})
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		_, err := e.Embed(cctx, []string{"a text"}, situate.InputDocument)
+		_, err := e.Embed(cctx, []string{"a text"}, driver.InputDocument)
 		checkCanceled(t, err)
 	})
 	t.Run("Faults", func(t *testing.T) {
@@ -125,7 +126,7 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 				defer cancel()
 				var err error
 				timed(t, "embed against "+f.String(), 10*time.Second, func() {
-					_, err = e.Embed(fctx, []string{"a text"}, situate.InputDocument)
+					_, err = e.Embed(fctx, []string{"a text"}, driver.InputDocument)
 				})
 				checkFault(t, f, "Embed", err, usageErrors(rec)...)
 			})
@@ -135,8 +136,8 @@ func TestEmbedder(t *testing.T, h EmbedderHarness) {
 
 // RerankerHarness makes the rerankers TestReranker runs against.
 type RerankerHarness struct {
-	New       func(t *testing.T, rec situate.UsageRecorder) situate.Reranker
-	Fault     func(t *testing.T, srv string, rec situate.UsageRecorder) situate.Reranker
+	New       func(t *testing.T, rec driver.UsageRecorder) situate.Reranker
+	Fault     func(t *testing.T, srv string, rec driver.UsageRecorder) situate.Reranker
 	ErrorBody ErrorBody
 }
 
@@ -235,12 +236,12 @@ func TestReranker(t *testing.T, h RerankerHarness) {
 // LLMHarness makes the chat models TestLLM runs against.
 type LLMHarness struct {
 	// New returns a model that works, against the backend's fake server.
-	New func(t *testing.T) situate.LLM
+	New func(t *testing.T) driver.LLM
 	// Requests returns the bodies of the requests New's server received
 	// so far, for the prompt checks; nil skips them.
-	Requests func(t *testing.T, m situate.LLM) [][]byte
+	Requests func(t *testing.T, m driver.LLM) [][]byte
 	// Fault returns a model configured with Key whose server is srv.
-	Fault     func(t *testing.T, srv string) situate.LLM
+	Fault     func(t *testing.T, srv string) driver.LLM
 	ErrorBody ErrorBody
 }
 
@@ -252,8 +253,8 @@ type LLMHarness struct {
 func TestLLM(t *testing.T, h LLMHarness) {
 	ctx := t.Context()
 	prefix := "<document>\nBrightwater Logistics reported third quarter revenue of 4.2 million euros. Größe, Москва, 北京.\n</document>\n"
-	prompt := func(chunk string) situate.Prompt {
-		return situate.Prompt{DocID: "reports/q3.md", Prefix: prefix, MaxTokens: 16,
+	prompt := func(chunk string) driver.Prompt {
+		return driver.Prompt{DocID: "reports/q3.md", Prefix: prefix, MaxTokens: 16,
 			Suffix: "Here is the chunk we want to situate within the whole document\n<chunk>\n" + chunk + "\n</chunk>\nAnswer only with the context."}
 	}
 	t.Run("Complete", func(t *testing.T) {
@@ -331,7 +332,7 @@ func TestLLM(t *testing.T, h LLMHarness) {
 	})
 	t.Run("Tokens", func(t *testing.T) {
 		m := h.New(t)
-		tc, ok := m.(situate.TokenCounter)
+		tc, ok := m.(driver.TokenCounter)
 		if !ok {
 			t.Skip("not a situate.TokenCounter")
 		}
@@ -352,7 +353,7 @@ func TestLLM(t *testing.T, h LLMHarness) {
 	})
 	t.Run("Window", func(t *testing.T) {
 		m := h.New(t)
-		cw, ok := m.(situate.ContextWindower)
+		cw, ok := m.(driver.ContextWindower)
 		if !ok {
 			t.Skip("not a situate.ContextWindower")
 		}
@@ -374,7 +375,7 @@ func TestLLM(t *testing.T, h LLMHarness) {
 				fctx, cancel := faultContext(t, f)
 				defer cancel()
 				var (
-					c   situate.Completion
+					c   driver.Completion
 					err error
 				)
 				timed(t, "complete against "+f.String(), 10*time.Second, func() { c, err = m.Complete(fctx, prompt("x")) })

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // StoreHarness opens the stores TestStore runs against.
@@ -20,7 +21,7 @@ type StoreHarness struct {
 	// New opens an empty store for t. It also returns reopen, which opens
 	// the same store again after the suite closed it (the persistence
 	// checks); reopen may be nil for a store that does not persist.
-	New func(t *testing.T) (s situate.Store, reopen func() (situate.Store, error))
+	New func(t *testing.T) (s driver.Store, reopen func() (driver.Store, error))
 }
 
 // TestStore runs the Store conformance suite: round trips of every field,
@@ -29,7 +30,7 @@ type StoreHarness struct {
 // runs the MetaStore, ContextCache, VectorCache and UsageRecorder checks
 // for the interfaces the store implements.
 func TestStore(t *testing.T, h StoreHarness) {
-	open := func(t *testing.T) (situate.Store, func() situate.Store) {
+	open := func(t *testing.T) (driver.Store, func() driver.Store) {
 		t.Helper()
 		s, reopen := h.New(t)
 		closed := false
@@ -38,7 +39,7 @@ func TestStore(t *testing.T, h StoreHarness) {
 				s.Close()
 			}
 		})
-		again := func() situate.Store {
+		again := func() driver.Store {
 			t.Helper()
 			if reopen == nil {
 				t.Skip("the store does not persist (no reopen)")
@@ -58,7 +59,7 @@ func TestStore(t *testing.T, h StoreHarness) {
 	}
 	for _, c := range []struct {
 		name string
-		run  func(t *testing.T, s situate.Store, reopen func() situate.Store)
+		run  func(t *testing.T, s driver.Store, reopen func() driver.Store)
 	}{
 		{"RoundTrip", storeRoundTrip},
 		{"NotFound", storeNotFound},
@@ -118,7 +119,7 @@ func chunks(id string, version, n int) []situate.StoredChunk {
 	return out
 }
 
-func put(t *testing.T, s situate.Store, rec situate.DocumentRecord, cs []situate.StoredChunk) {
+func put(t *testing.T, s driver.Store, rec situate.DocumentRecord, cs []situate.StoredChunk) {
 	t.Helper()
 	if err := s.PutDocument(t.Context(), rec, cs); err != nil {
 		t.Fatalf("PutDocument %q: %v", rec.ID, err)
@@ -154,7 +155,7 @@ func sameChunks(t *testing.T, what string, got, want []situate.StoredChunk) {
 	}
 }
 
-func checkDocument(t *testing.T, s situate.Store, want situate.DocumentRecord, wantChunks []situate.StoredChunk) {
+func checkDocument(t *testing.T, s driver.Store, want situate.DocumentRecord, wantChunks []situate.StoredChunk) {
 	t.Helper()
 	got, err := s.Document(t.Context(), want.ID)
 	if err != nil {
@@ -168,7 +169,7 @@ func checkDocument(t *testing.T, s situate.Store, want situate.DocumentRecord, w
 	sameChunks(t, "Chunks "+want.ID, cs, wantChunks)
 }
 
-func storeRoundTrip(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeRoundTrip(t *testing.T, s driver.Store, _ func() driver.Store) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 123456000, time.UTC)
 	for i, id := range append([]string{"docs/a.md"}, unicodeTexts...) {
 		rec := record(id, i+1, 0)
@@ -209,7 +210,7 @@ func storeRoundTrip(t *testing.T, s situate.Store, _ func() situate.Store) {
 	checkDocument(t, s, bare, nil)
 }
 
-func storeNotFound(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeNotFound(t *testing.T, s driver.Store, _ func() driver.Store) {
 	put(t, s, record("exists", 1, 1), chunks("exists", 1, 1))
 	for _, id := range []string{"missing", "exists/", "EXISTS", "exist"} {
 		if _, err := s.Document(t.Context(), id); !errors.Is(err, situate.ErrNotFound) {
@@ -223,7 +224,7 @@ func storeNotFound(t *testing.T, s situate.Store, _ func() situate.Store) {
 	}
 }
 
-func storeReplace(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeReplace(t *testing.T, s driver.Store, _ func() driver.Store) {
 	put(t, s, record("doc", 1, 5), chunks("doc", 1, 5))
 	put(t, s, record("other", 1, 3), chunks("other", 1, 3))
 	v2 := record("doc", 2, 2)
@@ -243,7 +244,7 @@ func storeReplace(t *testing.T, s situate.Store, _ func() situate.Store) {
 	}
 }
 
-func storeDelete(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeDelete(t *testing.T, s driver.Store, _ func() driver.Store) {
 	put(t, s, record("a", 1, 3), chunks("a", 1, 3))
 	put(t, s, record("b", 1, 2), chunks("b", 1, 2))
 	if err := s.DeleteDocument(t.Context(), "a"); err != nil {
@@ -267,7 +268,7 @@ func storeDelete(t *testing.T, s situate.Store, _ func() situate.Store) {
 	checkDocument(t, s, record("a", 1, 1), chunks("a", 1, 1))
 }
 
-func storeOrder(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeOrder(t *testing.T, s driver.Store, _ func() driver.Store) {
 	docs, err := s.Documents(t.Context())
 	if err != nil || len(docs) != 0 {
 		t.Fatalf("empty store: Documents = %d records, %v", len(docs), err)
@@ -305,7 +306,7 @@ func storeOrder(t *testing.T, s situate.Store, _ func() situate.Store) {
 	}
 }
 
-func storeInvalid(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeInvalid(t *testing.T, s driver.Store, _ func() driver.Store) {
 	put(t, s, record("doc", 1, 2), chunks("doc", 1, 2))
 	if err := s.PutDocument(t.Context(), situate.DocumentRecord{Version: 1}, nil); !errors.Is(err, situate.ErrInvalid) {
 		t.Errorf("empty document ID: %v, want an error wrapping situate.ErrInvalid", err)
@@ -325,7 +326,7 @@ func storeInvalid(t *testing.T, s situate.Store, _ func() situate.Store) {
 
 // storeCanceled: a put under a canceled context either fails and leaves the
 // previous version whole, or stores the new one whole; never a mix.
-func storeCanceled(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeCanceled(t *testing.T, s driver.Store, _ func() driver.Store) {
 	put(t, s, record("doc", 1, 4), chunks("doc", 1, 4))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -343,7 +344,7 @@ func storeCanceled(t *testing.T, s situate.Store, _ func() situate.Store) {
 	}
 }
 
-func storeLarge(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeLarge(t *testing.T, s driver.Store, _ func() driver.Store) {
 	if testing.Short() {
 		t.Skip("large values: skipped with -short")
 	}
@@ -372,7 +373,7 @@ func storeLarge(t *testing.T, s situate.Store, _ func() situate.Store) {
 // storeConcurrent: writers replace their own documents and one shared
 // document while readers read; every read of the shared document sees one
 // whole version.
-func storeConcurrent(t *testing.T, s situate.Store, _ func() situate.Store) {
+func storeConcurrent(t *testing.T, s driver.Store, _ func() driver.Store) {
 	put(t, s, record("shared", 1, 3), chunks("shared", 1, 3))
 	const writers, rounds = 4, 15
 	var wg sync.WaitGroup
@@ -445,7 +446,7 @@ func storeConcurrent(t *testing.T, s situate.Store, _ func() situate.Store) {
 	}
 }
 
-func storePersist(t *testing.T, s situate.Store, reopen func() situate.Store) {
+func storePersist(t *testing.T, s driver.Store, reopen func() driver.Store) {
 	ctx := t.Context()
 	at := time.Date(2025, 12, 31, 23, 59, 59, 999999000, time.UTC)
 	for i, id := range unicodeTexts {
@@ -457,19 +458,19 @@ func storePersist(t *testing.T, s situate.Store, reopen func() situate.Store) {
 	if err := s.DeleteDocument(ctx, "gone"); err != nil {
 		t.Fatal(err)
 	}
-	meta, hasMeta := s.(situate.MetaStore)
+	meta, hasMeta := s.(driver.MetaStore)
 	if hasMeta {
 		if err := meta.SetMeta(ctx, "engine.pending", "a\x1fb"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cc, hasCC := s.(situate.ContextCache)
+	cc, hasCC := s.(driver.ContextCache)
 	if hasCC {
 		if err := cc.CacheContext(ctx, "k1", situate.Context{Text: "Москва", Source: "s", Flags: []string{"f"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	vc, hasVC := s.(situate.VectorCache)
+	vc, hasVC := s.(driver.VectorCache)
 	if hasVC {
 		if err := vc.CacheVector(ctx, "v1", []float32{1, -2.5, float32(math.Copysign(0, -1))}); err != nil {
 			t.Fatal(err)
@@ -489,25 +490,25 @@ func storePersist(t *testing.T, s situate.Store, reopen func() situate.Store) {
 		t.Errorf("after reopen: %d documents, %v; want %d", len(docs), err, len(unicodeTexts))
 	}
 	if hasMeta {
-		if v, ok, err := s.(situate.MetaStore).Meta(ctx, "engine.pending"); err != nil || !ok || v != "a\x1fb" {
+		if v, ok, err := s.(driver.MetaStore).Meta(ctx, "engine.pending"); err != nil || !ok || v != "a\x1fb" {
 			t.Errorf("meta after reopen: %q %v %v", v, ok, err)
 		}
 	}
 	if hasCC {
-		if c, ok, err := s.(situate.ContextCache).CachedContext(ctx, "k1"); err != nil || !ok || c.Text != "Москва" || !slices.Equal(c.Flags, []string{"f"}) {
+		if c, ok, err := s.(driver.ContextCache).CachedContext(ctx, "k1"); err != nil || !ok || c.Text != "Москва" || !slices.Equal(c.Flags, []string{"f"}) {
 			t.Errorf("cached context after reopen: %+v %v %v", c, ok, err)
 		}
 	}
 	if hasVC {
-		v, ok, err := s.(situate.VectorCache).CachedVector(ctx, "v1")
+		v, ok, err := s.(driver.VectorCache).CachedVector(ctx, "v1")
 		if err != nil || !ok || len(v) != 3 || v[1] != -2.5 || !math.Signbit(float64(v[2])) {
 			t.Errorf("cached vector after reopen: %v %v %v", v, ok, err)
 		}
 	}
 }
 
-func storeMeta(t *testing.T, s situate.Store, _ func() situate.Store) {
-	m, ok := s.(situate.MetaStore)
+func storeMeta(t *testing.T, s driver.Store, _ func() driver.Store) {
+	m, ok := s.(driver.MetaStore)
 	if !ok {
 		t.Skip("not a situate.MetaStore")
 	}
@@ -552,8 +553,8 @@ func storeMeta(t *testing.T, s situate.Store, _ func() situate.Store) {
 	}
 }
 
-func storeContextCache(t *testing.T, s situate.Store, _ func() situate.Store) {
-	c, ok := s.(situate.ContextCache)
+func storeContextCache(t *testing.T, s driver.Store, _ func() driver.Store) {
+	c, ok := s.(driver.ContextCache)
 	if !ok {
 		t.Skip("not a situate.ContextCache")
 	}
@@ -597,8 +598,8 @@ func storeContextCache(t *testing.T, s situate.Store, _ func() situate.Store) {
 	})
 }
 
-func storeVectorCache(t *testing.T, s situate.Store, _ func() situate.Store) {
-	c, ok := s.(situate.VectorCache)
+func storeVectorCache(t *testing.T, s driver.Store, _ func() driver.Store) {
+	c, ok := s.(driver.VectorCache)
 	if !ok {
 		t.Skip("not a situate.VectorCache")
 	}
@@ -649,8 +650,8 @@ func storeVectorCache(t *testing.T, s situate.Store, _ func() situate.Store) {
 	})
 }
 
-func storeUsage(t *testing.T, s situate.Store, _ func() situate.Store) {
-	r, ok := s.(situate.UsageRecorder)
+func storeUsage(t *testing.T, s driver.Store, _ func() driver.Store) {
+	r, ok := s.(driver.UsageRecorder)
 	if !ok {
 		t.Skip("not a situate.UsageRecorder")
 	}

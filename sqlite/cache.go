@@ -9,34 +9,34 @@ import (
 	"math"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // CachedContext returns the context cached under key and whether there was one.
-func (s *Store) CachedContext(ctx context.Context, key string) (situate.Context, bool, error) {
+func (s *Store) CachedContext(ctx context.Context, key string) (driver.Context, bool, error) {
 	var (
-		c     situate.Context
+		c     driver.Context
 		flags string
 	)
 	err := s.r.QueryRowContext(ctx, `SELECT text, source, flags FROM context_cache WHERE key = ?`, key).
 		Scan(&c.Text, &c.Source, &flags)
 	if errors.Is(err, sql.ErrNoRows) {
-		return situate.Context{}, false, nil
+		return driver.Context{}, false, nil
 	}
 	if err != nil {
-		return situate.Context{}, false, s.errorf(fmt.Sprintf("cached context %q", key), err)
+		return driver.Context{}, false, s.errorf(fmt.Sprintf("cached context %q", key), err)
 	}
 	if err := unmarshalList(flags, &c.Flags); err != nil {
-		return situate.Context{}, false, s.errorf(fmt.Sprintf("cached context %q: flags", key), err)
+		return driver.Context{}, false, s.errorf(fmt.Sprintf("cached context %q: flags", key), err)
 	}
 	return c, true, nil
 }
 
 // CacheContext stores c under key, replacing any previous entry.
-func (s *Store) CacheContext(ctx context.Context, key string, c situate.Context) error {
+func (s *Store) CacheContext(ctx context.Context, key string, c driver.Context) error {
 	op := fmt.Sprintf("cache context %q", key)
 	if key == "" {
-		return s.errorf("cache context", fmt.Errorf("key is empty: %w", situate.ErrInvalid))
+		return s.errorf("cache context", fmt.Errorf("key is empty: %w", driver.ErrInvalid))
 	}
 	flags, err := marshalList(c.Flags)
 	if err != nil {
@@ -72,10 +72,10 @@ func (s *Store) CachedVector(ctx context.Context, key string) ([]float32, bool, 
 // previous entry.
 func (s *Store) CacheVector(ctx context.Context, key string, v []float32) error {
 	if key == "" {
-		return s.errorf("cache vector", fmt.Errorf("key is empty: %w", situate.ErrInvalid))
+		return s.errorf("cache vector", fmt.Errorf("key is empty: %w", driver.ErrInvalid))
 	}
 	if len(v) == 0 {
-		return s.errorf(fmt.Sprintf("cache vector %q", key), fmt.Errorf("vector is empty: %w", situate.ErrInvalid))
+		return s.errorf(fmt.Sprintf("cache vector %q", key), fmt.Errorf("vector is empty: %w", driver.ErrInvalid))
 	}
 	if _, err := s.stmts.cacheVector.ExecContext(ctx, key, len(v), encodeVector(v)); err != nil {
 		return s.errorf(fmt.Sprintf("cache vector %q", key), err)

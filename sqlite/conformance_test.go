@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/situatetest"
 	"github.com/situate/situate/sqlite"
 )
@@ -15,13 +15,13 @@ import (
 // UsageRecorder checks and persistence across close and reopen.
 func TestConformance(t *testing.T) {
 	situatetest.TestStore(t, situatetest.StoreHarness{
-		New: func(t *testing.T) (situate.Store, func() (situate.Store, error)) {
+		New: func(t *testing.T) (driver.Store, func() (driver.Store, error)) {
 			path := filepath.Join(t.TempDir(), "situate.db")
 			s, err := sqlite.Open(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return s, func() (situate.Store, error) { return sqlite.Open(context.Background(), path) }
+			return s, func() (driver.Store, error) { return sqlite.Open(context.Background(), path) }
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -39,7 +40,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(situate.Contextualize(stored[0].Context.Text, stored[0].Text))
+	fmt.Println(driver.Contextualize(stored[0].Context.Text, stored[0].Text))
 
 	_, err = s.Document(ctx, "missing.md")
 	fmt.Println(errors.Is(err, situate.ErrNotFound))

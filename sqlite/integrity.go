@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 
 	msqlite "modernc.org/sqlite"
 )
@@ -32,8 +32,8 @@ var (
 )
 
 var (
-	_ situate.MetaStore  = (*Store)(nil)
-	_ situate.BatchStore = (*Store)(nil)
+	_ driver.MetaStore  = (*Store)(nil)
+	_ driver.BatchStore = (*Store)(nil)
 )
 
 // SQLite primary result codes (modernc.org/sqlite/lib).
@@ -104,7 +104,7 @@ func readOnlyReason(path string, err error) error {
 // with ErrStoreTooNew.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
-		return nil, fmt.Errorf("sqlite open: path is empty: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("sqlite open: path is empty: %w", driver.ErrInvalid)
 	}
 	s := &Store{path: path, readOnly: true}
 	if _, err := os.Stat(path); err != nil {
@@ -166,11 +166,11 @@ func (s *Store) openReadOnly(ctx context.Context, immutable bool) error {
 	var bad error
 	switch {
 	case appID != 0 && appID != ApplicationID:
-		bad = fmt.Errorf("application_id %#x is not a situate store (%#x): %w", appID, ApplicationID, situate.ErrInvalid)
+		bad = fmt.Errorf("application_id %#x is not a situate store (%#x): %w", appID, ApplicationID, driver.ErrInvalid)
 	case version > SchemaVersion():
-		bad = fmt.Errorf("schema version %d, this build knows up to %d: %w", version, SchemaVersion(), situate.ErrStoreTooNew)
+		bad = fmt.Errorf("schema version %d, this build knows up to %d: %w", version, SchemaVersion(), driver.ErrStoreTooNew)
 	case version == 0:
-		bad = fmt.Errorf("no situate schema: %w", situate.ErrInvalid)
+		bad = fmt.Errorf("no situate schema: %w", driver.ErrInvalid)
 	}
 	// An older schema is read as it is: migrations only add tables and
 	// columns, so what an older store has reads the same; a write (or a
@@ -309,4 +309,4 @@ func (s *Store) CheckIntegrity(ctx context.Context, quick bool) error {
 type readOnlyError struct{}
 
 func (readOnlyError) Error() string { return "sqlite: store is read-only" }
-func (readOnlyError) Unwrap() error { return situate.ErrReadOnly }
+func (readOnlyError) Unwrap() error { return driver.ErrReadOnly }

@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 var (
-	_ situate.JobStore = (*Store)(nil)
-	_ situate.KeyStore = (*Store)(nil)
+	_ driver.JobStore = (*Store)(nil)
+	_ driver.KeyStore = (*Store)(nil)
 )
 
 // maxSourceSize bounds a source's uncompressed size when it is read back, so
@@ -28,18 +28,18 @@ var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(io.Discard) 
 
 // EnqueueUpload stores src (gzip-compressed), replacing the document's
 // previous source, and queues a job for it in the same transaction.
-func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (_ situate.Job, err error) {
+func (s *Store) EnqueueUpload(ctx context.Context, src driver.Upload) (_ driver.Job, err error) {
 	op := fmt.Sprintf("enqueue source %q", src.DocID)
 	if src.DocID == "" {
-		return situate.Job{}, s.errorf(op, fmt.Errorf("doc id is empty: %w", situate.ErrInvalid))
+		return driver.Job{}, s.errorf(op, fmt.Errorf("doc id is empty: %w", driver.ErrInvalid))
 	}
 	metadata, err := marshalMap(src.Metadata)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, fmt.Errorf("metadata: %w", err))
+		return driver.Job{}, s.errorf(op, fmt.Errorf("metadata: %w", err))
 	}
 	access, err := marshalList(src.Access)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, fmt.Errorf("access: %w", err))
+		return driver.Job{}, s.errorf(op, fmt.Errorf("access: %w", err))
 	}
 	var z bytes.Buffer
 	zw := gzipWriters.Get().(*gzip.Writer)
@@ -48,12 +48,12 @@ func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (_ situat
 	err = zw.Close()
 	gzipWriters.Put(zw)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, err)
+		return driver.Job{}, s.errorf(op, err)
 	}
 	now := time.Now()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return situate.Job{}, s.errorf(op, err)
+		return driver.Job{}, s.errorf(op, err)
 	}
 	defer func() {
 		if err != nil {
@@ -67,29 +67,29 @@ func (s *Store) EnqueueUpload(ctx context.Context, src situate.Upload) (_ situat
 			data = excluded.data, updated_at = excluded.updated_at`,
 		src.DocID, src.Name, src.Format, src.Title, src.Lang, metadata, access, len(src.Data), z.Bytes(), now.UnixNano())
 	if err != nil {
-		return situate.Job{}, s.errorf(op+": write source", err)
+		return driver.Job{}, s.errorf(op+": write source", err)
 	}
-	j := situate.Job{DocID: src.DocID, State: situate.JobQueued, Access: src.Access, CreatedAt: now}
+	j := driver.Job{DocID: src.DocID, State: driver.JobQueued, Access: src.Access, CreatedAt: now}
 	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (doc_id, state, error, attempts, access, change, chunks, chunks_done,
 		calls, tokens, lease_until, created_at, started_at, finished_at) VALUES (?, ?, '', 0, ?, '', 0, 0, 0, 0, 0, ?, 0, 0)`,
-		src.DocID, situate.JobQueued, access, now.UnixNano())
+		src.DocID, driver.JobQueued, access, now.UnixNano())
 	if err != nil {
-		return situate.Job{}, s.errorf(op+": queue job", err)
+		return driver.Job{}, s.errorf(op+": queue job", err)
 	}
 	if j.ID, err = res.LastInsertId(); err != nil {
-		return situate.Job{}, s.errorf(op+": queue job", err)
+		return driver.Job{}, s.errorf(op+": queue job", err)
 	}
 	if err = tx.Commit(); err != nil {
-		return situate.Job{}, s.errorf(op+": commit", err)
+		return driver.Job{}, s.errorf(op+": commit", err)
 	}
 	return j, nil
 }
 
 // Upload returns a document's source, decompressed.
-func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error) {
+func (s *Store) Upload(ctx context.Context, docID string) (driver.Upload, error) {
 	op := fmt.Sprintf("source %q", docID)
 	var (
-		src              situate.Upload
+		src              driver.Upload
 		metadata, access string
 		size             int64
 		data             []byte
@@ -99,31 +99,31 @@ func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error
 		FROM sources WHERE doc_id = ?`, docID).Scan(&src.DocID, &src.Name, &src.Format, &src.Title, &src.Lang,
 		&metadata, &access, &size, &data, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return situate.Upload{}, s.errorf(op, situate.ErrNotFound)
+		return driver.Upload{}, s.errorf(op, driver.ErrNotFound)
 	}
 	if err != nil {
-		return situate.Upload{}, s.errorf(op, err)
+		return driver.Upload{}, s.errorf(op, err)
 	}
 	if err := unmarshalMap(metadata, &src.Metadata); err != nil {
-		return situate.Upload{}, s.errorf(op+": metadata", err)
+		return driver.Upload{}, s.errorf(op+": metadata", err)
 	}
 	if err := unmarshalList(access, &src.Access); err != nil {
-		return situate.Upload{}, s.errorf(op+": access", err)
+		return driver.Upload{}, s.errorf(op+": access", err)
 	}
 	if size < 0 || size > maxSourceSize {
-		return situate.Upload{}, s.errorf(op, fmt.Errorf("size %d out of range: %w", size, situate.ErrInvalid))
+		return driver.Upload{}, s.errorf(op, fmt.Errorf("size %d out of range: %w", size, driver.ErrInvalid))
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return situate.Upload{}, s.errorf(op+": decompress", err)
+		return driver.Upload{}, s.errorf(op+": decompress", err)
 	}
 	src.Data = make([]byte, 0, size)
 	buf := bytes.NewBuffer(src.Data)
 	if _, err := io.Copy(buf, io.LimitReader(zr, size+1)); err != nil {
-		return situate.Upload{}, s.errorf(op+": decompress", err)
+		return driver.Upload{}, s.errorf(op+": decompress", err)
 	}
 	if int64(buf.Len()) != size {
-		return situate.Upload{}, s.errorf(op, fmt.Errorf("decompressed %d bytes, want %d: %w", buf.Len(), size, situate.ErrInvalid))
+		return driver.Upload{}, s.errorf(op, fmt.Errorf("decompressed %d bytes, want %d: %w", buf.Len(), size, driver.ErrInvalid))
 	}
 	src.Data = buf.Bytes()
 	src.UpdatedAt = time.Unix(0, updated)
@@ -132,38 +132,38 @@ func (s *Store) Upload(ctx context.Context, docID string) (situate.Upload, error
 
 // EnqueueJob queues a job for a document's stored upload unless one is
 // queued or running for it.
-func (s *Store) EnqueueJob(ctx context.Context, docID string, access []string) (_ situate.Job, _ bool, err error) {
+func (s *Store) EnqueueJob(ctx context.Context, docID string, access []string) (_ driver.Job, _ bool, err error) {
 	op := fmt.Sprintf("enqueue job %q", docID)
 	acl, err := marshalList(access)
 	if err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM jobs WHERE doc_id = ? AND state IN (?, ?)`,
-		docID, situate.JobQueued, situate.JobRunning).Scan(&n); err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		docID, driver.JobQueued, driver.JobRunning).Scan(&n); err != nil {
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	if n > 0 {
-		return situate.Job{}, false, nil
+		return driver.Job{}, false, nil
 	}
 	now := time.Now()
 	res, err := tx.ExecContext(ctx, `INSERT INTO jobs (doc_id, state, error, attempts, access, change, chunks, chunks_done,
 		calls, tokens, lease_until, created_at, started_at, finished_at) VALUES (?, ?, '', 0, ?, '', 0, 0, 0, 0, 0, ?, 0, 0)`,
-		docID, situate.JobQueued, acl, now.UnixNano())
+		docID, driver.JobQueued, acl, now.UnixNano())
 	if err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
-	j := situate.Job{DocID: docID, State: situate.JobQueued, Access: access, CreatedAt: now}
+	j := driver.Job{DocID: docID, State: driver.JobQueued, Access: access, CreatedAt: now}
 	if j.ID, err = res.LastInsertId(); err != nil {
-		return situate.Job{}, false, s.errorf(op, err)
+		return driver.Job{}, false, s.errorf(op, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return situate.Job{}, false, s.errorf(op+": commit", err)
+		return driver.Job{}, false, s.errorf(op+": commit", err)
 	}
 	return j, true, nil
 }
@@ -179,9 +179,9 @@ func (s *Store) DeleteUpload(ctx context.Context, docID string) error {
 const jobColumns = `id, doc_id, state, error, attempts, access, change, chunks, chunks_done, calls, tokens,
 	created_at, started_at, finished_at`
 
-func scanJob(sc scanner) (situate.Job, error) {
+func scanJob(sc scanner) (driver.Job, error) {
 	var (
-		j                          situate.Job
+		j                          driver.Job
 		access                     string
 		created, started, finished int64
 	)
@@ -213,10 +213,10 @@ func unixNano(t time.Time) int64 {
 }
 
 // Job returns one job.
-func (s *Store) Job(ctx context.Context, id int64) (situate.Job, error) {
+func (s *Store) Job(ctx context.Context, id int64) (driver.Job, error) {
 	j, err := scanJob(s.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return j, s.errorf(fmt.Sprintf("job %d", id), situate.ErrNotFound)
+		return j, s.errorf(fmt.Sprintf("job %d", id), driver.ErrNotFound)
 	}
 	if err != nil {
 		return j, s.errorf(fmt.Sprintf("job %d", id), err)
@@ -225,12 +225,12 @@ func (s *Store) Job(ctx context.Context, id int64) (situate.Job, error) {
 }
 
 // ClaimJob marks the oldest claimable job running for lease.
-func (s *Store) ClaimJob(ctx context.Context, lease time.Duration) (situate.Job, bool, error) {
+func (s *Store) ClaimJob(ctx context.Context, lease time.Duration) (driver.Job, bool, error) {
 	now := time.Now()
 	j, err := scanJob(s.w.QueryRowContext(ctx, `UPDATE jobs SET state = ?, attempts = attempts + 1, lease_until = ?, started_at = ?
 		WHERE id = (SELECT id FROM jobs WHERE state = ? OR (state = ? AND lease_until < ?) ORDER BY id LIMIT 1)
 		RETURNING `+jobColumns,
-		situate.JobRunning, now.Add(lease).UnixNano(), now.UnixNano(), situate.JobQueued, situate.JobRunning, now.UnixNano()))
+		driver.JobRunning, now.Add(lease).UnixNano(), now.UnixNano(), driver.JobQueued, driver.JobRunning, now.UnixNano()))
 	if errors.Is(err, sql.ErrNoRows) {
 		return j, false, nil
 	}
@@ -242,9 +242,9 @@ func (s *Store) ClaimJob(ctx context.Context, lease time.Duration) (situate.Job,
 
 // UpdateJob writes a job's progress and state; a running job's lease is
 // extended by lease.
-func (s *Store) UpdateJob(ctx context.Context, j situate.Job, lease time.Duration) error {
+func (s *Store) UpdateJob(ctx context.Context, j driver.Job, lease time.Duration) error {
 	var leaseUntil int64
-	if j.State == situate.JobRunning {
+	if j.State == driver.JobRunning {
 		leaseUntil = time.Now().Add(lease).UnixNano()
 	}
 	res, err := s.w.ExecContext(ctx, `UPDATE jobs SET state = ?, error = ?, attempts = ?, change = ?, chunks = ?, chunks_done = ?,
@@ -255,14 +255,14 @@ func (s *Store) UpdateJob(ctx context.Context, j situate.Job, lease time.Duratio
 		return s.errorf(fmt.Sprintf("update job %d", j.ID), err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return s.errorf(fmt.Sprintf("update job %d", j.ID), situate.ErrNotFound)
+		return s.errorf(fmt.Sprintf("update job %d", j.ID), driver.ErrNotFound)
 	}
 	return nil
 }
 
 // RequeueJobs puts every running job back in the queue.
 func (s *Store) RequeueJobs(ctx context.Context) (int, error) {
-	res, err := s.w.ExecContext(ctx, `UPDATE jobs SET state = ?, lease_until = 0 WHERE state = ?`, situate.JobQueued, situate.JobRunning)
+	res, err := s.w.ExecContext(ctx, `UPDATE jobs SET state = ?, lease_until = 0 WHERE state = ?`, driver.JobQueued, driver.JobRunning)
 	if err != nil {
 		return 0, s.errorf("requeue jobs", err)
 	}
@@ -293,10 +293,10 @@ func (s *Store) JobCounts(ctx context.Context) (map[string]int, error) {
 }
 
 // CreateKey stores a key (its hash, never its secret).
-func (s *Store) CreateKey(ctx context.Context, k situate.APIKey) error {
+func (s *Store) CreateKey(ctx context.Context, k driver.APIKey) error {
 	op := fmt.Sprintf("create key %q", k.ID)
 	if k.ID == "" || k.Tenant == "" || len(k.Hash) == 0 {
-		return s.errorf(op, fmt.Errorf("id, tenant and hash are required: %w", situate.ErrInvalid))
+		return s.errorf(op, fmt.Errorf("id, tenant and hash are required: %w", driver.ErrInvalid))
 	}
 	principals, err := marshalList(k.Principals)
 	if err != nil {
@@ -317,9 +317,9 @@ func (s *Store) CreateKey(ctx context.Context, k situate.APIKey) error {
 
 const keyColumns = `id, name, tenant, principals, admin, write, hash, created_at, revoked_at`
 
-func scanKey(sc scanner) (situate.APIKey, error) {
+func scanKey(sc scanner) (driver.APIKey, error) {
 	var (
-		k                situate.APIKey
+		k                driver.APIKey
 		principals       string
 		created, revoked int64
 	)
@@ -334,10 +334,10 @@ func scanKey(sc scanner) (situate.APIKey, error) {
 }
 
 // Key returns a key by id.
-func (s *Store) Key(ctx context.Context, id string) (situate.APIKey, error) {
+func (s *Store) Key(ctx context.Context, id string) (driver.APIKey, error) {
 	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return k, s.errorf(fmt.Sprintf("key %q", id), situate.ErrNotFound)
+		return k, s.errorf(fmt.Sprintf("key %q", id), driver.ErrNotFound)
 	}
 	if err != nil {
 		return k, s.errorf(fmt.Sprintf("key %q", id), err)
@@ -346,13 +346,13 @@ func (s *Store) Key(ctx context.Context, id string) (situate.APIKey, error) {
 }
 
 // Keys lists every key, oldest first.
-func (s *Store) Keys(ctx context.Context) ([]situate.APIKey, error) {
+func (s *Store) Keys(ctx context.Context) ([]driver.APIKey, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	if err != nil {
 		return nil, s.errorf("list keys", err)
 	}
 	defer rows.Close()
-	var out []situate.APIKey
+	var out []driver.APIKey
 	for rows.Next() {
 		k, err := scanKey(rows)
 		if err != nil {
@@ -374,7 +374,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string) error {
 		return s.errorf(fmt.Sprintf("revoke key %q", id), err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return s.errorf(fmt.Sprintf("revoke key %q", id), situate.ErrNotFound)
+		return s.errorf(fmt.Sprintf("revoke key %q", id), driver.ErrNotFound)
 	}
 	s.keyRev.Add(1)
 	return nil

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/situatetest"
 	"github.com/situate/situate/sqlite"
 )
@@ -21,11 +21,11 @@ func openTemp(t testing.TB) *sqlite.Store {
 }
 
 func TestJobQueue(t *testing.T) {
-	situatetest.TestJobStore(t, func(t *testing.T) situate.JobStore { return openTemp(t) })
+	situatetest.TestJobStore(t, func(t *testing.T) driver.JobStore { return openTemp(t) })
 }
 
 func TestKeys(t *testing.T) {
-	situatetest.TestKeyStore(t, func(t *testing.T) situate.KeyStore { return openTemp(t) })
+	situatetest.TestKeyStore(t, func(t *testing.T) driver.KeyStore { return openTemp(t) })
 }
 
 func BenchmarkEnqueueUpload(b *testing.B) {
@@ -33,7 +33,7 @@ func BenchmarkEnqueueUpload(b *testing.B) {
 	s := openTemp(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.EnqueueUpload(ctx, situate.Upload{DocID: "a.md", Data: []byte("hello world")}); err != nil {
+		if _, err := s.EnqueueUpload(ctx, driver.Upload{DocID: "a.md", Data: []byte("hello world")}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // migration brings the schema from version i to i+1, where i is its index in
@@ -181,12 +181,12 @@ func migrateTo(ctx context.Context, db *sql.DB, path string, ms []migration) err
 		if appID != 0 && appID != ApplicationID {
 			tx.Rollback()
 			return fmt.Errorf("sqlite migrate: %s: application_id %#x is not a situate store (%#x): %w",
-				path, appID, ApplicationID, situate.ErrInvalid)
+				path, appID, ApplicationID, driver.ErrInvalid)
 		}
 		if version > len(ms) {
 			tx.Rollback()
 			return fmt.Errorf("sqlite open: %s: schema version %d, this build knows up to %d: %w",
-				path, version, len(ms), situate.ErrStoreTooNew)
+				path, version, len(ms), driver.ErrStoreTooNew)
 		}
 		if version == len(ms) {
 			return tx.Rollback()
@@ -202,7 +202,7 @@ func migrateTo(ctx context.Context, db *sql.DB, path string, ms []migration) err
 			if n > 0 {
 				tx.Rollback()
 				return fmt.Errorf("sqlite migrate: %s: file has %d schema objects but no situate schema version: %w",
-					path, n, situate.ErrInvalid)
+					path, n, driver.ErrInvalid)
 			}
 		}
 		if err := ms[version](ctx, tx); err != nil {

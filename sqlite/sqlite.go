@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -38,12 +38,12 @@ const ApplicationID = 0x53495455
 
 // Compile-time checks that Store implements what the engine consumes.
 var (
-	_ situate.Store         = (*Store)(nil)
-	_ situate.ContextCache  = (*Store)(nil)
-	_ situate.VectorCache   = (*Store)(nil)
-	_ situate.UsageRecorder = (*Store)(nil)
-	_ situate.ChunkCounter  = (*Store)(nil)
-	_ situate.ChunkReader   = (*Store)(nil)
+	_ driver.Store         = (*Store)(nil)
+	_ driver.ContextCache  = (*Store)(nil)
+	_ driver.VectorCache   = (*Store)(nil)
+	_ driver.UsageRecorder = (*Store)(nil)
+	_ driver.ChunkCounter  = (*Store)(nil)
+	_ driver.ChunkReader   = (*Store)(nil)
 )
 
 // Store is a situate store in one SQLite file. It is safe for concurrent use.
@@ -91,7 +91,7 @@ type Options struct {
 // OpenWith is Open with options.
 func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
-		return nil, fmt.Errorf("sqlite open: path is empty: %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("sqlite open: path is empty: %w", driver.ErrInvalid)
 	}
 	s := &Store{path: path}
 	var err error
@@ -255,7 +255,7 @@ func (s *Store) errorf(op string, err error) error {
 // under key, replacing any previous value.
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 	if key == "" {
-		return s.errorf("set meta", fmt.Errorf("key is empty: %w", situate.ErrInvalid))
+		return s.errorf("set meta", fmt.Errorf("key is empty: %w", driver.ErrInvalid))
 	}
 	if _, err := s.stmts.setMeta.ExecContext(ctx, key, value); err != nil {
 		return s.errorf(fmt.Sprintf("set meta %q", key), err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/sqlite"
 
 	_ "modernc.org/sqlite"
@@ -620,7 +621,7 @@ func TestPutDocumentsAllOrNone(t *testing.T) {
 	a2, a2chunks := makeDoc("a", 2)
 	b, bchunks := makeDoc("b", 1)
 	c, cchunks := makeDoc("c", 1)
-	err = s.PutDocuments(ctx, []situate.DocumentPut{{Record: a2, Chunks: a2chunks}, {Record: b, Chunks: bchunks}, {Record: c, Chunks: cchunks}})
+	err = s.PutDocuments(ctx, []driver.DocumentPut{{Record: a2, Chunks: a2chunks}, {Record: b, Chunks: bchunks}, {Record: c, Chunks: cchunks}})
 	if err == nil || !strings.Contains(err.Error(), "no c here") || !strings.Contains(err.Error(), `"c"`) {
 		t.Fatalf("PutDocuments with c refused: %v, want the refusal naming c", err)
 	}
@@ -633,7 +634,7 @@ func TestPutDocumentsAllOrNone(t *testing.T) {
 	if _, err := s.Document(ctx, "b"); !errors.Is(err, situate.ErrNotFound) {
 		t.Errorf("b after the failed batch: %v, want not found", err)
 	}
-	if err := s.PutDocuments(ctx, []situate.DocumentPut{{Record: a2, Chunks: a2chunks}, {Record: b, Chunks: bchunks}}); err != nil {
+	if err := s.PutDocuments(ctx, []driver.DocumentPut{{Record: a2, Chunks: a2chunks}, {Record: b, Chunks: bchunks}}); err != nil {
 		t.Fatal(err)
 	}
 	if rec, err := s.Document(ctx, "a"); err != nil || rec.Version != 2 || rec.Chunks != 3 {

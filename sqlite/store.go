@@ -9,18 +9,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 const documentColumns = `id, title, format, lang, path, hash, metadata, access, version, chunks, indexed_at`
 
 // Document returns the record of one document, or an error wrapping
 // situate.ErrNotFound.
-func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord, error) {
+func (s *Store) Document(ctx context.Context, id string) (driver.DocumentRecord, error) {
 	row := s.r.QueryRowContext(ctx, `SELECT `+documentColumns+`, sum FROM documents WHERE id = ?`, id)
 	rec, err := scanDocument(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return rec, s.errorf(fmt.Sprintf("document %q", id), situate.ErrNotFound)
+		return rec, s.errorf(fmt.Sprintf("document %q", id), driver.ErrNotFound)
 	}
 	if err != nil {
 		return rec, s.errorf(fmt.Sprintf("document %q", id), err)
@@ -29,13 +29,13 @@ func (s *Store) Document(ctx context.Context, id string) (situate.DocumentRecord
 }
 
 // Documents lists every document, ordered by id.
-func (s *Store) Documents(ctx context.Context) ([]situate.DocumentRecord, error) {
+func (s *Store) Documents(ctx context.Context) ([]driver.DocumentRecord, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+documentColumns+`, sum FROM documents ORDER BY id`)
 	if err != nil {
 		return nil, s.errorf("documents", err)
 	}
 	defer rows.Close()
-	var out []situate.DocumentRecord
+	var out []driver.DocumentRecord
 	for rows.Next() {
 		rec, err := scanDocument(rows)
 		if err != nil {
@@ -51,9 +51,9 @@ func (s *Store) Documents(ctx context.Context) ([]situate.DocumentRecord, error)
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanDocument(sc scanner) (situate.DocumentRecord, error) {
+func scanDocument(sc scanner) (driver.DocumentRecord, error) {
 	var (
-		rec              situate.DocumentRecord
+		rec              driver.DocumentRecord
 		metadata, access string
 		indexedAt        int64
 		sum              sql.NullInt64
@@ -84,13 +84,13 @@ func scanDocument(sc scanner) (situate.DocumentRecord, error) {
 // taken as rec.ID). The record and every chunk are written in one
 // transaction, so readers and a store reopened after a crash see either the
 // previous version or this one, never a mix.
-func (s *Store) PutDocument(ctx context.Context, rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
-	return s.PutDocuments(ctx, []situate.DocumentPut{{Record: rec, Chunks: chunks}})
+func (s *Store) PutDocument(ctx context.Context, rec driver.DocumentRecord, chunks []driver.StoredChunk) error {
+	return s.PutDocuments(ctx, []driver.DocumentPut{{Record: rec, Chunks: chunks}})
 }
 
 // PutDocuments stores puts in order in one transaction (situate.BatchStore):
 // all of them or none.
-func (s *Store) PutDocuments(ctx context.Context, puts []situate.DocumentPut) (err error) {
+func (s *Store) PutDocuments(ctx context.Context, puts []driver.DocumentPut) (err error) {
 	for _, p := range puts {
 		if err := validatePut(p.Record, p.Chunks); err != nil {
 			return s.errorf(fmt.Sprintf("put document %q", p.Record.ID), err)
@@ -121,7 +121,7 @@ func (s *Store) PutDocuments(ctx context.Context, puts []situate.DocumentPut) (e
 }
 
 // putTx writes one document's record and chunks in tx.
-func (s *Store) putTx(ctx context.Context, tx *sql.Tx, rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+func (s *Store) putTx(ctx context.Context, tx *sql.Tx, rec driver.DocumentRecord, chunks []driver.StoredChunk) error {
 	op := fmt.Sprintf("put document %q", rec.ID)
 	metadata, err := marshalMap(rec.Metadata)
 	if err != nil {
@@ -163,22 +163,22 @@ func (s *Store) putTx(ctx context.Context, tx *sql.Tx, rec situate.DocumentRecor
 	return nil
 }
 
-func validatePut(rec situate.DocumentRecord, chunks []situate.StoredChunk) error {
+func validatePut(rec driver.DocumentRecord, chunks []driver.StoredChunk) error {
 	if rec.ID == "" {
-		return fmt.Errorf("document ID is empty: %w", situate.ErrInvalid)
+		return fmt.Errorf("document ID is empty: %w", driver.ErrInvalid)
 	}
 	if rec.Version < 1 {
-		return fmt.Errorf("version %d: must be >= 1: %w", rec.Version, situate.ErrInvalid)
+		return fmt.Errorf("version %d: must be >= 1: %w", rec.Version, driver.ErrInvalid)
 	}
 	for i, c := range chunks {
 		if c.DocID != "" && c.DocID != rec.ID {
-			return fmt.Errorf("chunk %d: DocID %q does not match the document: %w", i, c.DocID, situate.ErrInvalid)
+			return fmt.Errorf("chunk %d: DocID %q does not match the document: %w", i, c.DocID, driver.ErrInvalid)
 		}
 		if c.Index != i {
-			return fmt.Errorf("chunk %d: Index is %d, chunks must be given in order: %w", i, c.Index, situate.ErrInvalid)
+			return fmt.Errorf("chunk %d: Index is %d, chunks must be given in order: %w", i, c.Index, driver.ErrInvalid)
 		}
 		if c.Start < 0 || c.End < c.Start {
-			return fmt.Errorf("chunk %d: span [%d,%d) is invalid: %w", i, c.Start, c.End, situate.ErrInvalid)
+			return fmt.Errorf("chunk %d: span [%d,%d) is invalid: %w", i, c.Start, c.End, driver.ErrInvalid)
 		}
 	}
 	return nil
@@ -196,7 +196,7 @@ func (s *Store) DeleteDocument(ctx context.Context, id string) error {
 
 // Chunks returns a document's chunks in order, with their contexts, read in
 // one snapshot. An unknown document is an error wrapping situate.ErrNotFound.
-func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChunk, err error) {
+func (s *Store) Chunks(ctx context.Context, docID string) (_ []driver.StoredChunk, err error) {
 	op := fmt.Sprintf("chunks of %q", docID)
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
@@ -206,7 +206,7 @@ func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChu
 	var n int
 	err = tx.QueryRowContext(ctx, `SELECT chunks FROM documents WHERE id = ?`, docID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, s.errorf(op, situate.ErrNotFound)
+		return nil, s.errorf(op, driver.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.errorf(op, err)
@@ -217,9 +217,9 @@ func (s *Store) Chunks(ctx context.Context, docID string) (_ []situate.StoredChu
 		return nil, s.errorf(op, err)
 	}
 	defer rows.Close()
-	out := make([]situate.StoredChunk, 0, n)
+	out := make([]driver.StoredChunk, 0, n)
 	for rows.Next() {
-		c := situate.StoredChunk{Chunk: situate.Chunk{DocID: docID}}
+		c := driver.StoredChunk{Chunk: driver.Chunk{DocID: docID}}
 		var flags string
 		var sum sql.NullInt64
 		var packed []byte
@@ -296,8 +296,8 @@ func (s *Store) ChunkCount(ctx context.Context) (int, error) {
 
 // ChunksAt returns the chunks refs name, with their contexts, read in one
 // query; chunks the store does not hold are absent from the map.
-func (s *Store) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situate.ChunkRef]situate.StoredChunk, error) {
-	out := make(map[situate.ChunkRef]situate.StoredChunk, len(refs))
+func (s *Store) ChunksAt(ctx context.Context, refs []driver.ChunkRef) (map[driver.ChunkRef]driver.StoredChunk, error) {
+	out := make(map[driver.ChunkRef]driver.StoredChunk, len(refs))
 	// At most 500 per query, well inside SQLite's limit on parameters.
 	for len(refs) > 500 {
 		if err := s.chunksAt(ctx, refs[:500], out); err != nil {
@@ -311,7 +311,7 @@ func (s *Store) ChunksAt(ctx context.Context, refs []situate.ChunkRef) (map[situ
 	return out, nil
 }
 
-func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[situate.ChunkRef]situate.StoredChunk) error {
+func (s *Store) chunksAt(ctx context.Context, refs []driver.ChunkRef, out map[driver.ChunkRef]driver.StoredChunk) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -330,7 +330,7 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c situate.StoredChunk
+		var c driver.StoredChunk
 		var flags string
 		var sum sql.NullInt64
 		var packed []byte
@@ -351,7 +351,7 @@ func (s *Store) chunksAt(ctx context.Context, refs []situate.ChunkRef, out map[s
 		if err := unmarshalList(flags, &c.Context.Flags); err != nil {
 			return s.errorf(op+": "+where()+": context flags", err)
 		}
-		out[situate.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
+		out[driver.ChunkRef{DocID: c.DocID, Index: c.Index}] = c
 	}
 	if err := rows.Err(); err != nil {
 		return s.errorf(op, err)

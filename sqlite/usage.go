@@ -7,11 +7,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // RecordUsage stores one provider call. A zero Time is recorded as now.
-func (s *Store) RecordUsage(ctx context.Context, u situate.Usage) error {
+func (s *Store) RecordUsage(ctx context.Context, u driver.Usage) error {
 	t := u.Time
 	if t.IsZero() {
 		t = time.Now()

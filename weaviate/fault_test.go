@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/weaviatetest"
 	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/weaviate"
@@ -266,7 +267,7 @@ func TestFaultNodeDown(t *testing.T) {
 	}
 	for i := range docs + added {
 		id := faultID(i)
-		hits, err := x.SearchTerms(ctx, situate.TermQuery{Arm: "bm25", Terms: map[string][]string{"english": {fmt.Sprintf("k%05d", i)}}, K: 10})
+		hits, err := x.SearchTerms(ctx, driver.TermQuery{Arm: "bm25", Terms: map[string][]string{"english": {fmt.Sprintf("k%05d", i)}}, K: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Defaults of Config.
@@ -86,22 +86,22 @@ var (
 func (c *Config) Validate() error {
 	switch {
 	case len(c.URLs) == 0:
-		return fmt.Errorf("weaviate: URLs: at least one is needed: %w", situate.ErrInvalid)
+		return fmt.Errorf("weaviate: URLs: at least one is needed: %w", driver.ErrInvalid)
 	case c.Collection != "" && !classRE.MatchString(c.Collection):
-		return fmt.Errorf("weaviate: Collection %q: must start with an upper-case letter and hold only letters, digits and _: %w", c.Collection, situate.ErrInvalid)
+		return fmt.Errorf("weaviate: Collection %q: must start with an upper-case letter and hold only letters, digits and _: %w", c.Collection, driver.ErrInvalid)
 	case c.Tenant != "" && !tenantRE.MatchString(c.Tenant):
-		return fmt.Errorf("weaviate: Tenant %q: must be 1-64 letters, digits, - or _: %w", c.Tenant, situate.ErrInvalid)
+		return fmt.Errorf("weaviate: Tenant %q: must be 1-64 letters, digits, - or _: %w", c.Tenant, driver.ErrInvalid)
 	case c.Replication < 0:
-		return fmt.Errorf("weaviate: Replication: must be >= 0, got %d: %w", c.Replication, situate.ErrInvalid)
+		return fmt.Errorf("weaviate: Replication: must be >= 0, got %d: %w", c.Replication, driver.ErrInvalid)
 	case c.Consistency != "" && c.Consistency != "ONE" && c.Consistency != "QUORUM" && c.Consistency != "ALL":
-		return fmt.Errorf("weaviate: Consistency %q: must be ONE, QUORUM or ALL: %w", c.Consistency, situate.ErrInvalid)
+		return fmt.Errorf("weaviate: Consistency %q: must be ONE, QUORUM or ALL: %w", c.Consistency, driver.ErrInvalid)
 	case c.VectorIndex != "" && c.VectorIndex != "hnsw" && c.VectorIndex != "flat":
-		return fmt.Errorf("weaviate: VectorIndex %q: must be hnsw or flat: %w", c.VectorIndex, situate.ErrInvalid)
+		return fmt.Errorf("weaviate: VectorIndex %q: must be hnsw or flat: %w", c.VectorIndex, driver.ErrInvalid)
 	}
 	for _, u := range c.URLs {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("weaviate: URLs: %q: want http(s)://host:port: %w", u, situate.ErrInvalid)
+			return fmt.Errorf("weaviate: URLs: %q: want http(s)://host:port: %w", u, driver.ErrInvalid)
 		}
 	}
 	return nil
@@ -111,7 +111,7 @@ func (c *Config) Validate() error {
 type Index struct {
 	cfg  Config
 	c    *client
-	arms []situate.BackendArm
+	arms []driver.BackendArm
 	// props are the properties each collection is known to have, so typed
 	// metadata properties are added once.
 	mu    sync.Mutex
@@ -119,8 +119,8 @@ type Index struct {
 }
 
 var (
-	_ situate.IndexBackend = (*Index)(nil)
-	_ situate.NativeRanker = (*Index)(nil)
+	_ driver.IndexBackend = (*Index)(nil)
+	_ driver.NativeRanker = (*Index)(nil)
 )
 
 // Open connects to Weaviate and waits until a node reports ready (up to
@@ -257,18 +257,18 @@ type classSchema struct {
 
 // Init creates (or checks) the collections: one per arm and analyzer, the
 // chunks' and the documents', and the tenant in each.
-func (x *Index) Init(ctx context.Context, arms []situate.BackendArm) error {
-	var main *situate.BackendArm
+func (x *Index) Init(ctx context.Context, arms []driver.BackendArm) error {
+	var main *driver.BackendArm
 	for i := range arms {
 		if arms[i].Name == mainArm {
 			main = &arms[i]
 		}
 	}
 	if main == nil {
-		return fmt.Errorf("weaviate: init: no %q arm among %d: %w", mainArm, len(arms), situate.ErrInvalid)
+		return fmt.Errorf("weaviate: init: no %q arm among %d: %w", mainArm, len(arms), driver.ErrInvalid)
 	}
 	x.arms = arms
-	bm25 := func(a *situate.BackendArm) map[string]any {
+	bm25 := func(a *driver.BackendArm) map[string]any {
 		return map[string]any{"bm25": map[string]any{"k1": a.K1, "b": a.B}, "stopwords": map[string]any{"preset": "none"}}
 	}
 	for _, a := range arms {
@@ -300,7 +300,7 @@ func (x *Index) Init(ctx context.Context, arms []situate.BackendArm) error {
 	return x.checkBM25(ctx, x.lexClass(main.Name, main.Analyzers[0]))
 }
 
-func (x *Index) ensureClass(ctx context.Context, s classSchema, arm *situate.BackendArm) error {
+func (x *Index) ensureClass(ctx context.Context, s classSchema, arm *driver.BackendArm) error {
 	s.MultiTenancyConfig = map[string]any{"enabled": true, "autoTenantCreation": true, "autoTenantActivation": true}
 	if x.cfg.Replication > 0 {
 		s.ReplicationConfig = replicationConfig(x.cfg.Replication)
@@ -325,7 +325,7 @@ func (x *Index) ensureClass(ctx context.Context, s classSchema, arm *situate.Bac
 			b, _ := bm["b"].(float64)
 			if !near(k1, arm.K1) || !near(b, arm.B) {
 				return fmt.Errorf("weaviate: collection %s holds BM25 k1=%g b=%g, the settings want k1=%g b=%g (use another collection, or delete this one): %w",
-					s.Class, k1, b, arm.K1, arm.B, situate.ErrInvalid)
+					s.Class, k1, b, arm.K1, arm.B, driver.ErrInvalid)
 			}
 		}
 	}
@@ -430,7 +430,7 @@ type batchObject struct {
 
 // filterValues are the properties every object of a document carries for
 // filters; typed lists the typed metadata properties it needs.
-func filterValues(rec situate.DocumentRecord, chunk int) (map[string]any, []property) {
+func filterValues(rec driver.DocumentRecord, chunk int) (map[string]any, []property) {
 	access := rec.Access
 	if access == nil {
 		access = []string{}
@@ -463,7 +463,7 @@ func filterValues(rec situate.DocumentRecord, chunk int) (map[string]any, []prop
 // Replace writes every chunk of docs to every arm's collection, removes the
 // chunks of their earlier versions, and records the documents last, so a
 // document is listed by Versions only once all its chunks are written.
-func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) error {
+func (x *Index) Replace(ctx context.Context, docs []driver.BackendDocument) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -497,7 +497,7 @@ func (x *Index) Replace(ctx context.Context, docs []situate.BackendDocument) err
 			props := maps.Clone(fv)
 			props["title"], props["text"], props["context"] = d.Record.Title, ch.Text, ch.Context.Text
 			props["context_source"], props["heading"], props["lang"] = ch.Context.Source, ch.Heading, d.Record.Lang
-			props[nativeProp] = situate.Contextualize(ch.Context.Text, ch.Text)
+			props[nativeProp] = driver.Contextualize(ch.Context.Text, ch.Text)
 			objs = append(objs, batchObject{Class: x.chunksClass(), ID: id, Properties: props, Vector: ch.Vector, Tenant: x.cfg.Tenant})
 		}
 	}
@@ -555,7 +555,7 @@ type heldDoc struct{ version, chunks int }
 
 // held returns the version and chunk count the documents' collection
 // records for docs.
-func (x *Index) held(ctx context.Context, docs []situate.BackendDocument) (map[string]heldDoc, error) {
+func (x *Index) held(ctx context.Context, docs []driver.BackendDocument) (map[string]heldDoc, error) {
 	ids := make([]string, len(docs))
 	for i, d := range docs {
 		ids[i] = d.Record.ID
@@ -808,7 +808,7 @@ type hitRow struct {
 
 // get runs one Get query on class with search (bm25:, nearVector:, hybrid:)
 // and the filter.
-func (x *Index) get(ctx context.Context, class, search string, k int, f situate.Filter, distance bool) ([]situate.BackendHit, error) {
+func (x *Index) get(ctx context.Context, class, search string, k int, f driver.Filter, distance bool) ([]driver.BackendHit, error) {
 	w, none, err := filterWhere(f, func(p string) bool { return x.hasProp(class, p) })
 	if err != nil {
 		return nil, err
@@ -832,9 +832,9 @@ func (x *Index) get(ctx context.Context, class, search string, k int, f situate.
 		return nil, err
 	}
 	rows := data.Get[class]
-	out := make([]situate.BackendHit, 0, len(rows))
+	out := make([]driver.BackendHit, 0, len(rows))
 	for _, r := range rows {
-		h := situate.BackendHit{DocID: r.DocID, Chunk: r.Chunk}
+		h := driver.BackendHit{DocID: r.DocID, Chunk: r.Chunk}
 		if distance {
 			if r.Additional.Distance != nil {
 				h.Score = 1 - *r.Additional.Distance
@@ -858,8 +858,8 @@ func (x *Index) get(ctx context.Context, class, search string, k int, f situate.
 }
 
 // sortHits orders by score, then by chunk key (situate's tie order).
-func sortHits(h []situate.BackendHit) {
-	slices.SortStableFunc(h, func(a, b situate.BackendHit) int {
+func sortHits(h []driver.BackendHit) {
+	slices.SortStableFunc(h, func(a, b driver.BackendHit) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)
 		}
@@ -868,7 +868,7 @@ func sortHits(h []situate.BackendHit) {
 }
 
 // SearchVector is a nearVector query on the chunks' collection.
-func (x *Index) SearchVector(ctx context.Context, v []float32, k int, f situate.Filter) ([]situate.BackendHit, error) {
+func (x *Index) SearchVector(ctx context.Context, v []float32, k int, f driver.Filter) ([]driver.BackendHit, error) {
 	b, _ := json.Marshal(v)
 	hits, err := x.get(ctx, x.chunksClass(), "nearVector: {vector: "+string(b)+"}", k, f, true)
 	if err != nil {
@@ -882,12 +882,12 @@ func (x *Index) SearchVector(ctx context.Context, v []float32, k int, f situate.
 func (x *Index) Native() bool { return x.cfg.Native }
 
 // SearchNative ranks with Weaviate's own tokenizer and hybrid fusion.
-func (x *Index) SearchNative(ctx context.Context, q situate.NativeQuery) ([]situate.BackendHit, error) {
+func (x *Index) SearchNative(ctx context.Context, q driver.NativeQuery) ([]driver.BackendHit, error) {
 	class := x.chunksClass()
 	switch q.Mode {
-	case situate.ModeDense:
+	case driver.ModeDense:
 		return x.SearchVector(ctx, q.Vector, q.K, q.Filter)
-	case situate.ModeHybrid:
+	case driver.ModeHybrid:
 		alpha := 0.5
 		if s := q.DenseWeight + q.LexicalWeight; s > 0 {
 			alpha = q.DenseWeight / s

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/fakeembed"
 	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/weaviate"
@@ -23,7 +24,7 @@ import (
 type latencyEmbedder struct{}
 
 func (latencyEmbedder) Name() string { return "hash-100" }
-func (latencyEmbedder) Embed(_ context.Context, texts []string, _ situate.InputType) ([][]float32, error) {
+func (latencyEmbedder) Embed(_ context.Context, texts []string, _ driver.InputType) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		out[i] = fakeembed.Vector(t, 100)
@@ -77,7 +78,7 @@ func TestLatency100k(t *testing.T) {
 	opts := situate.DefaultOptions()
 	opts.Contextualizer = nil
 	opts.Embedder = latencyEmbedder{}
-	open := func(name string, backend situate.IndexBackend) *situate.Engine {
+	open := func(name string, backend driver.IndexBackend) *situate.Engine {
 		d := filepath.Join(dir, name)
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

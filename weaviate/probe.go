@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // EnvHint is what a Weaviate server needs for exact BM25 top-k lists
@@ -118,5 +118,5 @@ func (x *Index) checkBM25(ctx context.Context, class string) (err error) {
 	return fmt.Errorf("weaviate at %s: BM25 returned %s as the best of %d matches where only object %d holds both query terms: "+
 		"the server's BlockMax WAND skips recently written objects (Weaviate v1.35.2, weaviate/weaviate#11780), so searches would miss their best matches; "+
 		"start weaviate-server with %s (scripts/dev-weaviate.sh does), or accept incomplete BM25 results with Config.SkipBM25Check (situate --weaviate-inexact-bm25): %w",
-		strings.Join(x.cfg.URLs, ","), got, probeCommon+1, probeCommon, EnvHint, situate.ErrInvalid)
+		strings.Join(x.cfg.URLs, ","), got, probeCommon+1, probeCommon, EnvHint, driver.ErrInvalid)
 }

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/weaviatetest"
 	"github.com/situate/situate/weaviate"
 )
 
-var probeArms = []situate.BackendArm{{Name: "bm25", K1: 1.2, B: 0.75, Analyzers: []string{"standard"}}}
+var probeArms = []driver.BackendArm{{Name: "bm25", K1: 1.2, B: 0.75, Analyzers: []string{"standard"}}}
 
 // TestBM25TopK writes more matching chunks than a limited BM25 query keeps
 // in Weaviate's heap, the best one last, and searches at once (everything
@@ -42,14 +43,14 @@ func TestBM25TopK(t *testing.T) {
 			if i == 39 {
 				terms = []string{"common", "rare", "rare"}
 			}
-			d := situate.BackendDocument{Record: situate.DocumentRecord{ID: fmt.Sprintf("d%02d", i), Version: 1, Chunks: 1},
-				Chunks: []situate.BackendChunk{{Terms: []situate.ArmTerms{{Arm: "bm25", Analyzer: "standard", Terms: terms}}}}}
-			if err := x.Replace(ctx, []situate.BackendDocument{d}); err != nil {
+			d := driver.BackendDocument{Record: situate.DocumentRecord{ID: fmt.Sprintf("d%02d", i), Version: 1, Chunks: 1},
+				Chunks: []driver.BackendChunk{{Terms: []driver.ArmTerms{{Arm: "bm25", Analyzer: "standard", Terms: terms}}}}}
+			if err := x.Replace(ctx, []driver.BackendDocument{d}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, k := range []int{1, 5, 10} {
-			hits, err := x.SearchTerms(ctx, situate.TermQuery{Arm: "bm25", Terms: map[string][]string{"standard": {"common", "rare"}}, K: k})
+			hits, err := x.SearchTerms(ctx, driver.TermQuery{Arm: "bm25", Terms: map[string][]string{"standard": {"common", "rare"}}, K: k})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/situate/situate"
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 )
 
 // Properties of a lexical object beside its terms.
@@ -54,10 +54,10 @@ func candidateDepth(k int) int { return min(max(2*k, k+50), deleteLimit) }
 // statistics, and merges the lists by score, ties by chunk key, as
 // situate's BM25 merges its partitions: the scores equal the embedded
 // index's.
-func (x *Index) SearchTerms(ctx context.Context, q situate.TermQuery) ([]situate.BackendHit, error) {
-	i := slices.IndexFunc(x.arms, func(a situate.BackendArm) bool { return a.Name == q.Arm })
+func (x *Index) SearchTerms(ctx context.Context, q driver.TermQuery) ([]driver.BackendHit, error) {
+	i := slices.IndexFunc(x.arms, func(a driver.BackendArm) bool { return a.Name == q.Arm })
 	if i < 0 {
-		return nil, fmt.Errorf("weaviate: search %s: arm not declared to Init: %w", q.Arm, situate.ErrInvalid)
+		return nil, fmt.Errorf("weaviate: search %s: arm not declared to Init: %w", q.Arm, driver.ErrInvalid)
 	}
 	arm := x.arms[i]
 	names := make([]string, 0, len(q.Terms))
@@ -67,7 +67,7 @@ func (x *Index) SearchTerms(ctx context.Context, q situate.TermQuery) ([]situate
 		}
 	}
 	slices.Sort(names)
-	lists := make([][]situate.BackendHit, len(names))
+	lists := make([][]driver.BackendHit, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, an := range names {
@@ -79,7 +79,7 @@ func (x *Index) SearchTerms(ctx context.Context, q situate.TermQuery) ([]situate
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("weaviate: search %s: %w", q.Arm, err)
 	}
-	var out []situate.BackendHit
+	var out []driver.BackendHit
 	for _, l := range lists {
 		out = append(out, l...)
 	}
@@ -115,7 +115,7 @@ type aggRow struct {
 // collection's object count and summed lengths, and each query term's best
 // match alone (its document frequency, termDF); then the candidates scored
 // as situate's BM25 scores them, the best k.
-func (x *Index) searchClass(ctx context.Context, class string, arm situate.BackendArm, terms []string, weights map[string]float64, k int, f situate.Filter) ([]situate.BackendHit, error) {
+func (x *Index) searchClass(ctx context.Context, class string, arm driver.BackendArm, terms []string, weights map[string]float64, k int, f driver.Filter) ([]driver.BackendHit, error) {
 	w, none, err := filterWhere(f, func(p string) bool { return x.hasProp(class, p) })
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 	}
 	rows := data.Get[class]
 	all := data.Aggregate["all"]
-	out := make([]situate.BackendHit, 0, len(rows))
+	out := make([]driver.BackendHit, 0, len(rows))
 	if len(all) != 1 || all[0].Length == nil || all[0].Length.Count != all[0].Meta.Count || all[0].Distinct == nil || all[0].Distinct.Count != all[0].Meta.Count {
 		// Objects written before lengths were recorded: Weaviate's own
 		// scores, until the documents are indexed again.
@@ -170,7 +170,7 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 			// Never below zero (see get): TestFaultNodeDown took this
 			// path while nodes went down and came back (the counts
 			// disagreed) and got -0.0033, which failed the search.
-			out = append(out, situate.BackendHit{DocID: r.DocID, Chunk: r.Chunk, Score: max(score, 0)})
+			out = append(out, driver.BackendHit{DocID: r.DocID, Chunk: r.Chunk, Score: max(score, 0)})
 		}
 		sortHits(out)
 		return out[:min(len(out), k)], nil
@@ -204,14 +204,14 @@ func (x *Index) searchClass(ctx context.Context, class string, arm situate.Backe
 		if positions <= 0 {
 			positions = len(fields)
 		}
-		out = append(out, situate.BackendHit{DocID: r.DocID, Chunk: r.Chunk,
+		out = append(out, driver.BackendHit{DocID: r.DocID, Chunk: r.Chunk,
 			Score: bm25.DocScore(arm.K1, arm.B, docCount, sumTTF, uint32(positions), stats)})
 	}
 	sortHits(out)
 	return out[:min(len(out), k)], nil
 }
 
-var _ situate.TermLookup = (*Index)(nil)
+var _ driver.TermLookup = (*Index)(nil)
 
 // KnownTerms asks the arm's collection of the analyzer which of terms at
 // least one object holds: one count per term, up to 100 in a request.
@@ -258,7 +258,7 @@ func (x *Index) KnownTerms(ctx context.Context, arm, analyzer string, terms []st
 // stays below about 8 million: every term of a collection of up to about
 // 20 million objects (n*idf peaks at N/e); beyond, a very common term's n
 // may be off by a few, which moves its idf by less than float32 rounding.
-func termDF(arm situate.BackendArm, term string, best termRow, docCount int64, sumDistinct float64) (int64, error) {
+func termDF(arm driver.BackendArm, term string, best termRow, docCount int64, sumDistinct float64) (int64, error) {
 	s := strings.Trim(string(best.Additional.Score), `"`)
 	score, err := strconv.ParseFloat(s, 32)
 	if err != nil {

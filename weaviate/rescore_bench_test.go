@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/weaviatetest"
 )
 
@@ -30,8 +30,8 @@ func BenchmarkSearchTerms(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer x.Close()
-	arm := situate.BackendArm{Name: "bm25", K1: 1.2, B: 0.75, Analyzers: []string{"standard"}}
-	if err := x.Init(ctx, []situate.BackendArm{arm}); err != nil {
+	arm := driver.BackendArm{Name: "bm25", K1: 1.2, B: 0.75, Analyzers: []string{"standard"}}
+	if err := x.Init(ctx, []driver.BackendArm{arm}); err != nil {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -39,14 +39,14 @@ func BenchmarkSearchTerms(b *testing.B) {
 	word := func() string { return fmt.Sprintf("w%d", z.Uint64()) }
 	const chunks, per = 20000, 500
 	for start := 0; start < chunks; start += per {
-		docs := make([]situate.BackendDocument, per)
+		docs := make([]driver.BackendDocument, per)
 		for i := range docs {
 			terms := make([]string, 60)
 			for j := range terms {
 				terms[j] = word()
 			}
-			docs[i] = situate.BackendDocument{Record: situate.DocumentRecord{ID: fmt.Sprintf("d%05d", start+i), Version: 1, Chunks: 1},
-				Chunks: []situate.BackendChunk{{Terms: []situate.ArmTerms{{Arm: "bm25", Analyzer: "standard", Terms: terms, Positions: len(terms)}}}}}
+			docs[i] = driver.BackendDocument{Record: driver.DocumentRecord{ID: fmt.Sprintf("d%05d", start+i), Version: 1, Chunks: 1},
+				Chunks: []driver.BackendChunk{{Terms: []driver.ArmTerms{{Arm: "bm25", Analyzer: "standard", Terms: terms, Positions: len(terms)}}}}}
 		}
 		if err := x.Replace(ctx, docs); err != nil {
 			b.Fatal(err)
@@ -62,7 +62,7 @@ func BenchmarkSearchTerms(b *testing.B) {
 		for i := range b.N {
 			q := queries[i%len(queries)]
 			search := fmt.Sprintf("bm25: {query: %s, properties: [%s]}", gqlString(strings.Join(q, " ")), gqlString(termsProp))
-			if _, err := x.get(ctx, class, search, k, situate.Filter{}, false); err != nil {
+			if _, err := x.get(ctx, class, search, k, driver.Filter{}, false); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -98,7 +98,7 @@ func BenchmarkSearchTerms(b *testing.B) {
 	b.Run("rescored", func(b *testing.B) {
 		for i := range b.N {
 			q := queries[i%len(queries)]
-			if _, err := x.SearchTerms(ctx, situate.TermQuery{Arm: "bm25", Terms: map[string][]string{"standard": q}, K: k}); err != nil {
+			if _, err := x.SearchTerms(ctx, driver.TermQuery{Arm: "bm25", Terms: map[string][]string{"standard": q}, K: k}); err != nil {
 				b.Fatal(err)
 			}
 		}

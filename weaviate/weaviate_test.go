@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/testskip"
 	"github.com/situate/situate/internal/weaviatetest"
 	"github.com/situate/situate/situatetest"
@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 		t.Skip("starts a Weaviate server")
 	}
 	cl := weaviatetest.Start(t)
-	open := func(t *testing.T, collection string) situate.IndexBackend {
+	open := func(t *testing.T, collection string) driver.IndexBackend {
 		x, err := weaviate.Open(context.Background(), weaviate.Config{URLs: cl.URLs(), Collection: collection, VectorIndex: "flat"})
 		if err != nil {
 			t.Fatal(err)
@@ -34,13 +34,13 @@ func TestConformance(t *testing.T) {
 		return x
 	}
 	situatetest.TestIndexBackend(t, situatetest.IndexBackendHarness{
-		Open: func(t *testing.T) situate.IndexBackend {
+		Open: func(t *testing.T) driver.IndexBackend {
 			return open(t, fmt.Sprintf("C%d", namespaces.Add(1)))
 		},
-		Reopen: func(t *testing.T, old situate.IndexBackend) situate.IndexBackend {
+		Reopen: func(t *testing.T, old driver.IndexBackend) driver.IndexBackend {
 			return open(t, old.(*weaviate.Index).Config().Collection)
 		},
-		NewStore: func(t *testing.T) situate.Store {
+		NewStore: func(t *testing.T) driver.Store {
 			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "store.db"))
 			if err != nil {
 				t.Fatal(err)

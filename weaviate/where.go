@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // where is a Weaviate filter, rendered as REST JSON (batch delete) or as a
@@ -165,7 +165,7 @@ func parseBound(s string) (bound, bool) {
 // reports a filter no document can pass (an empty Docs list). hasProp says
 // whether a typed metadata property exists in the schema. The filter was
 // checked by the Engine; a malformed part is still an error here.
-func filterWhere(f situate.Filter, hasProp func(string) bool) (w *where, none bool, err error) {
+func filterWhere(f driver.Filter, hasProp func(string) bool) (w *where, none bool, err error) {
 	var parts []*where
 	if f.Docs != nil {
 		if len(f.Docs) == 0 {
@@ -202,12 +202,12 @@ func filterWhere(f situate.Filter, hasProp func(string) bool) (w *where, none bo
 // matchNothing is a condition no object passes (doc ids are never empty).
 func matchNothing() *where { return textEq(propDocID, "") }
 
-func conditionWhere(c situate.Condition, hasProp func(string) bool) (*where, error) {
+func conditionWhere(c driver.Condition, hasProp func(string) bool) (*where, error) {
 	var pos *where
 	switch c.Op {
-	case situate.OpEq, situate.OpIn:
+	case driver.OpEq, driver.OpIn:
 		if len(c.Values) == 0 {
-			return nil, fmt.Errorf("%s: no value: %w", c.Op, situate.ErrInvalid)
+			return nil, fmt.Errorf("%s: no value: %w", c.Op, driver.ErrInvalid)
 		}
 		kv := make([]string, len(c.Values))
 		for i, v := range c.Values {
@@ -217,24 +217,24 @@ func conditionWhere(c situate.Condition, hasProp func(string) bool) (*where, err
 			return containsNone(propMetaKV, kv), nil
 		}
 		return containsAny(propMetaKV, kv), nil
-	case situate.OpExists:
+	case driver.OpExists:
 		if c.Not {
 			return containsNone(propMetaKeys, []string{c.Key}), nil
 		}
 		return containsAny(propMetaKeys, []string{c.Key}), nil
-	case situate.OpLt, situate.OpLte, situate.OpGt, situate.OpGte, situate.OpRange:
+	case driver.OpLt, driver.OpLte, driver.OpGt, driver.OpGte, driver.OpRange:
 		var lo, hi *bound
 		var strictLo, strictHi bool
 		parse := func(s string) (*bound, error) {
 			b, ok := parseBound(s)
 			if !ok {
-				return nil, fmt.Errorf("%s: %q: must be a number or a date: %w", c.Op, s, situate.ErrInvalid)
+				return nil, fmt.Errorf("%s: %q: must be a number or a date: %w", c.Op, s, driver.ErrInvalid)
 			}
 			return &b, nil
 		}
 		var err error
 		switch c.Op {
-		case situate.OpRange:
+		case driver.OpRange:
 			if c.Min != "" {
 				if lo, err = parse(c.Min); err != nil {
 					return nil, err
@@ -247,21 +247,21 @@ func conditionWhere(c situate.Condition, hasProp func(string) bool) (*where, err
 			}
 		default:
 			if len(c.Values) != 1 {
-				return nil, fmt.Errorf("%s: want 1 value: %w", c.Op, situate.ErrInvalid)
+				return nil, fmt.Errorf("%s: want 1 value: %w", c.Op, driver.ErrInvalid)
 			}
 			b, err := parse(c.Values[0])
 			if err != nil {
 				return nil, err
 			}
 			switch c.Op {
-			case situate.OpLt, situate.OpLte:
-				hi, strictHi = b, c.Op == situate.OpLt
+			case driver.OpLt, driver.OpLte:
+				hi, strictHi = b, c.Op == driver.OpLt
 			default:
-				lo, strictLo = b, c.Op == situate.OpGt
+				lo, strictLo = b, c.Op == driver.OpGt
 			}
 		}
 		if lo == nil && hi == nil {
-			return nil, fmt.Errorf("range: no bound: %w", situate.ErrInvalid)
+			return nil, fmt.Errorf("range: no bound: %w", driver.ErrInvalid)
 		}
 		kind := lo
 		if kind == nil {
@@ -297,7 +297,7 @@ func conditionWhere(c situate.Condition, hasProp func(string) bool) (*where, err
 			pos = and(ps...)
 		}
 	default:
-		return nil, fmt.Errorf("Op: %q: unknown: %w", c.Op, situate.ErrInvalid)
+		return nil, fmt.Errorf("Op: %q: unknown: %w", c.Op, driver.ErrInvalid)
 	}
 	if c.Not {
 		return not(pos), nil

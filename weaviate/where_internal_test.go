@@ -3,7 +3,7 @@ package weaviate
 import (
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // The GraphQL rendering of filters: what Weaviate parses. The server-side
@@ -12,21 +12,21 @@ func TestFilterWhereGraphQL(t *testing.T) {
 	has := func(p string) bool { return p == numberProp("year") }
 	cases := []struct {
 		name string
-		f    situate.Filter
+		f    driver.Filter
 		want string
 		none bool
 	}{
-		{name: "zero", f: situate.Filter{}, want: ""},
-		{name: "docs empty", f: situate.Filter{Docs: []string{}}, none: true},
-		{name: "docs", f: situate.Filter{Docs: []string{"a\"b", "c"}},
+		{name: "zero", f: driver.Filter{}, want: ""},
+		{name: "docs empty", f: driver.Filter{Docs: []string{}}, none: true},
+		{name: "docs", f: driver.Filter{Docs: []string{"a\"b", "c"}},
 			want: `{operator: ContainsAny, path: ["doc_id"], valueText: ["a\"b","c"]}`},
-		{name: "principals", f: situate.Filter{Principals: []string{"alice"}},
+		{name: "principals", f: driver.Filter{Principals: []string{"alice"}},
 			want: `{operator: Or, operands: [{operator: Equal, path: ["public"], valueBoolean: true}, {operator: ContainsAny, path: ["access"], valueText: ["alice"]}]}`},
-		{name: "range on a number key", f: situate.Filter{Where: []situate.Condition{{Key: "year", Op: situate.OpGt, Values: []string{"2020"}, Not: true}}},
+		{name: "range on a number key", f: driver.Filter{Where: []driver.Condition{{Key: "year", Op: driver.OpGt, Values: []string{"2020"}, Not: true}}},
 			want: `{operator: Not, operands: [{operator: GreaterThan, path: ["mn_79656172"], valueNumber: 2020}]}`},
-		{name: "range on a key no document has as a date", f: situate.Filter{Where: []situate.Condition{{Key: "year", Op: situate.OpGte, Values: []string{"2020-01-01"}}}},
+		{name: "range on a key no document has as a date", f: driver.Filter{Where: []driver.Condition{{Key: "year", Op: driver.OpGte, Values: []string{"2020-01-01"}}}},
 			want: `{operator: Equal, path: ["doc_id"], valueText: ""}`},
-		{name: "missing key reads as empty", f: situate.Filter{Metadata: map[string]string{"k": ""}},
+		{name: "missing key reads as empty", f: driver.Filter{Metadata: map[string]string{"k": ""}},
 			want: `{operator: Or, operands: [{operator: ContainsAny, path: ["meta_kv"], valueText: ["k\u001f"]}, {operator: ContainsNone, path: ["meta_keys"], valueText: ["k"]}]}`},
 	}
 	for _, c := range cases {
@@ -45,7 +45,7 @@ func TestFilterWhereGraphQL(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}
-	if _, _, err := filterWhere(situate.Filter{Where: []situate.Condition{{Key: "y", Op: situate.OpLt, Values: []string{"soon"}}}}, has); err == nil {
+	if _, _, err := filterWhere(driver.Filter{Where: []driver.Condition{{Key: "y", Op: driver.OpLt, Values: []string{"soon"}}}}, has); err == nil {
 		t.Error("a bound that is neither number nor date: no error")
 	}
 }

@@ -1,5 +1,5 @@
 // Command quality is situate's quality gate: it runs every evaluation set
-// the project has through the product's evaluation path (situate.Evaluate,
+// the project has through the product's evaluation path (harness.Evaluate,
 // as "situate eval" runs it with its default settings), prints one table of
 // every set × configuration × half with its primary metric, a bootstrap
 // interval and the delta against the committed baseline, and exits 1 when a
@@ -26,6 +26,9 @@ import (
 	"regexp"
 	"slices"
 	"time"
+
+	"github.com/situate/situate/driver"
+	"github.com/situate/situate/harness"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/eval"
@@ -196,11 +199,11 @@ func runSet(ctx context.Context, e *env, s set, configs []string) ([]Row, error)
 	defer pdfx.Close()
 	var rows []Row
 	for _, name := range configs {
-		cfg, err := situate.ParseEvalConfig(name)
+		cfg, err := harness.ParseConfig(name)
 		if err != nil {
 			return nil, err
 		}
-		run, err := situate.Evaluate(ctx, ds, cfg, evalOptions(e, s, pdfx))
+		run, err := harness.Evaluate(ctx, ds, cfg, evalOptions(e, s, pdfx))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -230,17 +233,17 @@ func runSet(ctx context.Context, e *env, s set, configs []string) ([]Row, error)
 // configuration, situate.DefaultOptions (what every flag of situate eval
 // defaults to) and the offline contextualizer for the offline
 // configuration.
-func evalOptions(e *env, s set, pdfx *pdf.Extractor) situate.EvalOptions {
+func evalOptions(e *env, s set, pdfx *pdf.Extractor) harness.Options {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return situate.EvalOptions{
+	return harness.Options{
 		Depth: s.depth, DocFormat: s.docFormat,
-		NewStore: func(ctx context.Context, dir string) (situate.Store, error) {
+		NewStore: func(ctx context.Context, dir string) (driver.Store, error) {
 			return sqlite.Open(ctx, filepath.Join(dir, "situate.db"))
 		},
-		EngineOptions: func(cfg situate.EvalConfig, store situate.Store) (situate.Options, error) {
+		EngineOptions: func(cfg harness.Config, store driver.Store) (situate.Options, error) {
 			o := situate.DefaultOptions()
 			o.Logger = log
-			if cfg.Contexts == situate.EvalOffline {
+			if cfg.Contexts == harness.Offline {
 				o.Contextualizer = offline.New(offline.DefaultOptions())
 			}
 			return o, o.Validate()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/eval"
+	"github.com/situate/situate/harness"
 	"github.com/situate/situate/ingest"
 )
 
@@ -24,7 +25,7 @@ import (
 // configurations it is measured in and its primary metric.
 type set struct {
 	name    string
-	configs []string // situate.ParseEvalConfig names
+	configs []string // harness.ParseConfig names
 	// fullConfigs run in the full form only: raw (no context, the
 	// "before" of contextual retrieval) on every set.
 	fullConfigs []string
@@ -78,7 +79,7 @@ func needFiles(paths ...string) error {
 func allSets(e *env) ([]set, error) {
 	d := e.data
 	sets := []set{
-		{name: "codebase", configs: []string{situate.EvalProvided, situate.EvalOffline}, metric: eval.KeyPass10, short: true,
+		{name: "codebase", configs: []string{harness.Provided, harness.Offline}, metric: eval.KeyPass10, short: true,
 			docFormat: situate.FormatCode, load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
 				c, q, x := filepath.Join(d, "codebase", "codebase_chunks.json"), filepath.Join(d, "codebase", "evaluation_set.jsonl"), filepath.Join(d, "codebase", "contexts_claude3haiku.json")
 				if err := needFiles(c, q, x); err != nil {
@@ -86,7 +87,7 @@ func allSets(e *env) ([]set, error) {
 				}
 				return eval.LoadAnthropic(c, q, x)
 			}},
-		{name: "cacm", configs: []string{situate.EvalOffline}, metric: eval.KeyMAP, short: true, depth: 1000,
+		{name: "cacm", configs: []string{harness.Offline}, metric: eval.KeyMAP, short: true, depth: 1000,
 			load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
 				docs, topics, qrels := filepath.Join(d, "cacm", "cacm.tar.gz"), filepath.Join(d, "cacm", "topics.cacm.txt"), filepath.Join(d, "cacm", "qrels.cacm.txt")
 				if err := needFiles(docs, topics, qrels); err != nil {
@@ -96,7 +97,7 @@ func allSets(e *env) ([]set, error) {
 			}},
 	}
 	for _, lang := range []string{"en", "de"} {
-		sets = append(sets, set{name: "xquad-" + lang, configs: []string{situate.EvalOffline}, metric: eval.KeyMRR10, short: true,
+		sets = append(sets, set{name: "xquad-" + lang, configs: []string{harness.Offline}, metric: eval.KeyMRR10, short: true,
 			load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
 				f := filepath.Join(d, "xquad", "xquad."+lang+".json")
 				if err := needFiles(f); err != nil {
@@ -109,7 +110,7 @@ func allSets(e *env) ([]set, error) {
 		// The hand-written Debian FAQ questions (bench/languages), kept
 		// in the repository; faq.* and cloze.* below are built from the
 		// debian-faq-ru and debian-faq-zh-cn packages.
-		sets = append(sets, set{name: "faq-hand-" + lang, configs: []string{situate.EvalOffline}, metric: eval.KeyMRR10, short: true,
+		sets = append(sets, set{name: "faq-hand-" + lang, configs: []string{harness.Offline}, metric: eval.KeyMRR10, short: true,
 			load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
 				return eval.LoadSQuAD(filepath.Join(e.root, "cmd", "situate", "testdata", "debian-faq", "hand."+lang+".json"), lang)
 			}})
@@ -121,7 +122,7 @@ func allSets(e *env) ([]set, error) {
 			builtSet("cloze-"+m.lang, m.lang, "debian-faq-"+m.faq, faq, "*.html", "bench/languages/cloze.py"),
 			builtSet("manpages-"+m.lang, m.lang, "manpages-"+m.lang, "/usr/share/man/"+m.man, "man[1-8]/*.gz", "bench/manpages-ru-zh/build.py", "320"))
 	}
-	sets = append(sets, set{name: "codesearch", configs: []string{situate.EvalOffline}, metric: eval.KeyMRR10, short: true,
+	sets = append(sets, set{name: "codesearch", configs: []string{harness.Offline}, metric: eval.KeyMRR10, short: true,
 		load: loadCodesearch})
 	for _, ex := range []string{"corpus", "multilingual"} {
 		dir := filepath.Join(e.root, "examples", ex)
@@ -137,7 +138,7 @@ func allSets(e *env) ([]set, error) {
 		sets = append(sets, answersSet("sets/"+filepath.Base(dir), filepath.Join(dir, "docs"), q, nil))
 	}
 	for i := range sets {
-		sets[i].fullConfigs = []string{situate.EvalRaw}
+		sets[i].fullConfigs = []string{harness.Raw}
 	}
 	sets = append(sets, set{name: "generated-examples",
 		unavailable: "needs a chat model: questions.Generate asks an LLM for every question and none runs offline (see README)"})
@@ -147,7 +148,7 @@ func allSets(e *env) ([]set, error) {
 // answersSet is an answers-format set ("situate eval --format answers"):
 // every document under docs is indexed, not only those its questions name.
 func answersSet(name, docs, queries string, opts *ingest.Options) set {
-	return set{name: name, configs: []string{situate.EvalOffline}, metric: eval.KeyMRR10, short: true,
+	return set{name: name, configs: []string{harness.Offline}, metric: eval.KeyMRR10, short: true,
 		load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
 			if err := needFiles(docs, queries); err != nil {
 				return nil, err
@@ -198,7 +199,7 @@ const minPages = 100
 // bench/manpages-ru-zh): the script runs once per input and script
 // version, its output kept in the cache.
 func builtSet(name, lang, pkg, input, pattern, script string, args ...string) set {
-	return set{name: name, configs: []string{situate.EvalOffline}, metric: eval.KeyMRR10, short: true,
+	return set{name: name, configs: []string{harness.Offline}, metric: eval.KeyMRR10, short: true,
 		load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
 			files, _ := filepath.Glob(filepath.Join(input, pattern))
 			if len(files) == 0 || (strings.HasPrefix(pkg, "manpages") && len(files) < minPages) {

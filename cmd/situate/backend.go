@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/weaviate"
 )
 
@@ -50,7 +51,7 @@ func withBackend(ctx context.Context, c *config, e *env, o *situate.Options, ten
 // newIndexBackend opens the index backend --index names (nil: embedded).
 // tenant overrides --weaviate-tenant when set; temporary drops the tenant
 // when the engine closes (evaluations).
-func newIndexBackend(ctx context.Context, c *config, e *env, tenant string, temporary bool) (situate.IndexBackend, error) {
+func newIndexBackend(ctx context.Context, c *config, e *env, tenant string, temporary bool) (driver.IndexBackend, error) {
 	switch kind := c.str("index"); kind {
 	case "embedded":
 		return nil, nil

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/provider/anthropic"
 )
@@ -15,7 +15,7 @@ var _ llm.BatchClient = anthropic.Batcher{}
 // newBatch wires "situate index --batch": the contexts of the changed
 // documents are written through Anthropic's Message Batches (half price)
 // by llm.Batch, a mode of the library's index workflow.
-func newBatch(c *config, e *env, store backingStore, poll time.Duration, quiet bool) (situate.BatchContextualizer, error) {
+func newBatch(c *config, e *env, store backingStore, poll time.Duration, quiet bool) (driver.BatchContextualizer, error) {
 	if p, _, _ := strings.Cut(c.str("llm"), ":"); p != "anthropic" {
 		return nil, usagef("--batch needs --llm anthropic:MODEL (Message Batches are Anthropic's), got %q", c.str("llm"))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/bm25"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/embedcache"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/sqlite"
@@ -326,12 +327,12 @@ func escapeControl(s string) string {
 // error saying which embedder to pass.
 type cacheOnlyEmbedder struct {
 	name  string
-	cache situate.VectorCache
+	cache driver.VectorCache
 }
 
 func (c cacheOnlyEmbedder) Name() string { return c.name }
 
-func (c cacheOnlyEmbedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (c cacheOnlyEmbedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v, ok, err := c.cache.CachedVector(ctx, embedcache.Key(c.name, input, t))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
@@ -363,7 +364,7 @@ func splitDocs(ctx context.Context, c *config, docs []situate.Document) ([]llm.D
 	defer eng.Close()
 	out := make([]llm.DocChunks, 0, len(docs))
 	for _, d := range docs {
-		d.Lang = situate.ResolveLanguage(d)
+		d.Lang = driver.ResolveLanguage(d)
 		chunks, err := eng.Split(d)
 		if err != nil {
 			return nil, err
@@ -407,14 +408,14 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 		}
 		return info, fmt.Errorf("--llm %s: %s: %w (is the server running%s?)", c.str("llm"), what, err, where)
 	}
-	if mi, ok := m.(situate.ModelIdentifier); ok {
+	if mi, ok := m.(driver.ModelIdentifier); ok {
 		id, err := mi.ModelIdentity(ictx)
 		if err != nil {
 			return fail("ask the server which model it serves", err)
 		}
 		info.name = provider + ":" + id.Name
 	}
-	if w, ok := m.(situate.ContextWindower); ok {
+	if w, ok := m.(driver.ContextWindower); ok {
 		n, err := w.ContextWindow(ictx)
 		if err != nil {
 			return fail("ask the server its context size", err)
@@ -431,7 +432,7 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 	}
 	// A run asks the same questions before its first call.
 	info.server.Fixed = time.Since(askStart)
-	if tc, ok := m.(situate.TokenCounter); ok {
+	if tc, ok := m.(driver.TokenCounter); ok {
 		info.count = func(text string) (int, error) { return tc.CountTokens(ctx, text) }
 	}
 	prompt, ok := samplePrompt(dcs, o, info.window)
@@ -490,7 +491,7 @@ func askLocalServer(ctx context.Context, c *config, e *env, dcs []llm.DocChunks,
 // the sample's chunk part behind a line of its own (a cold prompt of a
 // chunk's size). It also returns the generation speeds (tokens/s) of the
 // calls alone. 0 and nil if a call failed.
-func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prompt, slots int) (float64, []float64) {
+func measureParallel(ctx context.Context, cl *openai.Client, sample driver.Prompt, slots int) (float64, []float64) {
 	// Document IDs that the client pins to slots 0..slots-1.
 	ids := make([]string, 0, slots)
 	seen := map[int]bool{}
@@ -549,19 +550,19 @@ func measureParallel(ctx context.Context, cl *openai.Client, sample situate.Prom
 
 // samplePrompt is the prompt of the first chunk of the corpus, as the
 // contextualizer renders it (a document longer than the window is cut).
-func samplePrompt(dcs []llm.DocChunks, o llm.Options, window int) (situate.Prompt, bool) {
+func samplePrompt(dcs []llm.DocChunks, o llm.Options, window int) (driver.Prompt, bool) {
 	for _, d := range dcs {
 		if len(d.Chunks) == 0 {
 			continue
 		}
-		tmpl := llm.BuiltinTemplate(situate.ResolveLanguage(d.Doc))
+		tmpl := llm.BuiltinTemplate(driver.ResolveLanguage(d.Doc))
 		if o.Language != "" {
 			tmpl = llm.BuiltinTemplate(o.Language)
 		}
 		if o.TemplateFile != "" {
 			t, err := llm.LoadTemplate(o.TemplateFile)
 			if err != nil {
-				return situate.Prompt{}, false
+				return driver.Prompt{}, false
 			}
 			tmpl = t
 		}
@@ -573,9 +574,9 @@ func samplePrompt(dcs []llm.DocChunks, o llm.Options, window int) (situate.Promp
 		// earlier call is reused (the speed is a cold prompt's), and the
 		// run that follows finds no document prefix left by this call.
 		nonce := fmt.Sprintf("situate cost calibration %d\n", time.Now().UnixNano())
-		return situate.Prompt{DocID: "situate-cost-calibration", Prefix: nonce + tmpl.Prefix(text, ""), Suffix: tmpl.Suffix(d.Chunks[0].Text), MaxTokens: o.MaxTokens}, true
+		return driver.Prompt{DocID: "situate-cost-calibration", Prefix: nonce + tmpl.Prefix(text, ""), Suffix: tmpl.Suffix(d.Chunks[0].Text), MaxTokens: o.MaxTokens}, true
 	}
-	return situate.Prompt{}, false
+	return driver.Prompt{}, false
 }
 
 // reportLocalCost prints the estimate for a local server: tokens computed

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
@@ -60,7 +61,7 @@ func TestCostExampleCorpus(t *testing.T) {
 			}
 			return err
 		}
-		d.Lang = situate.ResolveLanguage(d)
+		d.Lang = driver.ResolveLanguage(d)
 		chunks, err := eng.Split(d)
 		docs = append(docs, llm.DocChunks{Doc: d, Chunks: chunks})
 		return err

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/situate/situate/driver"
+	"github.com/situate/situate/harness"
+
 	"github.com/situate/situate"
 	"github.com/situate/situate/eval"
 	"github.com/situate/situate/ingest"
@@ -105,11 +108,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
 	var results []eval.Result
 	for _, name := range configs {
-		cfg, err := situate.ParseEvalConfig(name)
+		cfg, err := harness.ParseConfig(name)
 		if err != nil {
 			return usageError{err}
 		}
-		run, err := situate.Evaluate(ctx, ds, cfg, evalOptions(e, c, pdfx, *docFormat, *depth))
+		run, err := harness.Evaluate(ctx, ds, cfg, evalOptions(e, c, pdfx, *docFormat, *depth))
 		if err != nil {
 			if errors.Is(err, situate.ErrInvalid) {
 				return usageError{fmt.Errorf("%s: %w", name, err)}
@@ -203,26 +206,26 @@ func loadDataset(format, chunks, queries, contexts, docs, topics, qrels, file, l
 // evalConfigs resolves which configurations to run. Without --compare the
 // configured contextualizer runs, or the provided contexts when there are.
 func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]string, error) {
-	applicable := situate.EvalConfigs(ds, situate.EvalAvailable{LLM: c.str("llm") != "", Embedder: c.str("embed") != "", Reranker: c.str("rerank") != ""})
+	applicable := harness.Configs(ds, harness.Available{LLM: c.str("llm") != "", Embedder: c.str("embed") != "", Reranker: c.str("rerank") != ""})
 	if all {
 		return applicable, nil
 	}
 	if compare == "" {
-		if situate.HasProvidedContexts(ds) && c.settings["contextualizer"].origin == "default" {
-			return []string{situate.EvalProvided}, nil
+		if harness.HasProvidedContexts(ds) && c.settings["contextualizer"].origin == "default" {
+			return []string{harness.Provided}, nil
 		}
 		name := c.str("contextualizer")
 		if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
-			name = situate.EvalLLM
+			name = harness.LLM
 		}
 		if name == "none" {
-			name = situate.EvalRaw
+			name = harness.Raw
 		}
 		return []string{name}, nil
 	}
 	var out []string
 	for _, name := range splitList(compare) {
-		cfg, err := situate.ParseEvalConfig(name)
+		cfg, err := harness.ParseConfig(name)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -234,23 +237,23 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 	return out, nil
 }
 
-// evalOptions wires situate.Evaluate: a SQLite store per configuration, the
+// evalOptions wires harness.Evaluate: a SQLite store per configuration, the
 // engine options of "situate index" and "situate search", and ingest for
 // documents given as files.
-func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth int) situate.EvalOptions {
+func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth int) harness.Options {
 	log := warnLogger(e.stderr)
-	return situate.EvalOptions{
+	return harness.Options{
 		Depth: depth, DocFormat: docFormat,
-		NewStore: func(ctx context.Context, dir string) (situate.Store, error) {
+		NewStore: func(ctx context.Context, dir string) (driver.Store, error) {
 			return sqlite.Open(ctx, filepath.Join(dir, storeFile))
 		},
-		EngineOptions: func(cfg situate.EvalConfig, store situate.Store) (situate.Options, error) {
+		EngineOptions: func(cfg harness.Config, store driver.Store) (situate.Options, error) {
 			opts, err := engineOptions(c, e, store.(*sqlite.Store), log)
 			if err == nil {
 				// A Weaviate tenant of its own, dropped when the engine closes.
 				err = withBackend(context.Background(), c, e, &opts, "", true)
 			}
-			if err == nil && cfg.Contexts == situate.EvalOffline {
+			if err == nil && cfg.Contexts == harness.Offline {
 				opts.Contextualizer = offline.New(offline.DefaultOptions())
 			}
 			return opts, err

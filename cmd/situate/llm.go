@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/provider/anthropic"
@@ -51,7 +52,7 @@ func llmSettingDefs() []*setting {
 
 // newLLM builds the chat model(s) named by --llm; replicas when several base
 // URLs are given.
-func newLLM(c *config, e *env) ([]situate.LLM, error) {
+func newLLM(c *config, e *env) ([]driver.LLM, error) {
 	spec := c.str("llm")
 	provider, model, _ := strings.Cut(spec, ":")
 	var extra map[string]any
@@ -70,7 +71,7 @@ func newLLM(c *config, e *env) ([]situate.LLM, error) {
 	}
 	keyEnv := c.str("llm-api-key-env")
 	urls := c.list("llm-base-url")
-	var models []situate.LLM
+	var models []driver.LLM
 	switch provider {
 	case "anthropic":
 		if keyEnv == "" {
@@ -306,7 +307,7 @@ type storedContextualizer struct {
 	LLM         *llm.Settings `json:"llm,omitempty"`
 }
 
-func readStoredContextualizer(ctx context.Context, store situate.MetaStore) (storedContextualizer, bool, error) {
+func readStoredContextualizer(ctx context.Context, store driver.MetaStore) (storedContextualizer, bool, error) {
 	var sc storedContextualizer
 	v, ok, err := store.Meta(ctx, contextualizerKey)
 	if err != nil || !ok {
@@ -323,11 +324,11 @@ func readStoredContextualizer(ctx context.Context, store situate.MetaStore) (sto
 // indexed, says what changed: every document is re-processed (the engine's
 // processing fingerprint changed) and the chunks whose prompt changed get
 // a new call; runIndex reports how many documents were re-situated.
-func noteContextualizer(ctx context.Context, e *env, store situate.MetaStore, eng *situate.Engine, cz situate.Contextualizer) error {
+func noteContextualizer(ctx context.Context, e *env, store driver.MetaStore, eng *situate.Engine, cz situate.Contextualizer) error {
 	cur := storedContextualizer{Name: "none"}
 	if cz != nil {
 		cur.Name = cz.Name()
-		if f, ok := cz.(situate.Fingerprinter); ok {
+		if f, ok := cz.(driver.Fingerprinter); ok {
 			cur.Fingerprint = f.Fingerprint()
 		}
 		if l, ok := cz.(*llm.Contextualizer); ok {
@@ -383,7 +384,7 @@ func (z stubContextualizer) Contextualize(context.Context, situate.Document, []s
 // docTally counts the documents that made at least one context call in
 // this run (for "re-situated N documents: <reason>").
 type docTally struct {
-	next situate.UsageRecorder
+	next driver.UsageRecorder
 	mu   sync.Mutex
 	docs map[string]bool
 }

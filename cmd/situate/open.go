@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
 )
@@ -29,8 +30,8 @@ func engineOptions(c *config, e *env, store backingStore, log *slog.Logger) (sit
 // embedStore is what the embedder keeps in the store: its vector cache and
 // the usage ledger of its calls.
 type embedStore interface {
-	situate.VectorCache
-	situate.UsageRecorder
+	driver.VectorCache
+	driver.UsageRecorder
 }
 
 // readOnlyEmbedStore is a store that cannot be written, as an embedder's

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/situate/situate/driver"
+
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
@@ -154,7 +156,7 @@ func plural(n int, one, many string) string {
 // usageTally counts what the LLM calls of this run cost, for the progress
 // line, and passes every record on to the store.
 type usageTally struct {
-	next                                   situate.UsageRecorder
+	next                                   driver.UsageRecorder
 	calls, input, read, write, out, micros atomic.Int64
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
@@ -228,10 +229,10 @@ func loopback(addr string) bool {
 
 // uploadParser turns stored uploads into documents the way serve and
 // worker both do: JSON text as is, files through ingest (PDF included).
-func uploadParser(maxFile int) (parse func(context.Context, situate.Upload) (situate.Document, error), closeParser func()) {
+func uploadParser(maxFile int) (parse func(context.Context, driver.Upload) (situate.Document, error), closeParser func()) {
 	pdfx := pdf.New(pdf.Options{})
 	iopts := ingest.Options{MaxFileSize: int64(maxFile), PDF: pdfx}
-	return func(ctx context.Context, src situate.Upload) (situate.Document, error) {
+	return func(ctx context.Context, src driver.Upload) (situate.Document, error) {
 		if src.Name == "" {
 			f := src.Format
 			if f == "" {

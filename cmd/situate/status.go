@@ -80,7 +80,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout)
 	ix := eng.IndexStats()
-	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Docs, ix.Terms, ix.Tokens)
+	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Chunks, ix.Terms, ix.Tokens)
 	sc, found, err := readStoredContextualizer(ctx, store)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/postgres"
 	"github.com/situate/situate/sqlite"
 )
@@ -17,13 +18,13 @@ import (
 // and keys. The SQLite store in the --store directory and a shared
 // PostgreSQL store (--store-url) both are one.
 type backingStore interface {
-	situate.Store
-	situate.MetaStore
-	situate.ContextCache
-	situate.VectorCache
-	situate.UsageRecorder
-	situate.JobStore
-	situate.KeyStore
+	driver.Store
+	driver.MetaStore
+	driver.ContextCache
+	driver.VectorCache
+	driver.UsageRecorder
+	driver.JobStore
+	driver.KeyStore
 }
 
 var (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // runWorker is `situate worker`: it runs the document jobs of a shared
@@ -91,7 +92,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 
 	var done, failed, calls atomic.Int64
 	r := &situate.JobRunner{Engine: eng, Jobs: store, Parse: parse, Lease: *lease, Poll: *poll, Logger: log,
-		Finished: func(j situate.Job, _ time.Duration) {
+		Finished: func(j driver.Job, _ time.Duration) {
 			if j.State == situate.JobDone {
 				done.Add(1)
 			} else {

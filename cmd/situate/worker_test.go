@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -22,7 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/internal/pgtest"
 	"github.com/situate/situate/internal/testskip"
@@ -73,12 +74,12 @@ func newFakeVLLM(t testing.TB, latency time.Duration) *fakeVLLM {
 
 // workerCorpus is n documents of about two chunks each (at --chunk-size
 // 120), deterministic.
-func workerCorpus(n int) []situate.Upload {
+func workerCorpus(n int) []driver.Upload {
 	words := strings.Fields("harbour ship tide lantern keeper storm anchor rope sail mast deck cargo crew captain " +
 		"island reef gull wave salt compass chart voyage port dock crane barrel net fish trawler engine beacon " +
 		"current wind fog horn signal pier quay berth hull keel rudder bow stern galley cabin hatch ballast")
 	rng := rand.New(rand.NewPCG(7, 11))
-	out := make([]situate.Upload, n)
+	out := make([]driver.Upload, n)
 	for i := range out {
 		var b strings.Builder
 		for s := range 14 {
@@ -88,12 +89,12 @@ func workerCorpus(n int) []situate.Upload {
 			}
 			b.WriteString(".\n")
 		}
-		out[i] = situate.Upload{DocID: fmt.Sprintf("doc-%05d", i), Data: []byte(b.String())}
+		out[i] = driver.Upload{DocID: fmt.Sprintf("doc-%05d", i), Data: []byte(b.String())}
 	}
 	return out
 }
 
-func enqueueAll(t testing.TB, dbURL string, docs []situate.Upload) {
+func enqueueAll(t testing.TB, dbURL string, docs []driver.Upload) {
 	t.Helper()
 	s, err := postgres.Open(context.Background(), dbURL)
 	if err != nil {

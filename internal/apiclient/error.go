@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -127,9 +127,9 @@ func (e *Error) SetRateLimited(rateLimited bool) { e.rateLimited = rateLimited }
 func StatusSentinel(status int) error {
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return situate.ErrUnauthorized
+		return driver.ErrUnauthorized
 	case http.StatusNotFound:
-		return situate.ErrModelNotFound
+		return driver.ErrModelNotFound
 	}
 	return nil
 }
@@ -177,9 +177,9 @@ func (c Caller) SetMessage(e *Error, msg string) {
 // Input is a text refused before sending.
 func (c Caller) Input(op string, p *batch.Problem) *Error {
 	e := c.New(op, batch.Ref{}, TypeInvalid, p.Message)
-	e.Index, e.Err = p.Index, situate.ErrInvalid
+	e.Index, e.Err = p.Index, driver.ErrInvalid
 	if p.TooLong {
-		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
+		e.Type, e.Err = TypeTooLong, driver.ErrPromptTooLarge
 	}
 	return e
 }

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -30,7 +30,7 @@ type Hosted struct {
 	MaxInput, BatchSize, BatchTokens int
 	HTTP                             *http.Client
 	Timeout                          time.Duration
-	Usage                            situate.UsageRecorder
+	Usage                            driver.UsageRecorder
 
 	key      string
 	auth     func(key string) http.Header
@@ -63,7 +63,7 @@ func (s Settings) Hosted(d HostedDefaults) (*Hosted, error) {
 	s.KeyEnv, s.DefaultBaseURL = d.KeyEnv, d.BaseURL
 	u, err := s.Check()
 	if err != nil {
-		return nil, fmt.Errorf("%s: options: %w: %w", d.Provider, err, situate.ErrInvalid)
+		return nil, fmt.Errorf("%s: options: %w: %w", d.Provider, err, driver.ErrInvalid)
 	}
 	c := &Hosted{Provider: d.Provider, Model: s.Model, Base: u, Dims: s.Dimensions, MaxInput: s.MaxInputTokens,
 		BatchSize: s.BatchSize, BatchTokens: s.BatchTokens, HTTP: s.HTTPClient, Timeout: s.Timeout, Usage: s.Usage,
@@ -105,7 +105,7 @@ func (c *Hosted) Post(ctx context.Context, op, path string, b batch.Ref, in, out
 
 // Record sends a usage record of one request to the configured recorder.
 func (c *Hosted) Record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
-	return Record(ctx, c.Usage, situate.Usage{Time: start, Provider: c.Provider, Model: c.Model,
+	return Record(ctx, c.Usage, driver.Usage{Time: start, Provider: c.Provider, Model: c.Model,
 		Operation: op, InputTokens: tokens}, err)
 }
 

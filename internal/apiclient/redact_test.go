@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -47,7 +47,7 @@ func TestRedact(t *testing.T) {
 func TestCallerRedactsAndClassifies(t *testing.T) {
 	const key = "plain-key-without-shape"
 	c := Caller{Provider: "p", Model: "m", Secret: key}
-	for status, want := range map[int]error{401: situate.ErrUnauthorized, 403: situate.ErrUnauthorized, 404: situate.ErrModelNotFound, 400: nil} {
+	for status, want := range map[int]error{401: driver.ErrUnauthorized, 403: driver.ErrUnauthorized, 404: driver.ErrModelNotFound, 400: nil} {
 		f := &Fault{StatusCode: status, Type: TypeHTTP, Body: []byte(`{"message":"bad key ` + key + `"}`), Header: http.Header{}}
 		e := c.CallError("embed", batch.Ref{N: 1}, f, func(op string, b batch.Ref, f *Fault) *Error {
 			e := c.Fault(op, b, f)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Settings are the options the hosted adapters (cohere, voyage, gemini)
@@ -25,7 +25,7 @@ type Settings struct {
 	// Model, HTTPClient and Usage are passed on by Hosted (not checked).
 	Model      string
 	HTTPClient *http.Client
-	Usage      situate.UsageRecorder
+	Usage      driver.UsageRecorder
 }
 
 // Check validates s in field order and returns the parsed base URL

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Record sends u to rec, if rec is set, after filling in its Latency (from
@@ -13,7 +13,7 @@ import (
 // not nil). The recorder runs
 // even if ctx has ended, so a canceled call is still counted. A
 // recorder's error names the provider and operation.
-func Record(ctx context.Context, rec situate.UsageRecorder, u situate.Usage, err error) error {
+func Record(ctx context.Context, rec driver.UsageRecorder, u driver.Usage, err error) error {
 	if rec == nil {
 		return nil
 	}

@@ -6,30 +6,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 type recorder struct {
-	got []situate.Usage
+	got []driver.Usage
 	ctx []error
 	err error
 }
 
-func (r *recorder) RecordUsage(ctx context.Context, u situate.Usage) error {
+func (r *recorder) RecordUsage(ctx context.Context, u driver.Usage) error {
 	r.got = append(r.got, u)
 	r.ctx = append(r.ctx, ctx.Err())
 	return r.err
 }
 
 func TestRecord(t *testing.T) {
-	if err := Record(context.Background(), nil, situate.Usage{}, nil); err != nil {
+	if err := Record(context.Background(), nil, driver.Usage{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now().Add(-time.Second)
-	u := situate.Usage{Time: start, Provider: "voyage", Model: "m", Operation: "embed", InputTokens: 7}
+	u := driver.Usage{Time: start, Provider: "voyage", Model: "m", Operation: "embed", InputTokens: 7}
 	if err := Record(ctx, rec, u, errors.New("boom")); err != nil {
 		t.Fatal(err)
 	}

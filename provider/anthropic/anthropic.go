@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -89,15 +89,15 @@ type Client struct {
 }
 
 var (
-	_ situate.LLM             = (*Client)(nil)
-	_ situate.TokenCounter    = (*Client)(nil)
-	_ situate.ContextWindower = (*Client)(nil)
+	_ driver.LLM             = (*Client)(nil)
+	_ driver.TokenCounter    = (*Client)(nil)
+	_ driver.ContextWindower = (*Client)(nil)
 )
 
 // New validates opts and returns a Client.
 func New(opts Options) (*Client, error) {
 	if strings.TrimSpace(opts.APIKey) == "" {
-		return nil, fmt.Errorf("anthropic: options: APIKey: empty (set ANTHROPIC_API_KEY): %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("anthropic: options: APIKey: empty (set ANTHROPIC_API_KEY): %w", driver.ErrInvalid)
 	}
 	base := opts.BaseURL
 	if base == "" {
@@ -105,7 +105,7 @@ func New(opts Options) (*Client, error) {
 	}
 	u, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: options: BaseURL %q: want http(s)://host[/path]: %w", base, situate.ErrInvalid)
+		return nil, fmt.Errorf("anthropic: options: BaseURL %q: want http(s)://host[/path]: %w", base, driver.ErrInvalid)
 	}
 	c := &Client{apiKey: opts.APIKey, base: u, model: opts.Model, maxTokens: opts.MaxTokens,
 		ttl: opts.CacheTTL, http: opts.HTTPClient, timeout: opts.Timeout, window: opts.ContextWindow,
@@ -115,7 +115,7 @@ func New(opts Options) (*Client, error) {
 	}
 	switch {
 	case c.maxTokens < 0:
-		return nil, fmt.Errorf("anthropic: options: MaxTokens %d: must be >= 0: %w", c.maxTokens, situate.ErrInvalid)
+		return nil, fmt.Errorf("anthropic: options: MaxTokens %d: must be >= 0: %w", c.maxTokens, driver.ErrInvalid)
 	case c.maxTokens == 0:
 		c.maxTokens = DefaultMaxTokens
 	}
@@ -124,17 +124,17 @@ func New(opts Options) (*Client, error) {
 		c.ttl = DefaultCacheTTL
 	case "5m", "1h":
 	default:
-		return nil, fmt.Errorf("anthropic: options: CacheTTL %q: want \"5m\" or \"1h\": %w", c.ttl, situate.ErrInvalid)
+		return nil, fmt.Errorf("anthropic: options: CacheTTL %q: want \"5m\" or \"1h\": %w", c.ttl, driver.ErrInvalid)
 	}
 	switch {
 	case c.timeout < 0:
-		return nil, fmt.Errorf("anthropic: options: Timeout %s: must be >= 0: %w", c.timeout, situate.ErrInvalid)
+		return nil, fmt.Errorf("anthropic: options: Timeout %s: must be >= 0: %w", c.timeout, driver.ErrInvalid)
 	case c.timeout == 0:
 		c.timeout = DefaultTimeout
 	}
 	switch {
 	case c.window < 0:
-		return nil, fmt.Errorf("anthropic: options: ContextWindow %d: must be >= 0: %w", c.window, situate.ErrInvalid)
+		return nil, fmt.Errorf("anthropic: options: ContextWindow %d: must be >= 0: %w", c.window, driver.ErrInvalid)
 	case c.window == 0:
 		c.window = ModelContextWindow(c.model, c.headers)
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/anthropic/anthropictest"
 )
@@ -59,8 +59,8 @@ func newClient(t *testing.T, s *anthropictest.Server, opts anthropic.Options) *a
 	return c
 }
 
-func prompt(docID, prefix, chunk string) situate.Prompt {
-	return situate.Prompt{DocID: docID, Prefix: "<document>\n" + prefix + "\n</document>",
+func prompt(docID, prefix, chunk string) driver.Prompt {
+	return driver.Prompt{DocID: docID, Prefix: "<document>\n" + prefix + "\n</document>",
 		Suffix: "Here is the chunk we want to situate within the whole document\n<chunk>\n" + chunk +
 			"\n</chunk>\nPlease give a short succinct context to situate this chunk within the overall document.",
 		MaxTokens: 100}
@@ -92,7 +92,7 @@ func TestNewValidates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := anthropic.New(tc.opts)
-			if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, situate.ErrInvalid) {
+			if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, driver.ErrInvalid) {
 				t.Fatalf("New(%s) = %v, want an ErrInvalid naming %s", tc.name, err, tc.field)
 			}
 		})
@@ -209,7 +209,7 @@ func replay(t *testing.T, file string) *anthropic.Client {
 func TestDocumentedStream(t *testing.T) {
 	c := replay(t, "stream_documented.sse")
 	started := 0
-	comp, err := c.Complete(context.Background(), situate.Prompt{DocID: "d", Prefix: "p", Suffix: "s", Started: func() { started++ }})
+	comp, err := c.Complete(context.Background(), driver.Prompt{DocID: "d", Prefix: "p", Suffix: "s", Started: func() { started++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestDocumentedStream(t *testing.T) {
 
 func TestCRLFStreamWithCommentsAndMultilineData(t *testing.T) {
 	c := replay(t, "stream_crlf.sse")
-	comp, err := c.Complete(context.Background(), situate.Prompt{Prefix: "p", Suffix: "s"})
+	comp, err := c.Complete(context.Background(), driver.Prompt{Prefix: "p", Suffix: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestCacheReadableOnlyAfterStart(t *testing.T) {
 
 	startedCh := make(chan struct{})
 	var wg sync.WaitGroup
-	var first, parallel, after situate.Completion
+	var first, parallel, after driver.Completion
 	var errs [3]error
 	wg.Add(2)
 	go func() {
@@ -377,7 +377,7 @@ func TestCacheExpiry(t *testing.T) {
 	s := newServer(t, anthropictest.Config{Now: clock.Now})
 	text := doc(8000)
 	ctx := context.Background()
-	call := func(c *anthropic.Client) situate.Usage {
+	call := func(c *anthropic.Client) driver.Usage {
 		t.Helper()
 		comp, err := c.Complete(ctx, prompt("d", text, "x"))
 		if err != nil {
@@ -534,7 +534,7 @@ func TestRequestErrors(t *testing.T) {
 
 	_, err := c.Complete(ctx, prompt("d", doc(20000), "x"))
 	e := asError(t, err)
-	if e.StatusCode != 400 || e.Retryable() || !errors.Is(err, situate.ErrPromptTooLarge) || !strings.Contains(err.Error(), "prompt is too long") {
+	if e.StatusCode != 400 || e.Retryable() || !errors.Is(err, driver.ErrPromptTooLarge) || !strings.Contains(err.Error(), "prompt is too long") {
 		t.Errorf("too long: %v", err)
 	}
 
@@ -550,18 +550,18 @@ func TestRequestErrors(t *testing.T) {
 
 	nm := newClient(t, s, anthropic.Options{Model: "gpt-4o"})
 	_, err = nm.Complete(ctx, prompt("d", "doc", "x"))
-	if e = asError(t, err); e.StatusCode != 404 || !errors.Is(err, situate.ErrModelNotFound) {
+	if e = asError(t, err); e.StatusCode != 404 || !errors.Is(err, driver.ErrModelNotFound) {
 		t.Errorf("unknown model: %v", err)
 	}
 
-	if _, err = c.Complete(ctx, situate.Prompt{DocID: "empty"}); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), "empty") {
+	if _, err = c.Complete(ctx, driver.Prompt{DocID: "empty"}); !errors.Is(err, driver.ErrInvalid) || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty prompt: %v", err)
 	}
 	if n := len(s.Requests()); n != 3 {
 		t.Errorf("%d requests sent, want 3 (the empty prompt is rejected locally)", n)
 	}
 	// Only a suffix: no empty block is sent (the API rejects those).
-	if _, err := c.Complete(ctx, situate.Prompt{Suffix: "just the chunk"}); err != nil {
+	if _, err := c.Complete(ctx, driver.Prompt{Suffix: "just the chunk"}); err != nil {
 		t.Errorf("suffix-only prompt: %v", err)
 	}
 }
@@ -702,7 +702,7 @@ func TestNonStreamingFallback(t *testing.T) {
 	defer srv.Close()
 	c, _ := anthropic.New(anthropic.Options{APIKey: testKey, BaseURL: srv.URL})
 	started := false
-	comp, err := c.Complete(context.Background(), situate.Prompt{Prefix: "p", Suffix: "s", Started: func() { started = true }})
+	comp, err := c.Complete(context.Background(), driver.Prompt{Prefix: "p", Suffix: "s", Started: func() { started = true }})
 	if err != nil || comp.Text != "Whole answer." || comp.Usage.CacheReadTokens != 4100 || !started {
 		t.Errorf("got %q %+v started=%v err=%v", comp.Text, comp.Usage, started, err)
 	}

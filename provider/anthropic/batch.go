@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -46,7 +46,7 @@ var customIDRe = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // the batch, 1-64 characters of [a-zA-Z0-9_-]; BatchCustomID makes one.
 type BatchRequest struct {
 	CustomID string
-	Prompt   situate.Prompt
+	Prompt   driver.Prompt
 }
 
 // BatchCustomID returns a valid, deterministic custom_id for chunk index of
@@ -101,10 +101,10 @@ type batchItem struct {
 func (c *Client) SubmitBatch(ctx context.Context, reqs []BatchRequest) (string, error) {
 	const op = "batches.create"
 	if len(reqs) == 0 {
-		return "", fmt.Errorf("anthropic: %s: no requests: %w", op, situate.ErrInvalid)
+		return "", fmt.Errorf("anthropic: %s: no requests: %w", op, driver.ErrInvalid)
 	}
 	if len(reqs) > MaxBatchRequests {
-		return "", fmt.Errorf("anthropic: %s: %d requests: at most %d per batch: %w", op, len(reqs), MaxBatchRequests, situate.ErrInvalid)
+		return "", fmt.Errorf("anthropic: %s: %d requests: at most %d per batch: %w", op, len(reqs), MaxBatchRequests, driver.ErrInvalid)
 	}
 	// Group by document, keeping first-appearance order.
 	order := make([]string, 0)
@@ -112,10 +112,10 @@ func (c *Client) SubmitBatch(ctx context.Context, reqs []BatchRequest) (string, 
 	seen := make(map[string]int, len(reqs))
 	for i, r := range reqs {
 		if !customIDRe.MatchString(r.CustomID) {
-			return "", fmt.Errorf("anthropic: %s: request %d: CustomID %q: want 1-%d characters of [a-zA-Z0-9_-]: %w", op, i, r.CustomID, MaxCustomIDLen, situate.ErrInvalid)
+			return "", fmt.Errorf("anthropic: %s: request %d: CustomID %q: want 1-%d characters of [a-zA-Z0-9_-]: %w", op, i, r.CustomID, MaxCustomIDLen, driver.ErrInvalid)
 		}
 		if j, dup := seen[r.CustomID]; dup {
-			return "", fmt.Errorf("anthropic: %s: request %d: CustomID %q: duplicate of request %d: %w", op, i, r.CustomID, j, situate.ErrInvalid)
+			return "", fmt.Errorf("anthropic: %s: request %d: CustomID %q: duplicate of request %d: %w", op, i, r.CustomID, j, driver.ErrInvalid)
 		}
 		seen[r.CustomID] = i
 		if _, ok := byDoc[r.Prompt.DocID]; !ok {
@@ -138,7 +138,7 @@ func (c *Client) SubmitBatch(ctx context.Context, reqs []BatchRequest) (string, 
 		return "", fmt.Errorf("anthropic: %s: encode: %w", op, err)
 	}
 	if len(data) > MaxBatchBytes {
-		return "", fmt.Errorf("anthropic: %s: request body %d bytes: at most %d per batch, split the requests: %w", op, len(data), MaxBatchBytes, situate.ErrInvalid)
+		return "", fmt.Errorf("anthropic: %s: request body %d bytes: at most %d per batch, split the requests: %w", op, len(data), MaxBatchBytes, driver.ErrInvalid)
 	}
 	var st BatchStatus
 	if err := c.doRaw(ctx, op, http.MethodPost, "/v1/messages/batches", data, &st); err != nil {
@@ -179,7 +179,7 @@ func (c *Client) CancelBatch(ctx context.Context, id string) (BatchStatus, error
 
 func checkBatchID(id string) error {
 	if id == "" {
-		return fmt.Errorf("batch id: empty: %w", situate.ErrInvalid)
+		return fmt.Errorf("batch id: empty: %w", driver.ErrInvalid)
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ func checkBatchID(id string) error {
 // Results stay available for 29 days, so after a restart BatchResults can
 // be called again with the stored id; fn must then tolerate results it has
 // seen before. It wraps ErrBatchInProgress if the batch has not ended.
-func (c *Client) BatchResults(ctx context.Context, id string, fn func(customID string, c situate.Completion, err error) error) error {
+func (c *Client) BatchResults(ctx context.Context, id string, fn func(customID string, c driver.Completion, err error) error) error {
 	const op = "batches.results"
 	st, err := c.PollBatch(ctx, id)
 	if err != nil {
@@ -301,9 +301,9 @@ type batchResultLine struct {
 	} `json:"result"`
 }
 
-func (c *Client) batchResult(r *batchResultLine) (situate.Completion, error) {
+func (c *Client) batchResult(r *batchResultLine) (driver.Completion, error) {
 	const op = "batch result"
-	comp := situate.Completion{Usage: situate.Usage{Time: time.Now(), Provider: ProviderName, Model: c.model, Operation: "context"}}
+	comp := driver.Completion{Usage: driver.Usage{Time: time.Now(), Provider: ProviderName, Model: c.model, Operation: "context"}}
 	switch r.Result.Type {
 	case "succeeded":
 		if r.Result.Message == nil {

@@ -11,21 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/anthropic/anthropictest"
 )
 
 type result struct {
 	text string
-	u    situate.Usage
+	u    driver.Usage
 	err  error
 }
 
 func collect(t *testing.T, c *anthropic.Client, id string) map[string]result {
 	t.Helper()
 	out := map[string]result{}
-	err := c.BatchResults(context.Background(), id, func(customID string, comp situate.Completion, err error) error {
+	err := c.BatchResults(context.Background(), id, func(customID string, comp driver.Completion, err error) error {
 		if _, dup := out[customID]; dup {
 			t.Errorf("result %s delivered twice", customID)
 		}
@@ -93,7 +93,7 @@ func TestBatchRoundTripAndResume(t *testing.T) {
 	if st.Ended() || st.ProcessingStatus != anthropic.BatchInProgress || st.RequestCounts.Processing != 6 || st.ResultsURL != "" {
 		t.Errorf("fresh batch %+v", st)
 	}
-	err = c.BatchResults(ctx, id, func(string, situate.Completion, error) error { return nil })
+	err = c.BatchResults(ctx, id, func(string, driver.Completion, error) error { return nil })
 	if !errors.Is(err, anthropic.ErrBatchInProgress) {
 		t.Errorf("results before end: %v, want ErrBatchInProgress", err)
 	}
@@ -152,7 +152,7 @@ func TestBatchRoundTripAndResume(t *testing.T) {
 	// fn's error stops the iteration and comes back.
 	stop := errors.New("stop")
 	n := 0
-	err = c.BatchResults(ctx, id, func(string, situate.Completion, error) error { n++; return stop })
+	err = c.BatchResults(ctx, id, func(string, driver.Completion, error) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("fn error: %v after %d calls", err, n)
 	}
@@ -205,9 +205,9 @@ func TestBatchValidation(t *testing.T) {
 		"too long":     {{CustomID: long, Prompt: prompt("d", "doc", "x")}},
 		"no id":        {{CustomID: "", Prompt: prompt("d", "doc", "x")}},
 		"duplicate":    {{CustomID: "a", Prompt: prompt("d", "doc", "x")}, {CustomID: "a", Prompt: prompt("d", "doc", "y")}},
-		"empty prompt": {{CustomID: "a", Prompt: situate.Prompt{}}},
+		"empty prompt": {{CustomID: "a", Prompt: driver.Prompt{}}},
 	} {
-		if _, err := c.SubmitBatch(ctx, reqs); !errors.Is(err, situate.ErrInvalid) {
+		if _, err := c.SubmitBatch(ctx, reqs); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}
 	}
@@ -221,7 +221,7 @@ func TestBatchValidation(t *testing.T) {
 	if anthropic.BatchCustomID("a", 1) == anthropic.BatchCustomID("b", 1) || anthropic.BatchCustomID("a", 1) != anthropic.BatchCustomID("a", 1) {
 		t.Error("BatchCustomID not deterministic and distinct")
 	}
-	if _, err := c.PollBatch(ctx, "msgbatch_nope"); !errors.Is(err, situate.ErrNotFound) {
+	if _, err := c.PollBatch(ctx, "msgbatch_nope"); !errors.Is(err, driver.ErrNotFound) {
 		t.Errorf("unknown batch: %v", err)
 	}
 }
@@ -250,7 +250,7 @@ func TestBatchFaults(t *testing.T) {
 	}
 	s.Inject(anthropictest.Fault{Kind: anthropictest.FaultTruncated, Path: "/results"})
 	n := 0
-	err = c.BatchResults(ctx, id, func(string, situate.Completion, error) error { n++; return nil })
+	err = c.BatchResults(ctx, id, func(string, driver.Completion, error) error { n++; return nil })
 	if e := asError(t, err); e.Type != anthropic.TypeStream || !e.Retryable() {
 		t.Errorf("truncated results: %v", err)
 	}
@@ -306,7 +306,7 @@ func TestBatchResultsURLOtherHost(t *testing.T) {
 	defer srv.Close()
 	c, _ := anthropic.New(anthropic.Options{APIKey: testKey, BaseURL: srv.URL + "/proxy"})
 	var texts []string
-	err := c.BatchResults(context.Background(), "msgbatch_1", func(id string, comp situate.Completion, err error) error {
+	err := c.BatchResults(context.Background(), "msgbatch_1", func(id string, comp driver.Completion, err error) error {
 		texts = append(texts, comp.Text)
 		return err
 	})

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Batcher is the client seen through package llm's BatchClient interface
@@ -14,9 +14,9 @@ import (
 type Batcher struct{ *Client }
 
 // Submit creates one Message Batch of prompts under their custom ids.
-func (b Batcher) Submit(ctx context.Context, customIDs []string, prompts []situate.Prompt) (string, error) {
+func (b Batcher) Submit(ctx context.Context, customIDs []string, prompts []driver.Prompt) (string, error) {
 	if len(customIDs) != len(prompts) {
-		return "", fmt.Errorf("anthropic: batches.create: %d custom ids for %d prompts: %w", len(customIDs), len(prompts), situate.ErrInvalid)
+		return "", fmt.Errorf("anthropic: batches.create: %d custom ids for %d prompts: %w", len(customIDs), len(prompts), driver.ErrInvalid)
 	}
 	reqs := make([]BatchRequest, len(prompts))
 	for i := range prompts {
@@ -36,7 +36,7 @@ func (b Batcher) Poll(ctx context.Context, id string) (bool, string, error) {
 }
 
 // Results streams an ended batch's results (BatchResults).
-func (b Batcher) Results(ctx context.Context, id string, fn func(customID string, c situate.Completion, err error) error) error {
+func (b Batcher) Results(ctx context.Context, id string, fn func(customID string, c driver.Completion, err error) error) error {
 	return b.BatchResults(ctx, id, fn)
 }
 

@@ -3,7 +3,7 @@ package anthropic_test
 import (
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/anthropic/anthropictest"
 	"github.com/situate/situate/situatetest"
@@ -13,8 +13,8 @@ import (
 // Anthropic API (anthropictest) and, for the refusals, a server answering
 // Anthropic's error shape.
 func TestConformance(t *testing.T) {
-	servers := map[situate.LLM]*anthropictest.Server{}
-	client := func(t *testing.T, url string) situate.LLM {
+	servers := map[driver.LLM]*anthropictest.Server{}
+	client := func(t *testing.T, url string) driver.LLM {
 		c, err := anthropic.New(anthropic.Options{APIKey: situatetest.Key, BaseURL: url, Model: "claude-haiku-4-5"})
 		if err != nil {
 			t.Fatal(err)
@@ -22,14 +22,14 @@ func TestConformance(t *testing.T) {
 		return c
 	}
 	situatetest.TestLLM(t, situatetest.LLMHarness{
-		New: func(t *testing.T) situate.LLM {
+		New: func(t *testing.T) driver.LLM {
 			s := anthropictest.NewServer(anthropictest.Config{APIKey: situatetest.Key})
 			t.Cleanup(s.Close)
 			c := client(t, s.URL)
 			servers[c] = s
 			return c
 		},
-		Requests: func(t *testing.T, m situate.LLM) [][]byte {
+		Requests: func(t *testing.T, m driver.LLM) [][]byte {
 			var out [][]byte
 			for _, r := range servers[m].Requests() {
 				if r.Path == "/v1/messages" {

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -116,18 +116,18 @@ func (c *Client) fromWire(op string, status int, we wireError, requestID string)
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		e.Err = situate.ErrUnauthorized
+		e.Err = driver.ErrUnauthorized
 		e.SetRetryable(false)
 	case status == http.StatusNotFound && modelOp(op):
-		e.Err = situate.ErrModelNotFound
+		e.Err = driver.ErrModelNotFound
 		e.SetRetryable(false)
 	case status == http.StatusRequestEntityTooLarge || we.Type == "request_too_large",
 		strings.Contains(strings.ToLower(we.Message), "prompt is too long"):
-		e.Err = situate.ErrPromptTooLarge
+		e.Err = driver.ErrPromptTooLarge
 	case we.Type == "invalid_request_error":
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 	case we.Type == "not_found_error":
-		e.Err = situate.ErrNotFound
+		e.Err = driver.ErrNotFound
 	}
 	return e
 }
@@ -160,7 +160,7 @@ func (c *Client) responseError(op string, resp *http.Response) *Error {
 	case "false":
 		e.SetRetryable(false)
 	}
-	if e.Err == situate.ErrUnauthorized || e.Err == situate.ErrModelNotFound {
+	if e.Err == driver.ErrUnauthorized || e.Err == driver.ErrModelNotFound {
 		e.SetRetryable(false) // whatever x-should-retry says: the same call cannot succeed
 	}
 	e.SetRetryAfter(f.RetryAfter)

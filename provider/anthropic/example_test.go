@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/anthropic/anthropictest"
 )
@@ -23,7 +23,7 @@ func Example() {
 	}
 	doc := strings.Repeat("ACME Corp annual report 2023: revenue, costs and outlook. ", 100)
 	for _, chunk := range []string{"Revenue grew 3% over the previous quarter.", "Costs fell in every region."} {
-		comp, err := c.Complete(context.Background(), situate.Prompt{
+		comp, err := c.Complete(context.Background(), driver.Prompt{
 			DocID:     "acme-2023.md",
 			Prefix:    "<document>\n" + doc + "\n</document>",
 			Suffix:    "<chunk>\n" + chunk + "\n</chunk>\nGive a short context to situate this chunk.",
@@ -52,7 +52,7 @@ func ExampleClient_SubmitBatch() {
 	for i, chunk := range []string{"First chunk.", "Second chunk."} {
 		reqs = append(reqs, anthropic.BatchRequest{
 			CustomID: anthropic.BatchCustomID("notes.txt", i),
-			Prompt:   situate.Prompt{DocID: "notes.txt", Prefix: "Some notes.", Suffix: "<chunk>" + chunk + "</chunk>"},
+			Prompt:   driver.Prompt{DocID: "notes.txt", Prefix: "Some notes.", Suffix: "<chunk>" + chunk + "</chunk>"},
 		})
 	}
 	id, err := c.SubmitBatch(ctx, reqs) // store id to resume after a restart
@@ -63,7 +63,7 @@ func ExampleClient_SubmitBatch() {
 	st, _ := c.PollBatch(ctx, id)
 	fmt.Println(st.ProcessingStatus, st.RequestCounts.Succeeded)
 	texts := map[string]string{}
-	err = c.BatchResults(ctx, id, func(customID string, comp situate.Completion, err error) error {
+	err = c.BatchResults(ctx, id, func(customID string, comp driver.Completion, err error) error {
 		texts[customID] = comp.Text
 		return err
 	})

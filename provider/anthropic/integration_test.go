@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/anthropic"
 )
 
@@ -44,10 +44,10 @@ func TestLive(t *testing.T) {
 	if n < 4200 {
 		t.Fatalf("prefix has %d tokens, want > 4096 so it is cacheable", n)
 	}
-	var usages []situate.Usage
+	var usages []driver.Usage
 	for _, chunk := range []string{"Revenue grew 3%.", "Costs fell."} {
 		started := false
-		comp, err := c.Complete(ctx, situate.Prompt{DocID: "live", Prefix: "<document>" + doc + "</document>",
+		comp, err := c.Complete(ctx, driver.Prompt{DocID: "live", Prefix: "<document>" + doc + "</document>",
 			Suffix: "<chunk>" + chunk + "</chunk>\nIn one sentence, situate this chunk in the document.", MaxTokens: 60,
 			Started: func() { started = true }})
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -120,12 +120,12 @@ func (m *wireMessageResponse) text() string {
 
 // params builds the request for one prompt: the document prefix as a text
 // block marked cache_control, the chunk part as a second block.
-func (c *Client) params(p situate.Prompt, ttl string, stream bool) (messageParams, error) {
+func (c *Client) params(p driver.Prompt, ttl string, stream bool) (messageParams, error) {
 	if p.Prefix == "" && p.Suffix == "" {
-		return messageParams{}, fmt.Errorf("anthropic: messages: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, situate.ErrInvalid)
+		return messageParams{}, fmt.Errorf("anthropic: messages: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, driver.ErrInvalid)
 	}
 	if p.MaxTokens < 0 {
-		return messageParams{}, fmt.Errorf("anthropic: messages: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, situate.ErrInvalid)
+		return messageParams{}, fmt.Errorf("anthropic: messages: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, driver.ErrInvalid)
 	}
 	maxTokens := p.MaxTokens
 	if maxTokens == 0 {
@@ -152,9 +152,9 @@ func (c *Client) params(p situate.Prompt, ttl string, stream bool) (messageParam
 // cache. On error the returned Completion still carries the usage seen so
 // far (tokens are billed once the answer started). An empty answer is
 // returned as empty text, not as an error.
-func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (c *Client) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	start := time.Now()
-	out := situate.Completion{Usage: situate.Usage{Time: start, Provider: ProviderName, Model: c.model,
+	out := driver.Completion{Usage: driver.Usage{Time: start, Provider: ProviderName, Model: c.model,
 		Operation: "context", DocID: p.DocID}}
 	params, err := c.params(p, c.ttl, true)
 	if err != nil {
@@ -179,7 +179,7 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 }
 
 // fill copies token counts into u and prices them.
-func (c *Client) fill(u *situate.Usage, t tokens, batch bool) {
+func (c *Client) fill(u *driver.Usage, t tokens, batch bool) {
 	u.InputTokens, u.CacheWriteTokens, u.CacheReadTokens, u.OutputTokens = t.input, t.cacheWrite, t.cacheRead, t.output
 	if c.hasPrice {
 		u.CostUSD = c.price.cost(t, batch)

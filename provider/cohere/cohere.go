@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -70,7 +70,7 @@ type Options struct {
 	// Timeout bounds one request; defaults to DefaultTimeout.
 	Timeout time.Duration
 	// Usage, if set, receives one record per request.
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 }
 
 // String redacts the API key.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/cohere"
 	"github.com/situate/situate/provider/cohere/coheretest"
 	"github.com/situate/situate/situatetest"
@@ -63,7 +63,7 @@ func texts(n int) []string {
 
 func TestNewValidates(t *testing.T) {
 	for _, o := range []cohere.Options{{}, {APIKey: "k", BaseURL: "x"}, {APIKey: "k", Dimensions: -1}, {APIKey: "k", BatchSize: -2}} {
-		if _, err := cohere.NewEmbedder(o); !errors.Is(err, situate.ErrInvalid) {
+		if _, err := cohere.NewEmbedder(o); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("NewEmbedder(%v) = %v", o, err)
 		}
 	}
@@ -88,11 +88,11 @@ func TestEmbedWireAndBatches(t *testing.T) {
 	s := newServer(t)
 	e := newEmbedder(t, s, cohere.Options{Dimensions: 512})
 	in := texts(200)
-	vecs, err := e.Embed(context.Background(), in, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), in, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Embed(context.Background(), in[:1], situate.InputQuery); err != nil {
+	if _, err := e.Embed(context.Background(), in[:1], driver.InputQuery); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Stats(); st.Embeds != 4 || st.Texts != 201 {
@@ -122,13 +122,13 @@ func TestEmbedTooLong(t *testing.T) {
 	s := newServer(t)
 	long := strings.Repeat("lorem ", 500) // ~750 tokens, above embed-english-v3.0's 512
 	e := newEmbedder(t, s, cohere.Options{Model: "embed-english-v3.0"})
-	_, err := e.Embed(context.Background(), []string{"fine", long}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || asError(t, err).Index != 1 || s.Stats().Embeds != 0 {
+	_, err := e.Embed(context.Background(), []string{"fine", long}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) || asError(t, err).Index != 1 || s.Stats().Embeds != 0 {
 		t.Fatalf("pre-check: %v", err)
 	}
 	e = newEmbedder(t, s, cohere.Options{Model: "embed-english-v3.0", MaxInputTokens: 5000})
-	_, err = e.Embed(context.Background(), []string{"fine", long}, situate.InputDocument)
-	if ce := asError(t, err); !errors.Is(err, situate.ErrPromptTooLarge) || ce.StatusCode != 400 || ce.Retryable() || ce.RequestID == "" {
+	_, err = e.Embed(context.Background(), []string{"fine", long}, driver.InputDocument)
+	if ce := asError(t, err); !errors.Is(err, driver.ErrPromptTooLarge) || ce.StatusCode != 400 || ce.Retryable() || ce.RequestID == "" {
 		t.Fatalf("server refusal: %v", err)
 	}
 }
@@ -150,7 +150,7 @@ func TestEmbedBadResponses(t *testing.T) {
 		s := newServer(t)
 		e := newEmbedder(t, s, cohere.Options{BatchSize: 2})
 		s.Inject(coheretest.Fault{Kind: tc.kind, Skip: 1})
-		_, err := e.Embed(context.Background(), texts(4), situate.InputDocument)
+		_, err := e.Embed(context.Background(), texts(4), driver.InputDocument)
 		prefix := "cohere embed-v4.0: embed batch 2 (texts 2-3): bad_response: "
 		if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("fault %d: err = %v, want %q...%q", tc.kind, err, prefix, tc.want)
@@ -167,16 +167,16 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 	e := newEmbedder(t, s, cohere.Options{})
 	ctx := context.Background()
 	s.Inject(coheretest.Fault{Kind: coheretest.FaultRateLimit, RetryAfter: 4 * time.Second})
-	_, err := e.Embed(ctx, texts(1), situate.InputQuery)
+	_, err := e.Embed(ctx, texts(1), driver.InputQuery)
 	if ce := asError(t, err); !ce.Retryable() || !ce.RateLimited() || ce.RetryAfter() != 4*time.Second || !strings.Contains(err.Error(), "Trial key") {
 		t.Errorf("429: %v", err)
 	}
 	s.Inject(coheretest.Fault{Kind: coheretest.FaultServerError})
-	if _, err := e.Embed(ctx, texts(1), situate.InputQuery); !asError(t, err).Retryable() {
+	if _, err := e.Embed(ctx, texts(1), driver.InputQuery); !asError(t, err).Retryable() {
 		t.Errorf("500: %v", err)
 	}
 	bad, _ := cohere.NewEmbedder(cohere.Options{APIKey: "nope", BaseURL: s.URL})
-	if _, err := bad.Embed(ctx, texts(1), situate.InputQuery); asError(t, err).Retryable() || asError(t, err).StatusCode != 401 {
+	if _, err := bad.Embed(ctx, texts(1), driver.InputQuery); asError(t, err).Retryable() || asError(t, err).StatusCode != 401 {
 		t.Errorf("401: %v", err)
 	}
 }
@@ -185,7 +185,7 @@ func TestUsage(t *testing.T) {
 	s := newServer(t)
 	rec := &situatetest.Recorder{}
 	e := newEmbedder(t, s, cohere.Options{Usage: rec})
-	if _, err := e.Embed(context.Background(), texts(100), situate.InputDocument); err != nil {
+	if _, err := e.Embed(context.Background(), texts(100), driver.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	sum := 0
@@ -232,7 +232,7 @@ func TestRerank(t *testing.T) {
 		t.Errorf("wrong count: %v", err)
 	}
 	long := strings.Repeat("word ", 4000)
-	if _, err := r.Rerank(context.Background(), q, []string{"a", long}); !errors.Is(err, situate.ErrPromptTooLarge) || !strings.Contains(err.Error(), "text 1") {
+	if _, err := r.Rerank(context.Background(), q, []string{"a", long}); !errors.Is(err, driver.ErrPromptTooLarge) || !strings.Contains(err.Error(), "text 1") {
 		t.Errorf("long document: %v", err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/cohere"
 	"github.com/situate/situate/provider/cohere/coheretest"
 )
@@ -22,7 +22,7 @@ func Example() {
 	for i := range texts {
 		texts[i] = fmt.Sprintf("Abschnitt %d", i)
 	}
-	vecs, err := e.Embed(context.Background(), texts, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), texts, driver.InputDocument)
 	fmt.Println(e.Name(), len(vecs), len(vecs[0]), srv.Stats().Embeds, err)
 	// Output: cohere:embed-multilingual-v3.0 200 1024 3 <nil>
 }

@@ -3,7 +3,7 @@ package cohere
 import (
 	"context"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -12,7 +12,7 @@ type Reranker struct {
 	c *Client
 }
 
-var _ situate.Reranker = (*Reranker)(nil)
+var _ driver.Reranker = (*Reranker)(nil)
 
 // NewReranker validates opts and returns a Reranker. Model defaults to
 // DefaultRerankModel; MaxInputTokens bounds query plus one text.

@@ -3,7 +3,7 @@ package gemini_test
 import (
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/gemini"
 	"github.com/situate/situate/provider/gemini/geminitest"
 	"github.com/situate/situate/situatetest"
@@ -23,13 +23,13 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	embedder := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Embedder {
+	embedder := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
 		e, err := gemini.NewEmbedder(gemini.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
 		must(t, err)
 		return e
 	}
 	situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-		New:       func(t *testing.T, rec situate.UsageRecorder) situate.Embedder { return embedder(t, server(t), rec) },
+		New:       func(t *testing.T, rec driver.UsageRecorder) driver.Embedder { return embedder(t, server(t), rec) },
 		Fault:     embedder,
 		ErrorBody: geminitest.WriteError,
 	})

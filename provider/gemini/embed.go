@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -18,7 +18,7 @@ type Embedder struct {
 	dim       atomic.Int64 // dimension seen first, checked against later batches
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // NewEmbedder validates opts and returns an Embedder.
 func NewEmbedder(opts Options) (*Embedder, error) {
@@ -36,8 +36,8 @@ func (e *Embedder) Name() string { return e.c.Name() }
 // Model is the configured model id.
 func (e *Embedder) Model() string { return e.c.Model }
 
-func inputType(t situate.InputType) string {
-	if t == situate.InputQuery {
+func inputType(t driver.InputType) string {
+	if t == driver.InputQuery {
 		return "RETRIEVAL_QUERY"
 	}
 	return "RETRIEVAL_DOCUMENT"
@@ -72,7 +72,7 @@ type batchResponse struct {
 // switch to refuse over-long input (it truncates), so a text above
 // MaxInputTokens (estimated) is refused here with an error wrapping
 // situate.ErrPromptTooLarge naming the text.
-func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	c := e.c
 	model := "models/" + c.Model
 	path := "/v1beta/" + model + ":batchEmbedContents"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -98,10 +98,10 @@ func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error
 	switch {
 	case e.Err != nil: // 401, 403, 404
 	case badKey:
-		e.Err = situate.ErrUnauthorized
+		e.Err = driver.ErrUnauthorized
 		e.SetRetry(false, 0)
 	case f.StatusCode == http.StatusBadRequest && !batchTooLarge(e):
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 	}
 	return e
 }

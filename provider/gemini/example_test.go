@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/gemini"
 	"github.com/situate/situate/provider/gemini/geminitest"
 )
@@ -23,7 +23,7 @@ func Example() {
 	for i := range texts {
 		texts[i] = fmt.Sprintf("片段 %d", i)
 	}
-	vecs, err := e.Embed(context.Background(), texts, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), texts, driver.InputDocument)
 	fmt.Println(e.Name(), len(vecs), len(vecs[0]), srv.Stats().Batches, err)
 	// Output: gemini:gemini-embedding-001@768 150 768 2 <nil>
 }

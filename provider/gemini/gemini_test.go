@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/gemini"
 	"github.com/situate/situate/provider/gemini/geminitest"
 )
@@ -59,7 +59,7 @@ func texts(n int) []string {
 
 func TestNewValidates(t *testing.T) {
 	for _, o := range []gemini.Options{{}, {APIKey: "k", BaseURL: "nope"}, {APIKey: "k", Dimensions: -5}} {
-		if _, err := gemini.NewEmbedder(o); !errors.Is(err, situate.ErrInvalid) {
+		if _, err := gemini.NewEmbedder(o); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("NewEmbedder(%v) = %v", o, err)
 		}
 	}
@@ -76,11 +76,11 @@ func TestEmbedWireAndBatches(t *testing.T) {
 	s := newServer(t)
 	e := newEmbedder(t, s, gemini.Options{Dimensions: 768})
 	in := texts(250)
-	vecs, err := e.Embed(context.Background(), in, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), in, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Embed(context.Background(), in[:2], situate.InputQuery); err != nil {
+	if _, err := e.Embed(context.Background(), in[:2], driver.InputQuery); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Stats(); st.Batches != 4 || st.Texts != 252 {
@@ -109,7 +109,7 @@ func TestEmbedWireAndBatches(t *testing.T) {
 func TestNormalize(t *testing.T) {
 	s := newServer(t)
 	e := newEmbedder(t, s, gemini.Options{Dimensions: 256, Normalize: true})
-	vecs, err := e.Embed(context.Background(), texts(3), situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), texts(3), driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +129,8 @@ func TestTooLongNeverReachesTheTruncatingAPI(t *testing.T) {
 	s := newServer(t)
 	e := newEmbedder(t, s, gemini.Options{})
 	long := strings.Repeat("palabra ", 1500) // ~3000 tokens
-	_, err := e.Embed(context.Background(), []string{"corto", long}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || asError(t, err).Index != 1 || !strings.Contains(err.Error(), "text 1") {
+	_, err := e.Embed(context.Background(), []string{"corto", long}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) || asError(t, err).Index != 1 || !strings.Contains(err.Error(), "text 1") {
 		t.Fatalf("err = %v", err)
 	}
 	if st := s.Stats(); st.Batches != 0 || st.Truncated != 0 {
@@ -155,7 +155,7 @@ func TestEmbedBadResponses(t *testing.T) {
 		s := newServer(t)
 		e := newEmbedder(t, s, gemini.Options{BatchSize: 2})
 		s.Inject(geminitest.Fault{Kind: tc.kind, Skip: 1})
-		_, err := e.Embed(context.Background(), texts(4), situate.InputDocument)
+		_, err := e.Embed(context.Background(), texts(4), driver.InputDocument)
 		prefix := "gemini gemini-embedding-001: embed batch 2 (texts 2-3): bad_response: "
 		if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("fault %d: err = %v, want %q...%q", tc.kind, err, prefix, tc.want)
@@ -172,22 +172,22 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 	e := newEmbedder(t, s, gemini.Options{})
 	ctx := context.Background()
 	s.Inject(geminitest.Fault{Kind: geminitest.FaultRateLimit, RetryDelay: 37 * time.Second})
-	_, err := e.Embed(ctx, texts(1), situate.InputQuery)
+	_, err := e.Embed(ctx, texts(1), driver.InputQuery)
 	ge := asError(t, err)
 	if !ge.Retryable() || !ge.RateLimited() || ge.RetryAfter() != 37*time.Second || ge.Status != "RESOURCE_EXHAUSTED" {
 		t.Errorf("429: %v (after %v)", err, ge.RetryAfter())
 	}
 	s.Inject(geminitest.Fault{Kind: geminitest.FaultUnavailable})
-	if _, err := e.Embed(ctx, texts(1), situate.InputQuery); !asError(t, err).Retryable() || asError(t, err).Status != "UNAVAILABLE" {
+	if _, err := e.Embed(ctx, texts(1), driver.InputQuery); !asError(t, err).Retryable() || asError(t, err).Status != "UNAVAILABLE" {
 		t.Errorf("503: %v", err)
 	}
 	bad, _ := gemini.NewEmbedder(gemini.Options{APIKey: "wrong", BaseURL: s.URL})
-	_, err = bad.Embed(ctx, texts(1), situate.InputQuery)
+	_, err = bad.Embed(ctx, texts(1), driver.InputQuery)
 	if ge := asError(t, err); ge.Retryable() || ge.StatusCode != 400 || !strings.Contains(err.Error(), "API key not valid") {
 		t.Errorf("bad key: %v", err)
 	}
 	unknown, _ := gemini.NewEmbedder(gemini.Options{APIKey: testKey, BaseURL: s.URL, Model: "no-such-model"})
-	if _, err := unknown.Embed(ctx, texts(1), situate.InputQuery); !errors.Is(err, situate.ErrModelNotFound) {
+	if _, err := unknown.Embed(ctx, texts(1), driver.InputQuery); !errors.Is(err, driver.ErrModelNotFound) {
 		t.Errorf("unknown model: %v", err)
 	}
 }

@@ -3,7 +3,7 @@ package glove
 import (
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/situatetest"
 )
 
@@ -11,6 +11,6 @@ import (
 // vocabulary. It has no server, so the suite's refusal checks do not apply.
 func TestConformance(t *testing.T) {
 	situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-		New: func(t *testing.T, _ situate.UsageRecorder) situate.Embedder { return tiny(t, Options{}) },
+		New: func(t *testing.T, _ driver.UsageRecorder) driver.Embedder { return tiny(t, Options{}) },
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/glove"
 )
 
@@ -24,7 +24,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	v, _ := e.Embed(context.Background(), []string{"the cat", "a kitten", "the desk"}, situate.InputDocument)
+	v, _ := e.Embed(context.Background(), []string{"the cat", "a kitten", "the desk"}, driver.InputDocument)
 	cos := func(a, b []float32) (s float32) {
 		for i := range a {
 			s += a[i] * b[i]

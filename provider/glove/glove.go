@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Weightings of word vectors in a text's mean.
@@ -64,7 +64,7 @@ type Embedder struct {
 	common []float32 // unit common direction removed from every mean
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // New loads the vectors (once per process and file) and returns an
 // Embedder.
@@ -73,13 +73,13 @@ func New(o Options) (*Embedder, error) {
 		o.Weighting = DefaultWeighting
 	}
 	if o.Weighting != WeightingMean && o.Weighting != WeightingSIF {
-		return nil, fmt.Errorf("glove: Weighting: must be %s or %s, got %q: %w", WeightingMean, WeightingSIF, o.Weighting, situate.ErrInvalid)
+		return nil, fmt.Errorf("glove: Weighting: must be %s or %s, got %q: %w", WeightingMean, WeightingSIF, o.Weighting, driver.ErrInvalid)
 	}
 	if o.SIFA == 0 {
 		o.SIFA = DefaultSIFA
 	}
 	if o.SIFA < 0 || math.IsNaN(o.SIFA) || math.IsInf(o.SIFA, 0) {
-		return nil, fmt.Errorf("glove: SIFA: must be > 0, got %g: %w", o.SIFA, situate.ErrInvalid)
+		return nil, fmt.Errorf("glove: SIFA: must be > 0, got %g: %w", o.SIFA, driver.ErrInvalid)
 	}
 	file, err := resolve(o.Path)
 	if err != nil {
@@ -140,7 +140,7 @@ func (e *Embedder) Dim() int { return e.t.dim }
 
 // Embed returns one unit vector per text; queries and documents are
 // embedded alike.
-func (e *Embedder) Embed(ctx context.Context, texts []string, _ situate.InputType) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, texts []string, _ driver.InputType) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	sum := make([]float64, e.t.dim)
 	for i, text := range texts {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 func tiny(t *testing.T, o Options) *Embedder {
@@ -74,7 +74,7 @@ func TestEmbedMean(t *testing.T) {
 	if e.Name() != "glove:tiny+mean" || e.Dim() != 4 {
 		t.Fatalf("name %q dim %d", e.Name(), e.Dim())
 	}
-	got, err := e.Embed(context.Background(), []string{"The CAT, the kitten; zebra!"}, situate.InputQuery)
+	got, err := e.Embed(context.Background(), []string{"The CAT, the kitten; zebra!"}, driver.InputQuery)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestEmbedMean(t *testing.T) {
 func TestEmbedSimilarity(t *testing.T) {
 	for _, w := range []string{WeightingMean, WeightingSIF} {
 		e := tiny(t, Options{Weighting: w})
-		v, err := e.Embed(context.Background(), []string{"cat", "kitten", "desk", "parseHttpHeader", "parse http header"}, situate.InputDocument)
+		v, err := e.Embed(context.Background(), []string{"cat", "kitten", "desk", "parseHttpHeader", "parse http header"}, driver.InputDocument)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestSIFWeights(t *testing.T) {
 
 func TestNoKnownWord(t *testing.T) {
 	e := tiny(t, Options{})
-	v, err := e.Embed(context.Background(), []string{"", "}}} ;;", "}}} ;;", "zebra quagga", "cat"}, situate.InputDocument)
+	v, err := e.Embed(context.Background(), []string{"", "}}} ;;", "}}} ;;", "zebra quagga", "cat"}, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want it to contain %q", filepath.Base(tc.path), err, tc.want)
 		}
 	}
-	if _, err := New(Options{Path: "testdata/tiny.txt", Weighting: "tfidf"}); !errors.Is(err, situate.ErrInvalid) {
+	if _, err := New(Options{Path: "testdata/tiny.txt", Weighting: "tfidf"}); !errors.Is(err, driver.ErrInvalid) {
 		t.Errorf("bad weighting: %v", err)
 	}
 }

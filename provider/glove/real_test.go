@@ -2,13 +2,13 @@ package glove
 
 import (
 	"context"
-	"github.com/situate/situate/internal/testskip"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
+	"github.com/situate/situate/internal/testskip"
 )
 
 // realEmbedder loads the wink vectors from DefaultDir (fetched by
@@ -40,7 +40,7 @@ func TestRealVectors(t *testing.T) {
 		v, err := e.Embed(context.Background(), []string{
 			"The cat rested on the carpet.", "The kitten slept on the rug.",
 			"The table was in the drawing room.", "How do I parse an HTTP header?",
-		}, situate.InputDocument)
+		}, driver.InputDocument)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func BenchmarkEmbedChunk(b *testing.B) {
 	text := string(data[:2000])
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		if _, err := e.Embed(context.Background(), []string{text}, situate.InputDocument); err != nil {
+		if _, err := e.Embed(context.Background(), []string{text}, driver.InputDocument); err != nil {
 			b.Fatal(err)
 		}
 	}

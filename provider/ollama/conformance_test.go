@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/ollama/ollamatest"
 	"github.com/situate/situate/situatetest"
@@ -19,8 +19,8 @@ func TestConformance(t *testing.T) {
 	proxyAuth := http.Header{"Authorization": {"Bearer " + situatetest.Key}}
 	const chatModel, embedModel = "qwen3:4b", "nomic-embed-text"
 	t.Run("LLM", func(t *testing.T) {
-		servers := map[situate.LLM]*ollamatest.Server{}
-		client := func(t *testing.T, url string) situate.LLM {
+		servers := map[driver.LLM]*ollamatest.Server{}
+		client := func(t *testing.T, url string) driver.LLM {
 			c, err := ollama.New(ollama.Options{BaseURL: url, Model: chatModel, Headers: proxyAuth})
 			if err != nil {
 				t.Fatal(err)
@@ -28,20 +28,20 @@ func TestConformance(t *testing.T) {
 			return c
 		}
 		situatetest.TestLLM(t, situatetest.LLMHarness{
-			New: func(t *testing.T) situate.LLM {
+			New: func(t *testing.T) driver.LLM {
 				s := ollamatest.NewServer(ollamatest.Config{Model: chatModel})
 				t.Cleanup(s.Close)
 				c := client(t, s.URL)
 				servers[c] = s
 				return c
 			},
-			Requests:  func(t *testing.T, m situate.LLM) [][]byte { return servers[m].Requests() },
+			Requests:  func(t *testing.T, m driver.LLM) [][]byte { return servers[m].Requests() },
 			Fault:     client,
 			ErrorBody: ollamatest.WriteError,
 		})
 	})
 	t.Run("Embedder", func(t *testing.T) {
-		embedder := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Embedder {
+		embedder := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
 			e, err := ollama.NewEmbedder(ollama.EmbedOptions{BaseURL: url, Model: embedModel, Headers: proxyAuth, Usage: rec})
 			if err != nil {
 				t.Fatal(err)
@@ -49,7 +49,7 @@ func TestConformance(t *testing.T) {
 			return e
 		}
 		situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-			New: func(t *testing.T, rec situate.UsageRecorder) situate.Embedder {
+			New: func(t *testing.T, rec driver.UsageRecorder) driver.Embedder {
 				s := ollamatest.NewServer(ollamatest.Config{Model: embedModel})
 				t.Cleanup(s.Close)
 				return embedder(t, s.URL, rec)

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -38,7 +38,7 @@ type EmbedOptions struct {
 	Timeout                     time.Duration
 	Headers                     http.Header
 	// Usage receives one record per request (may be nil).
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 }
 
 // Embedder calls POST /api/embed. It implements situate.Embedder.
@@ -49,10 +49,10 @@ type Embedder struct {
 	numCtx  int
 	qPrefix string
 	dPrefix string
-	usage   situate.UsageRecorder
+	usage   driver.UsageRecorder
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // NewEmbedder validates opts and returns an Embedder.
 func NewEmbedder(opts EmbedOptions) (*Embedder, error) {
@@ -64,7 +64,7 @@ func NewEmbedder(opts EmbedOptions) (*Embedder, error) {
 	e := &Embedder{c: c, dims: opts.Dimensions, batch: opts.BatchSize, numCtx: opts.NumCtx,
 		qPrefix: opts.QueryPrefix, dPrefix: opts.DocumentPrefix, usage: opts.Usage}
 	if e.dims < 0 || e.batch < 0 || e.numCtx < 0 {
-		return nil, fmt.Errorf("ollama: embed options: Dimensions %d, BatchSize %d, NumCtx %d: must be >= 0: %w", e.dims, e.batch, e.numCtx, situate.ErrInvalid)
+		return nil, fmt.Errorf("ollama: embed options: Dimensions %d, BatchSize %d, NumCtx %d: must be >= 0: %w", e.dims, e.batch, e.numCtx, driver.ErrInvalid)
 	}
 	if e.batch == 0 {
 		e.batch = DefaultBatchSize
@@ -77,19 +77,19 @@ func (e *Embedder) Name() string { return e.c.Name() }
 
 // Embed returns one vector per text, in order, checking count, dimension
 // and finiteness. Errors name the model and batch.
-func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	prefix := e.dPrefix
-	if input == situate.InputQuery {
+	if input == driver.InputQuery {
 		prefix = e.qPrefix
 	}
 	for i, t := range texts {
 		if t == "" {
-			return nil, fmt.Errorf("ollama: embed %s: texts[%d] is empty: %w", e.c.model, i, situate.ErrInvalid)
+			return nil, fmt.Errorf("ollama: embed %s: texts[%d] is empty: %w", e.c.model, i, driver.ErrInvalid)
 		}
 		if e.numCtx > 0 {
 			if n := e.c.estimate(prefix + t); n > e.numCtx {
 				return nil, fmt.Errorf("ollama: embed %s: texts[%d] has about %d tokens, more than NumCtx %d (split it; it is never truncated): %w",
-					e.c.model, i, n, e.numCtx, situate.ErrPromptTooLarge)
+					e.c.model, i, n, e.numCtx, driver.ErrPromptTooLarge)
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string
 	if oe, ok := err.(*Error); ok {
 		oe.Batch, oe.First, oe.Last = ref.N, ref.First, ref.Last
 	}
-	u := situate.Usage{Time: start, Provider: ProviderName, Model: e.c.model, Operation: "embed",
+	u := driver.Usage{Time: start, Provider: ProviderName, Model: e.c.model, Operation: "embed",
 		InputTokens: resp.PromptEvalCount, Latency: time.Since(start)}
 	if err != nil {
 		u.Error = err.Error()

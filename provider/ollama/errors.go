@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -48,16 +48,16 @@ func (c *Client) serverError(op string, status int, msg string) *Error {
 	m := strings.ToLower(msg)
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		e.Err = situate.ErrUnauthorized
+		e.Err = driver.ErrUnauthorized
 		e.SetRetryable(false)
 	case status == http.StatusNotFound || strings.Contains(m, "not found"):
-		e.Err = situate.ErrModelNotFound
+		e.Err = driver.ErrModelNotFound
 		e.SetRetryable(false)
 	case strings.Contains(m, "context length") || strings.Contains(m, "exceeds maximum context") || strings.Contains(m, "input length exceeds"):
-		e.Err = situate.ErrPromptTooLarge
+		e.Err = driver.ErrPromptTooLarge
 		e.SetRetryable(false)
 	case status == http.StatusBadRequest:
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 	}
 	return e
 }

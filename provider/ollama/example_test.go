@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/ollama/ollamatest"
 )
@@ -24,7 +24,7 @@ func Example() {
 	}
 	doc := strings.Repeat("ACME Corp annual report 2023: revenue, costs and outlook. ", 300)
 	for _, chunk := range []string{"Revenue grew 3% over the previous quarter.", "Costs fell in every region."} {
-		comp, err := c.Complete(context.Background(), situate.Prompt{DocID: "acme.md",
+		comp, err := c.Complete(context.Background(), driver.Prompt{DocID: "acme.md",
 			Prefix: "<document>\n" + doc + "\n</document>\n", Suffix: "<chunk>\n" + chunk + "\n</chunk>"})
 		if err != nil {
 			fmt.Println(err)

@@ -8,16 +8,16 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
-var _ situate.ModelIdentifier = (*Client)(nil)
+var _ driver.ModelIdentifier = (*Client)(nil)
 
 // ModelIdentity asks Ollama which model the configured name resolves to:
 // GET /api/tags lists the local models with their digests (the manifest's
 // sha256), so a model re-pulled or re-created under the same tag is told
 // apart. A name without a tag is "name:latest", as Ollama resolves it.
-func (c *Client) ModelIdentity(ctx context.Context) (situate.ModelIdentity, error) {
+func (c *Client) ModelIdentity(ctx context.Context) (driver.ModelIdentity, error) {
 	var out struct {
 		Models []struct {
 			Name   string `json:"name"`
@@ -26,7 +26,7 @@ func (c *Client) ModelIdentity(ctx context.Context) (situate.ModelIdentity, erro
 		} `json:"models"`
 	}
 	if err := c.getJSON(ctx, "tags", "/api/tags", &out); err != nil {
-		return situate.ModelIdentity{}, err
+		return driver.ModelIdentity{}, err
 	}
 	want := c.model
 	if !strings.Contains(want, ":") {
@@ -35,12 +35,12 @@ func (c *Client) ModelIdentity(ctx context.Context) (situate.ModelIdentity, erro
 	var names []string
 	for _, m := range out.Models {
 		if m.Name == want || m.Model == want || m.Name == c.model {
-			return situate.ModelIdentity{Name: c.model, Digest: m.Digest}, nil
+			return driver.ModelIdentity{Name: c.model, Digest: m.Digest}, nil
 		}
 		names = append(names, m.Name)
 	}
-	return situate.ModelIdentity{}, fmt.Errorf("ollama: tags: %s has no model %q (it has %s; ollama pull %s): %w",
-		c.base, c.model, strings.Join(names, ", "), c.model, situate.ErrModelNotFound)
+	return driver.ModelIdentity{}, fmt.Errorf("ollama: tags: %s has no model %q (it has %s; ollama pull %s): %w",
+		c.base, c.model, strings.Join(names, ", "), c.model, driver.ErrModelNotFound)
 }
 
 // getJSON sends GET path and decodes the JSON answer into out.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/ollama/ollamatest"
 )
@@ -15,7 +15,7 @@ import (
 // ErrModelNotFound.
 func TestModelIdentity(t *testing.T) {
 	ctx := context.Background()
-	id := func(digest, model string) (situate.ModelIdentity, error) {
+	id := func(digest, model string) (driver.ModelIdentity, error) {
 		srv := ollamatest.NewServer(ollamatest.Config{Model: "qwen3:4b", Digest: digest})
 		defer srv.Close()
 		c, err := ollama.New(ollama.Options{BaseURL: srv.URL, Model: model})
@@ -31,7 +31,7 @@ func TestModelIdentity(t *testing.T) {
 	if b, _ := id("bbb", "qwen3:4b"); b.Digest == a.Digest {
 		t.Errorf("another digest under the same tag not told apart: %+v", b)
 	}
-	if _, err := id("aaa", "llama3"); !errors.Is(err, situate.ErrModelNotFound) {
+	if _, err := id("aaa", "llama3"); !errors.Is(err, driver.ErrModelNotFound) {
 		t.Errorf("absent model: %v", err)
 	}
 }

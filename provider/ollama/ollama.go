@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -59,7 +59,7 @@ func BaseURL(ollamaHost string) (string, error) {
 	case scheme == "https":
 		defPort = "443"
 	default:
-		return "", fmt.Errorf("ollama: OLLAMA_HOST %q: scheme %q: want http or https: %w", ollamaHost, scheme, situate.ErrInvalid)
+		return "", fmt.Errorf("ollama: OLLAMA_HOST %q: scheme %q: want http or https: %w", ollamaHost, scheme, driver.ErrInvalid)
 	}
 	hostport, path, _ := strings.Cut(hostport, "/")
 	host, port, err := net.SplitHostPort(hostport)
@@ -79,7 +79,7 @@ func BaseURL(ollamaHost string) (string, error) {
 		}
 	}
 	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return "", fmt.Errorf("ollama: OLLAMA_HOST %q: port %q: want 1-65535: %w", ollamaHost, port, situate.ErrInvalid)
+		return "", fmt.Errorf("ollama: OLLAMA_HOST %q: port %q: want 1-65535: %w", ollamaHost, port, driver.ErrInvalid)
 	}
 	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
 	if path != "" {
@@ -152,14 +152,14 @@ type Client struct {
 }
 
 var (
-	_ situate.LLM             = (*Client)(nil)
-	_ situate.ContextWindower = (*Client)(nil)
+	_ driver.LLM             = (*Client)(nil)
+	_ driver.ContextWindower = (*Client)(nil)
 )
 
 // New validates opts and returns a Client.
 func New(opts Options) (*Client, error) {
 	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("ollama: options: %s: %s: %w", field, fmt.Sprintf(format, args...), situate.ErrInvalid)
+		return fmt.Errorf("ollama: options: %s: %s: %w", field, fmt.Sprintf(format, args...), driver.ErrInvalid)
 	}
 	base := opts.BaseURL
 	if base == "" {
@@ -327,7 +327,7 @@ func (c *Client) NumCtx(ctx context.Context, promptTokens, maxTokens int) (int, 
 }
 
 func (c *Client) tooLarge(promptTokens, maxTokens, limit int) *Error {
-	return &Error{Index: -1, Provider: ProviderName, Op: "chat", Model: c.model, Type: TypeTooLarge, Err: situate.ErrPromptTooLarge,
+	return &Error{Index: -1, Provider: ProviderName, Op: "chat", Model: c.model, Type: TypeTooLarge, Err: driver.ErrPromptTooLarge,
 		Message: fmt.Sprintf("prompt of about %d tokens + %d for the answer exceeds the context window of %d (refused: Ollama would cut it silently)",
 			promptTokens, maxTokens, limit)}
 }
@@ -353,20 +353,20 @@ type chatChunk struct {
 // Usage: prompt_eval_count is InputTokens (Ollama counts only the tokens
 // it evaluated, so a cache hit shows as a small count; CacheReadTokens
 // stays 0 because Ollama does not report it), eval_count is OutputTokens.
-func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (c *Client) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	const op = "chat"
 	start := time.Now()
-	out := situate.Completion{Usage: situate.Usage{Time: start, Provider: ProviderName, Model: c.model, Operation: "context", DocID: p.DocID}}
-	fail := func(err error) (situate.Completion, error) {
+	out := driver.Completion{Usage: driver.Usage{Time: start, Provider: ProviderName, Model: c.model, Operation: "context", DocID: p.DocID}}
+	fail := func(err error) (driver.Completion, error) {
 		out.Usage.Latency = time.Since(start)
 		out.Usage.Error = err.Error()
 		return out, err
 	}
 	if p.Prefix == "" && p.Suffix == "" {
-		return fail(fmt.Errorf("ollama: chat: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, situate.ErrInvalid))
+		return fail(fmt.Errorf("ollama: chat: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, driver.ErrInvalid))
 	}
 	if p.MaxTokens < 0 {
-		return fail(fmt.Errorf("ollama: chat: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, situate.ErrInvalid))
+		return fail(fmt.Errorf("ollama: chat: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, driver.ErrInvalid))
 	}
 	maxTokens := p.MaxTokens
 	if maxTokens == 0 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/ollama"
 	"github.com/situate/situate/provider/ollama/ollamatest"
 )
@@ -40,8 +40,8 @@ func newClient(t *testing.T, s *ollamatest.Server, opts ollama.Options) *ollama.
 	return c
 }
 
-func prompt(docID, doc, chunk string) situate.Prompt {
-	return situate.Prompt{DocID: docID, Prefix: "<document>\n" + doc + "\n</document>\n",
+func prompt(docID, doc, chunk string) driver.Prompt {
+	return driver.Prompt{DocID: docID, Prefix: "<document>\n" + doc + "\n</document>\n",
 		Suffix: "<chunk>\n" + chunk + "\n</chunk>\nGive a short context to situate this chunk.", MaxTokens: 100}
 }
 
@@ -67,7 +67,7 @@ func TestBaseURL(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"gpu-box:99999", "gpu-box:abc", "ftp://gpu-box"} {
-		if got, err := ollama.BaseURL(in); !errors.Is(err, situate.ErrInvalid) {
+		if got, err := ollama.BaseURL(in); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("BaseURL(%q) = %q, %v; want ErrInvalid", in, got, err)
 		}
 	}
@@ -86,7 +86,7 @@ func TestNewValidates(t *testing.T) {
 		if field == "/api" {
 			field = "BaseURL"
 		}
-		if _, err := ollama.New(o); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), field) {
+		if _, err := ollama.New(o); !errors.Is(err, driver.ErrInvalid) || !strings.Contains(err.Error(), field) {
 			t.Errorf("%s: New = %v", name, err)
 		}
 	}
@@ -101,7 +101,7 @@ func TestChatWire(t *testing.T) {
 	c := newClient(t, s, ollama.Options{ExtraOptions: map[string]any{"temperature": 0}, Think: &noThink})
 	ctx := context.Background()
 	doc := strings.Repeat("ACME Corp annual report: revenue, costs and outlook. ", 250) // ~13.3 kB
-	var usages []situate.Usage
+	var usages []driver.Usage
 	for _, chunk := range []string{"Revenue grew 3% over the previous quarter.", "Costs fell in every region."} {
 		started := 0
 		p := prompt("acme.md", doc, chunk)
@@ -175,7 +175,7 @@ func TestRefusesWhatOllamaWouldCut(t *testing.T) {
 	}
 	comp, err := c.Complete(ctx, prompt("big", strings.Repeat("word ", 6000), "chunk"))
 	var oe *ollama.Error
-	if !errors.Is(err, situate.ErrPromptTooLarge) || !errors.As(err, &oe) || oe.Retryable() || comp.Usage.Error == "" {
+	if !errors.Is(err, driver.ErrPromptTooLarge) || !errors.As(err, &oe) || oe.Retryable() || comp.Usage.Error == "" {
 		t.Fatalf("err = %v, want a non-retryable ErrPromptTooLarge", err)
 	}
 	if st := s.Stats(); st.Chats != 0 {
@@ -183,7 +183,7 @@ func TestRefusesWhatOllamaWouldCut(t *testing.T) {
 	}
 	// MaxNumCtx caps below the model's length; a fixed NumCtx is a hard limit.
 	c = newClient(t, s, ollama.Options{MaxNumCtx: 4096})
-	if _, err := c.Complete(ctx, prompt("mid", strings.Repeat("word ", 2500), "chunk")); !errors.Is(err, situate.ErrPromptTooLarge) {
+	if _, err := c.Complete(ctx, prompt("mid", strings.Repeat("word ", 2500), "chunk")); !errors.Is(err, driver.ErrPromptTooLarge) {
 		t.Errorf("MaxNumCtx 4096: %v", err)
 	}
 	c = newClient(t, s, ollama.Options{NumCtx: 2048})
@@ -223,7 +223,7 @@ func TestChatErrors(t *testing.T) {
 		{"busy", ollamatest.FaultBusy, "", 503, true, true, nil},
 		{"stream error", ollamatest.FaultStreamError, "", 0, true, false, nil},
 		{"truncated", ollamatest.FaultTruncated, "", 0, true, false, nil},
-		{"unknown model", 0, "llama9:1b", 404, false, false, situate.ErrModelNotFound},
+		{"unknown model", 0, "llama9:1b", 404, false, false, driver.ErrModelNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,7 +254,7 @@ func TestEmbed(t *testing.T) {
 	}
 	ctx := context.Background()
 	texts := []string{"eins", "zwei", "drei"}
-	vecs, err := e.Embed(ctx, texts, situate.InputDocument)
+	vecs, err := e.Embed(ctx, texts, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,12 +269,12 @@ func TestEmbed(t *testing.T) {
 	if body["truncate"] != false || body["options"].(map[string]any)["num_ctx"] != 100.0 {
 		t.Errorf("embed body = %v: want truncate false and num_ctx", body)
 	}
-	if _, err := e.Embed(ctx, []string{strings.Repeat("lang ", 100)}, situate.InputQuery); !errors.Is(err, situate.ErrPromptTooLarge) {
+	if _, err := e.Embed(ctx, []string{strings.Repeat("lang ", 100)}, driver.InputQuery); !errors.Is(err, driver.ErrPromptTooLarge) {
 		t.Errorf("too long: %v", err)
 	}
 	for _, f := range []ollamatest.FaultKind{ollamatest.FaultNaN, ollamatest.FaultWrongCount} {
 		s.Inject(ollamatest.Fault{Kind: f, Path: "/api/embed"})
-		if _, err := e.Embed(ctx, texts, situate.InputDocument); err == nil || !strings.Contains(err.Error(), "batch 1 (texts 0-1)") {
+		if _, err := e.Embed(ctx, texts, driver.InputDocument); err == nil || !strings.Contains(err.Error(), "batch 1 (texts 0-1)") {
 			t.Errorf("fault %d: %v", f, err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/llamatest"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/provider/openai"
@@ -28,8 +28,8 @@ type recorder struct {
 }
 
 type recorded struct {
-	p       situate.Prompt
-	usage   situate.Usage
+	p       driver.Prompt
+	usage   driver.Usage
 	timings openai.Timings
 }
 
@@ -40,7 +40,7 @@ func (r *recorder) ContextWindow(ctx context.Context) (int, error) {
 func (r *recorder) CountTokens(ctx context.Context, s string) (int, error) {
 	return r.c.CountTokens(ctx, s)
 }
-func (r *recorder) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (r *recorder) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	comp, t, err := r.c.CompleteTimings(ctx, p)
 	if err == nil {
 		r.mu.Lock()
@@ -58,17 +58,17 @@ func corpus(n, words, chunks int) []llm.DocChunks {
 	var docs []llm.DocChunks
 	for d := 0; d < n; d++ {
 		text := fmt.Sprintf("Report %d.\n", d) + synthDoc(d+10, words)
-		doc := situate.Document{ID: fmt.Sprintf("report-%02d.md", d), Text: text, Lang: "en"}
+		doc := driver.Document{ID: fmt.Sprintf("report-%02d.md", d), Text: text, Lang: "en"}
 		lines := strings.SplitAfter(text, "\n")
 		per := (len(lines) + chunks - 1) / chunks
-		var cs []situate.Chunk
+		var cs []driver.Chunk
 		start := 0
 		for i := 0; i < len(lines); i += per {
 			end := start
 			for _, l := range lines[i:min(i+per, len(lines))] {
 				end += len(l)
 			}
-			cs = append(cs, situate.Chunk{DocID: doc.ID, Index: len(cs), Start: start, End: end, Text: text[start:end]})
+			cs = append(cs, driver.Chunk{DocID: doc.ID, Index: len(cs), Start: start, End: end, Text: text[start:end]})
 			start = end
 		}
 		docs = append(docs, llm.DocChunks{Doc: doc, Chunks: cs})
@@ -117,7 +117,7 @@ func measureCache(t *testing.T, slots string, args []string) {
 		t.Fatal(err)
 	}
 	emitted := 0
-	if err := cz.Run(ctx, docs, func(_, _ int, x situate.Context) error {
+	if err := cz.Run(ctx, docs, func(_, _ int, x driver.Context) error {
 		emitted++
 		return nil
 	}); err != nil {
@@ -172,7 +172,7 @@ func measureCache(t *testing.T, slots string, args []string) {
 	s2 := llamatest.Start(t, llamatest.Options{Args: args})
 	naiveClient := llamaClientSlots(t, s2, slots)
 	order := rand.New(rand.NewPCG(5, 5)).Perm(len(rec.calls))
-	work := make(chan situate.Prompt)
+	work := make(chan driver.Prompt)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(order))
 	for w := 0; w < 2; w++ {
@@ -237,7 +237,7 @@ func TestLlamaServerWindowing(t *testing.T) {
 		t.Fatalf("document has %d tokens (%v), want more than a slot's 4096", n, err)
 	}
 	var flags []string
-	err = cz.Run(context.Background(), docs, func(_, i int, x situate.Context) error {
+	err = cz.Run(context.Background(), docs, func(_, i int, x driver.Context) error {
 		for _, f := range x.Flags {
 			if f == llm.FlagFallback || f == llm.FlagTooLarge || f == llm.FlagError {
 				flags = append(flags, fmt.Sprintf("chunk %d: %v", i, x.Flags))

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -67,12 +67,12 @@ type wireChunk struct {
 // everything up to the last token before the chunk. Two content parts are
 // not used: vLLM and llama.cpp join text parts with a newline that is not
 // in the prompt, and some servers reject part arrays.
-func (c *Client) Body(p situate.Prompt) (map[string]any, error) {
+func (c *Client) Body(p driver.Prompt) (map[string]any, error) {
 	if p.Prefix == "" && p.Suffix == "" {
-		return nil, fmt.Errorf("openai: chat: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat: prompt for document %q: Prefix and Suffix are empty: %w", p.DocID, driver.ErrInvalid)
 	}
 	if p.MaxTokens < 0 {
-		return nil, fmt.Errorf("openai: chat: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat: prompt for document %q: MaxTokens %d: must be >= 0: %w", p.DocID, p.MaxTokens, driver.ErrInvalid)
 	}
 	maxTokens := p.MaxTokens
 	if maxTokens == 0 {
@@ -136,7 +136,7 @@ func (c *Client) Body(p situate.Prompt) (map[string]any, error) {
 // CacheReadTokens, completion_tokens is OutputTokens. On error the
 // Completion still carries what was seen. An empty answer is empty text,
 // not an error.
-func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (c *Client) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	comp, _, err := c.CompleteTimings(ctx, p)
 	return comp, err
 }
@@ -148,10 +148,10 @@ func (c *Client) Complete(ctx context.Context, p situate.Prompt) (situate.Comple
 // what its timings said, and the output tokens are those the slot really
 // generated, read from GET /slots (the request carries a seed that names
 // it there), so failed attempts count as the server's /metrics do.
-func (c *Client) CompleteTimings(ctx context.Context, p situate.Prompt) (situate.Completion, Timings, error) {
+func (c *Client) CompleteTimings(ctx context.Context, p driver.Prompt) (driver.Completion, Timings, error) {
 	const op = "chat"
 	start := time.Now()
-	out := situate.Completion{Usage: situate.Usage{Time: start, Provider: c.flavor, Model: c.Name()[len(c.flavor)+1:],
+	out := driver.Completion{Usage: driver.Usage{Time: start, Provider: c.flavor, Model: c.Name()[len(c.flavor)+1:],
 		Operation: "context", DocID: p.DocID}}
 	body, err := c.Body(p)
 	if err != nil {

@@ -3,7 +3,7 @@ package openai_test
 import (
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/llamatest"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/openai/openaitest"
@@ -22,8 +22,8 @@ func TestConformance(t *testing.T) {
 	}
 	for _, flavor := range []string{openai.FlavorOpenAI, openai.FlavorVLLM, openai.FlavorLlamaCpp, openai.FlavorGeneric} {
 		t.Run("LLM/"+flavor, func(t *testing.T) {
-			servers := map[situate.LLM]*openaitest.Server{}
-			client := func(t *testing.T, url string) situate.LLM {
+			servers := map[driver.LLM]*openaitest.Server{}
+			client := func(t *testing.T, url string) driver.LLM {
 				c, err := openai.New(openai.Options{Flavor: flavor, APIKey: situatetest.Key, BaseURL: url + "/v1", Model: "gpt-5-mini"})
 				if err != nil {
 					t.Fatal(err)
@@ -31,13 +31,13 @@ func TestConformance(t *testing.T) {
 				return c
 			}
 			situatetest.TestLLM(t, situatetest.LLMHarness{
-				New: func(t *testing.T) situate.LLM {
+				New: func(t *testing.T) driver.LLM {
 					s := server(t, flavor)
 					c := client(t, s.URL)
 					servers[c] = s
 					return c
 				},
-				Requests: func(t *testing.T, m situate.LLM) [][]byte {
+				Requests: func(t *testing.T, m driver.LLM) [][]byte {
 					var out [][]byte
 					for _, r := range servers[m].Requests() {
 						if r.Path == "/v1/chat/completions" {
@@ -51,7 +51,7 @@ func TestConformance(t *testing.T) {
 			})
 		})
 	}
-	embedder := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Embedder {
+	embedder := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
 		e, err := openai.NewEmbedder(openai.EmbedOptions{APIKey: situatetest.Key, BaseURL: url + "/v1", Model: "text-embedding-3-small", Usage: rec})
 		if err != nil {
 			t.Fatal(err)
@@ -60,14 +60,14 @@ func TestConformance(t *testing.T) {
 	}
 	t.Run("Embedder", func(t *testing.T) {
 		situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-			New: func(t *testing.T, rec situate.UsageRecorder) situate.Embedder {
+			New: func(t *testing.T, rec driver.UsageRecorder) driver.Embedder {
 				return embedder(t, server(t, openai.FlavorOpenAI).URL, rec)
 			},
 			Fault:     embedder,
 			ErrorBody: openaitest.ErrorWriter(openai.FlavorOpenAI),
 		})
 	})
-	reranker := func(t *testing.T, url string, _ situate.UsageRecorder) situate.Reranker {
+	reranker := func(t *testing.T, url string, _ driver.UsageRecorder) driver.Reranker {
 		r, err := openai.NewReranker(openai.RerankOptions{APIKey: situatetest.Key, BaseURL: url + "/v1", Model: "bge-reranker-v2-m3"})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func TestConformance(t *testing.T) {
 	}
 	t.Run("Reranker", func(t *testing.T) {
 		situatetest.TestReranker(t, situatetest.RerankerHarness{
-			New: func(t *testing.T, rec situate.UsageRecorder) situate.Reranker {
+			New: func(t *testing.T, rec driver.UsageRecorder) driver.Reranker {
 				return reranker(t, server(t, openai.FlavorLlamaCpp).URL, rec)
 			},
 			Fault:     reranker,
@@ -104,7 +104,7 @@ func TestConformanceLlamaServer(t *testing.T) {
 	}
 	s := llamatest.Start(t, llamatest.Options{})
 	situatetest.TestLLM(t, situatetest.LLMHarness{
-		New: func(t *testing.T) situate.LLM {
+		New: func(t *testing.T) driver.LLM {
 			c, err := openai.New(openai.Options{BaseURL: s.BaseURL, Flavor: openai.FlavorLlamaCpp, ExtraBody: grammar})
 			if err != nil {
 				t.Fatal(err)

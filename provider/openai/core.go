@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 )
 
@@ -58,7 +58,7 @@ type core struct {
 
 func newCore(who, flavor, apiKey, baseURL, model string, hc *http.Client, timeout time.Duration, headers http.Header) (*core, error) {
 	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("openai: %s options: %s: %s: %w", who, field, fmt.Sprintf(format, args...), situate.ErrInvalid)
+		return fmt.Errorf("openai: %s options: %s: %s: %w", who, field, fmt.Sprintf(format, args...), driver.ErrInvalid)
 	}
 	if baseURL == "" {
 		baseURL = DefaultBaseURL

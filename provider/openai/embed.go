@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -49,7 +49,7 @@ type EmbedOptions struct {
 	HTTPClient                  *http.Client
 	Timeout                     time.Duration
 	// Usage receives one record per request (may be nil).
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 }
 
 // Embedder calls POST /embeddings. It implements situate.Embedder and is
@@ -61,10 +61,10 @@ type Embedder struct {
 	maxTokens int
 	qPrefix   string
 	dPrefix   string
-	usage     situate.UsageRecorder
+	usage     driver.UsageRecorder
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // NewEmbedder validates opts and returns an Embedder.
 func NewEmbedder(opts EmbedOptions) (*Embedder, error) {
@@ -75,7 +75,7 @@ func NewEmbedder(opts EmbedOptions) (*Embedder, error) {
 	e := &Embedder{core: c, dims: opts.Dimensions, batch: opts.BatchSize, maxTokens: opts.MaxInputTokens,
 		qPrefix: opts.QueryPrefix, dPrefix: opts.DocumentPrefix, usage: opts.Usage}
 	bad := func(field string, v int, want string) error {
-		return fmt.Errorf("openai: embed options: %s %d: %s: %w", field, v, want, situate.ErrInvalid)
+		return fmt.Errorf("openai: embed options: %s %d: %s: %w", field, v, want, driver.ErrInvalid)
 	}
 	switch {
 	case e.dims < 0:
@@ -108,22 +108,22 @@ func EstimateTokens(text string) int { return (len(text) + 2) / 3 }
 // Every answer is checked: one vector per input (matched by index), all of
 // one dimension (Dimensions if set), no NaN or infinity. Errors name the
 // provider, model and batch.
-func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	prefix := e.dPrefix
-	if input == situate.InputQuery {
+	if input == driver.InputQuery {
 		prefix = e.qPrefix
 	}
 	for i, t := range texts {
 		if t == "" {
-			return nil, fmt.Errorf("openai: embed %s: texts[%d] is empty: %w", e.Name(), i, situate.ErrInvalid)
+			return nil, fmt.Errorf("openai: embed %s: texts[%d] is empty: %w", e.Name(), i, driver.ErrInvalid)
 		}
 		if !utf8.ValidString(t) {
-			return nil, fmt.Errorf("openai: embed %s: texts[%d] is not valid UTF-8: %w", e.Name(), i, situate.ErrInvalid)
+			return nil, fmt.Errorf("openai: embed %s: texts[%d] is not valid UTF-8: %w", e.Name(), i, driver.ErrInvalid)
 		}
 		if e.maxTokens > 0 {
 			if n := EstimateTokens(prefix + t); n > e.maxTokens {
 				return nil, fmt.Errorf("openai: embed %s: texts[%d] has about %d tokens, more than MaxInputTokens %d (split it; it is never truncated): %w",
-					e.Name(), i, n, e.maxTokens, situate.ErrPromptTooLarge)
+					e.Name(), i, n, e.maxTokens, driver.ErrPromptTooLarge)
 			}
 		}
 	}
@@ -164,7 +164,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string
 	}
 	start := time.Now()
 	err := e.doJSON(ctx, op, http.MethodPost, e.base.JoinPath("/embeddings").String(), body, &resp)
-	u := situate.Usage{Time: start, Provider: e.flavor, Model: e.Name()[len(e.flavor)+1:], Operation: "embed", Latency: time.Since(start)}
+	u := driver.Usage{Time: start, Provider: e.flavor, Model: e.Name()[len(e.flavor)+1:], Operation: "embed", Latency: time.Since(start)}
 	if resp.Usage != nil {
 		u.InputTokens = resp.Usage.PromptTokens
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/openai/openaitest"
 )
@@ -26,9 +26,9 @@ func newEmbedder(t *testing.T, s *openaitest.Server, opts openai.EmbedOptions) *
 	return e
 }
 
-type usageLog []situate.Usage
+type usageLog []driver.Usage
 
-func (u *usageLog) RecordUsage(_ context.Context, x situate.Usage) error {
+func (u *usageLog) RecordUsage(_ context.Context, x driver.Usage) error {
 	*u = append(*u, x)
 	return nil
 }
@@ -38,7 +38,7 @@ func TestEmbedBatchesInOrder(t *testing.T) {
 	var log usageLog
 	e := newEmbedder(t, s, openai.EmbedOptions{APIKey: testKey, BatchSize: 2, DocumentPrefix: "passage: ", QueryPrefix: "query: ", Usage: &log})
 	texts := []string{"alpha", "beta", "gamma", "delta", "epsilon"}
-	vecs, err := e.Embed(context.Background(), texts, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), texts, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestEmbedBatchesInOrder(t *testing.T) {
 	if log[0].Operation != "embed" || log[0].InputTokens == 0 {
 		t.Errorf("usage = %+v", log[0])
 	}
-	q, err := e.Embed(context.Background(), []string{"alpha"}, situate.InputQuery)
+	q, err := e.Embed(context.Background(), []string{"alpha"}, driver.InputQuery)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestEmbedBatchesInOrder(t *testing.T) {
 func TestEmbedDimensions(t *testing.T) {
 	s := newServer(t, openaitest.Config{APIKey: testKey, EmbedDim: 12})
 	e := newEmbedder(t, s, openai.EmbedOptions{APIKey: testKey, Dimensions: 4})
-	vecs, err := e.Embed(context.Background(), []string{"a", "b"}, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), []string{"a", "b"}, driver.InputDocument)
 	if err != nil || len(vecs[0]) != 4 {
 		t.Fatalf("Dimensions 4: %v, %v", vecs, err)
 	}
@@ -93,9 +93,9 @@ func TestEmbedRejectsBadAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, openaitest.Config{APIKey: testKey})
 			e := newEmbedder(t, s, openai.EmbedOptions{APIKey: testKey, BatchSize: 3})
-			_, _ = e.Embed(context.Background(), []string{"ok"}, situate.InputDocument)
+			_, _ = e.Embed(context.Background(), []string{"ok"}, driver.InputDocument)
 			s.Inject(openaitest.Fault{Kind: tc.fault, Path: "/embeddings"})
-			_, err := e.Embed(context.Background(), []string{"x1", "x2", "x3", "x4"}, situate.InputDocument)
+			_, err := e.Embed(context.Background(), []string{"x1", "x2", "x3", "x4"}, driver.InputDocument)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "batch 1 (texts 0-2)") ||
 				!strings.Contains(err.Error(), "generic text-embedding-3-small: embed") {
 				t.Fatalf("err = %v, want it to name provider, model, batch and %q", err, tc.want)
@@ -107,11 +107,11 @@ func TestEmbedRejectsBadAnswers(t *testing.T) {
 func TestEmbedInputChecks(t *testing.T) {
 	s := newServer(t, openaitest.Config{APIKey: testKey, ContextWindow: 100})
 	e := newEmbedder(t, s, openai.EmbedOptions{APIKey: testKey, MaxInputTokens: 50})
-	_, err := e.Embed(context.Background(), []string{"fine", strings.Repeat("long ", 40)}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || !strings.Contains(err.Error(), "texts[1]") {
+	_, err := e.Embed(context.Background(), []string{"fine", strings.Repeat("long ", 40)}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) || !strings.Contains(err.Error(), "texts[1]") {
 		t.Errorf("too long: %v", err)
 	}
-	if _, err := e.Embed(context.Background(), []string{"a", ""}, situate.InputDocument); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), "texts[1]") {
+	if _, err := e.Embed(context.Background(), []string{"a", ""}, driver.InputDocument); !errors.Is(err, driver.ErrInvalid) || !strings.Contains(err.Error(), "texts[1]") {
 		t.Errorf("empty text: %v", err)
 	}
 	if n := len(s.Requests()); n != 0 {
@@ -119,11 +119,11 @@ func TestEmbedInputChecks(t *testing.T) {
 	}
 	// Without MaxInputTokens the server's context-length answer is mapped.
 	e = newEmbedder(t, s, openai.EmbedOptions{APIKey: testKey})
-	if _, err := e.Embed(context.Background(), []string{strings.Repeat("long ", 100)}, situate.InputDocument); !errors.Is(err, situate.ErrPromptTooLarge) {
+	if _, err := e.Embed(context.Background(), []string{strings.Repeat("long ", 100)}, driver.InputDocument); !errors.Is(err, driver.ErrPromptTooLarge) {
 		t.Errorf("server context error: %v", err)
 	}
 	for _, o := range []openai.EmbedOptions{{Model: "m", BaseURL: "http://h/v1", BatchSize: 5000}, {Model: "m", BaseURL: "http://h/v1", Dimensions: -1}} {
-		if _, err := openai.NewEmbedder(o); !errors.Is(err, situate.ErrInvalid) {
+		if _, err := openai.NewEmbedder(o); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("NewEmbedder(%+v) = %v", o, err)
 		}
 	}
@@ -152,7 +152,7 @@ func TestRerank(t *testing.T) {
 	if _, err := r.Rerank(context.Background(), "revenue", texts); err == nil || !strings.Contains(err.Error(), "2 results for 3 texts") {
 		t.Errorf("short answer: %v", err)
 	}
-	if _, err := r.Rerank(context.Background(), "", texts); !errors.Is(err, situate.ErrInvalid) {
+	if _, err := r.Rerank(context.Background(), "", texts); !errors.Is(err, driver.ErrInvalid) {
 		t.Errorf("empty query: %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -128,16 +128,16 @@ func (c *core) fromWire(op string, status int, w wireError, reqID string) *Error
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden || e.Code == "invalid_api_key":
-		e.Err = situate.ErrUnauthorized
+		e.Err = driver.ErrUnauthorized
 		e.SetRetryable(false)
 	case isContextLength(status, w):
-		e.Err = situate.ErrPromptTooLarge
+		e.Err = driver.ErrPromptTooLarge
 		e.SetRetryable(false)
 	case status == http.StatusNotFound || e.Code == "model_not_found":
-		e.Err = situate.ErrModelNotFound
+		e.Err = driver.ErrModelNotFound
 		e.SetRetryable(false)
 	case status == http.StatusBadRequest || strings.Contains(e.Type, "invalid_request"):
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 	}
 	return e
 }
@@ -163,7 +163,7 @@ func (c *core) responseError(op string, resp *http.Response) *Error {
 	case "false":
 		e.SetRetryable(false)
 	}
-	if e.Err == situate.ErrUnauthorized || e.Err == situate.ErrModelNotFound {
+	if e.Err == driver.ErrUnauthorized || e.Err == driver.ErrModelNotFound {
 		e.SetRetryable(false) // whatever x-should-retry says: the same call cannot succeed
 	}
 	if e.Retryable() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/openai/openaitest"
 )
@@ -25,7 +25,7 @@ func Example() {
 	ctx := context.Background()
 	doc := strings.Repeat("ACME Corp annual report 2023: revenue, costs and outlook. ", 40)
 	for _, chunk := range []string{"Revenue grew 3% over the previous quarter.", "Costs fell in every region."} {
-		comp, t, err := c.CompleteTimings(ctx, situate.Prompt{
+		comp, t, err := c.CompleteTimings(ctx, driver.Prompt{
 			DocID:  "acme-2023.md",
 			Prefix: "<document>\n" + doc + "\n</document>\n",
 			Suffix: "<chunk>\n" + chunk + "\n</chunk>\nGive a short context to situate this chunk.",
@@ -54,7 +54,7 @@ func ExampleEmbedder() {
 		fmt.Println(err)
 		return
 	}
-	vecs, err := e.Embed(context.Background(), []string{"Umsatz stieg um 3 %.", "Выручка выросла."}, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), []string{"Umsatz stieg um 3 %.", "Выручка выросла."}, driver.InputDocument)
 	fmt.Println(len(vecs), len(vecs[0]), err)
 	// Output:
 	// 2 4 <nil>

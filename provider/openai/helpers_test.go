@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/openai"
 )
 
@@ -65,7 +65,7 @@ func TestStaleKeepAliveConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		comp, err := c.Complete(context.Background(), situate.Prompt{DocID: "d", Prefix: "p", Suffix: "s"})
+		comp, err := c.Complete(context.Background(), driver.Prompt{DocID: "d", Prefix: "p", Suffix: "s"})
 		if err != nil || comp.Text != "ok" {
 			t.Fatalf("call %d: %q, %v", i, comp.Text, err)
 		}

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
-var _ situate.ModelIdentifier = (*Client)(nil)
+var _ driver.ModelIdentifier = (*Client)(nil)
 
 // wireModel is one entry of GET /v1/models: llama.cpp adds "meta" (the
 // loaded GGUF's shape), vLLM "root" (the weights' path or hub id) and
@@ -36,23 +36,23 @@ type wireModel struct {
 //     the weights' path or hub id, and max_model_len).
 //   - OpenAI and other servers: the configured model, without a digest
 //     (their model names are versioned).
-func (c *Client) ModelIdentity(ctx context.Context) (situate.ModelIdentity, error) {
+func (c *Client) ModelIdentity(ctx context.Context) (driver.ModelIdentity, error) {
 	switch c.flavor {
 	case FlavorLlamaCpp:
 		return c.llamaIdentity(ctx)
 	case FlavorVLLM:
 		models, err := c.listModels(ctx)
 		if err != nil {
-			return situate.ModelIdentity{}, err
+			return driver.ModelIdentity{}, err
 		}
 		for _, m := range models {
 			if m.ID == c.model {
-				return situate.ModelIdentity{Name: m.ID, Digest: fmt.Sprintf("root=%s max_model_len=%d", m.Root, m.MaxModelLen)}, nil
+				return driver.ModelIdentity{Name: m.ID, Digest: fmt.Sprintf("root=%s max_model_len=%d", m.Root, m.MaxModelLen)}, nil
 			}
 		}
-		return situate.ModelIdentity{}, fmt.Errorf("openai: models: %s does not serve %q (it serves %s): %w", c.base, c.model, modelIDs(models), situate.ErrModelNotFound)
+		return driver.ModelIdentity{}, fmt.Errorf("openai: models: %s does not serve %q (it serves %s): %w", c.base, c.model, modelIDs(models), driver.ErrModelNotFound)
 	}
-	return situate.ModelIdentity{Name: c.model}, nil
+	return driver.ModelIdentity{Name: c.model}, nil
 }
 
 func (c *Client) listModels(ctx context.Context) ([]wireModel, error) {
@@ -79,10 +79,10 @@ func modelIDs(ms []wireModel) string {
 	return s
 }
 
-func (c *Client) llamaIdentity(ctx context.Context) (situate.ModelIdentity, error) {
+func (c *Client) llamaIdentity(ctx context.Context) (driver.ModelIdentity, error) {
 	models, err := c.listModels(ctx)
 	if err != nil {
-		return situate.ModelIdentity{}, err
+		return driver.ModelIdentity{}, err
 	}
 	var m *wireModel
 	base := func(id string) string { return id[strings.LastIndexAny(id, `/\`)+1:] }
@@ -93,7 +93,7 @@ func (c *Client) llamaIdentity(ctx context.Context) (situate.ModelIdentity, erro
 		}
 	}
 	if m == nil {
-		return situate.ModelIdentity{}, fmt.Errorf("openai: models: %s does not serve %q (it serves %s): %w", c.base, c.model, modelIDs(models), situate.ErrModelNotFound)
+		return driver.ModelIdentity{}, fmt.Errorf("openai: models: %s does not serve %q (it serves %s): %w", c.base, c.model, modelIDs(models), driver.ErrModelNotFound)
 	}
 	var props struct {
 		ModelPath string `json:"model_path"`
@@ -103,7 +103,7 @@ func (c *Client) llamaIdentity(ctx context.Context) (situate.ModelIdentity, erro
 	_ = c.doJSON(ctx, "props", http.MethodGet, c.serverURL("/props"), nil, &props)
 	// llama-server names a model loaded with -m PATH by the path: the
 	// file name is the model's name, the path goes into the digest.
-	id := situate.ModelIdentity{Name: m.ID}
+	id := driver.ModelIdentity{Name: m.ID}
 	id.Name = base(m.ID)
 	digest := "path=" + props.ModelPath
 	for _, k := range []string{"n_params", "size", "n_vocab", "vocab_type", "n_ctx_train", "n_embd", "ftype"} {
@@ -115,6 +115,6 @@ func (c *Client) llamaIdentity(ctx context.Context) (situate.ModelIdentity, erro
 	return id, nil
 }
 
-func (o chatOnly) ModelIdentity(ctx context.Context) (situate.ModelIdentity, error) {
+func (o chatOnly) ModelIdentity(ctx context.Context) (driver.ModelIdentity, error) {
 	return o.c.ModelIdentity(ctx)
 }

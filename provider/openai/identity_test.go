@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/gguf"
 	"github.com/situate/situate/internal/llamatest"
 	"github.com/situate/situate/provider/openai"
@@ -18,14 +18,14 @@ import (
 // server does not serve is ErrModelNotFound.
 func TestModelIdentityFakes(t *testing.T) {
 	ctx := context.Background()
-	id := func(cfg openaitest.Config, model string) (situate.ModelIdentity, error) {
+	id := func(cfg openaitest.Config, model string) (driver.ModelIdentity, error) {
 		srv := openaitest.NewServer(cfg)
 		defer srv.Close()
 		c, err := openai.New(openai.Options{BaseURL: srv.URL + "/v1", Flavor: cfg.Flavor, Model: model})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c.LLM().(situate.ModelIdentifier).ModelIdentity(ctx)
+		return c.LLM().(driver.ModelIdentifier).ModelIdentity(ctx)
 	}
 	a, err := id(openaitest.Config{Flavor: openaitest.FlavorLlamaCpp, Model: "tiny.gguf", ModelPath: "/models/a/tiny.gguf"}, "")
 	if err != nil {
@@ -38,14 +38,14 @@ func TestModelIdentityFakes(t *testing.T) {
 	if a.Name != "tiny.gguf" || b.Name != "tiny.gguf" || a.Digest == b.Digest || !strings.Contains(a.Digest, "/models/a/tiny.gguf") {
 		t.Errorf("llama.cpp identities %+v and %+v: want one name, two digests", a, b)
 	}
-	if _, err := id(openaitest.Config{Flavor: openaitest.FlavorLlamaCpp, Model: "tiny.gguf"}, "other.gguf"); !errors.Is(err, situate.ErrModelNotFound) {
+	if _, err := id(openaitest.Config{Flavor: openaitest.FlavorLlamaCpp, Model: "tiny.gguf"}, "other.gguf"); !errors.Is(err, driver.ErrModelNotFound) {
 		t.Errorf("llama.cpp, another model: %v", err)
 	}
 	v, err := id(openaitest.Config{Flavor: openaitest.FlavorVLLM, Model: "Qwen/Qwen3-8B", ContextWindow: 32768}, "Qwen/Qwen3-8B")
 	if err != nil || v.Name != "Qwen/Qwen3-8B" || !strings.Contains(v.Digest, "max_model_len=32768") {
 		t.Errorf("vLLM identity %+v, %v", v, err)
 	}
-	if _, err := id(openaitest.Config{Flavor: openaitest.FlavorVLLM, Model: "Qwen/Qwen3-8B"}, "Qwen/Qwen3-4B"); !errors.Is(err, situate.ErrModelNotFound) {
+	if _, err := id(openaitest.Config{Flavor: openaitest.FlavorVLLM, Model: "Qwen/Qwen3-8B"}, "Qwen/Qwen3-4B"); !errors.Is(err, driver.ErrModelNotFound) {
 		t.Errorf("vLLM, another model: %v", err)
 	}
 }
@@ -56,7 +56,7 @@ func TestModelIdentityLlamaServer(t *testing.T) {
 	ctx := context.Background()
 	s1 := llamatest.Start(t, llamatest.Options{})
 	s2 := llamatest.Start(t, llamatest.Options{Model: gguf.ModelOptions{Layers: 3}})
-	var ids []situate.ModelIdentity
+	var ids []driver.ModelIdentity
 	for _, s := range []*llamatest.Server{s1, s2} {
 		c, err := openai.New(openai.Options{BaseURL: s.BaseURL, Flavor: openai.FlavorLlamaCpp})
 		if err != nil {
@@ -83,8 +83,8 @@ func TestBodySample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, _ := c.Body(situate.Prompt{Prefix: "doc", Suffix: "chunk"})
-		again, _ := c.Body(situate.Prompt{Prefix: "doc", Suffix: "chunk", Sample: 2})
+		first, _ := c.Body(driver.Prompt{Prefix: "doc", Suffix: "chunk"})
+		again, _ := c.Body(driver.Prompt{Prefix: "doc", Suffix: "chunk", Sample: 2})
 		if _, ok := first["seed"]; ok {
 			t.Errorf("%s: first sample sends a seed", flavor)
 		}

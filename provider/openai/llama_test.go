@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/llamatest"
 	"github.com/situate/situate/provider/openai"
 )
@@ -73,11 +73,11 @@ func TestLlamaServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var usages []situate.Usage
+	var usages []driver.Usage
 	var timings []openai.Timings
 	for i, chunk := range []string{"revenue grew in the north region", "costs fell for every supplier contract"} {
 		started := 0
-		comp, tm, err := c.CompleteTimings(ctx, situate.Prompt{DocID: "report.md", Prefix: doc,
+		comp, tm, err := c.CompleteTimings(ctx, driver.Prompt{DocID: "report.md", Prefix: doc,
 			Suffix: "<chunk>\n" + chunk + "\n</chunk>\nSituate this chunk.", MaxTokens: 8, Started: func() { started++ }})
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
@@ -103,8 +103,8 @@ func TestLlamaServer(t *testing.T) {
 	}
 
 	// A prompt longer than a slot: HTTP 400 exceed_context_size_error.
-	_, err = c.Complete(ctx, situate.Prompt{DocID: "big", Prefix: strings.Repeat("word ", 5000), Suffix: "x", MaxTokens: 4})
-	if !errors.Is(err, situate.ErrPromptTooLarge) {
+	_, err = c.Complete(ctx, driver.Prompt{DocID: "big", Prefix: strings.Repeat("word ", 5000), Suffix: "x", MaxTokens: 4})
+	if !errors.Is(err, driver.ErrPromptTooLarge) {
 		t.Fatalf("oversized prompt: err = %v, want ErrPromptTooLarge", err)
 	}
 	var oe *openai.Error
@@ -123,7 +123,7 @@ func TestLlamaServerEmbeddings(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := []string{"revenue grew in the north", "Выручка выросла на севере", "北方收入增长", "revenue grew in the north"}
-	vecs, err := e.Embed(context.Background(), texts, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), texts, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +141,8 @@ func TestLlamaServerEmbeddings(t *testing.T) {
 	if !same(vecs[0], vecs[3]) || same(vecs[0], vecs[1]) || same(vecs[1], vecs[2]) {
 		t.Error("equal texts must embed equally and different texts differently")
 	}
-	_, err = e.Embed(context.Background(), []string{strings.Repeat("long text ", 200)}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) {
+	_, err = e.Embed(context.Background(), []string{strings.Repeat("long text ", 200)}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) {
 		t.Errorf("input above MaxInputTokens: %v", err)
 	}
 }

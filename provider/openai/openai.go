@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -97,9 +97,9 @@ type Client struct {
 }
 
 var (
-	_ situate.LLM             = (*Client)(nil)
-	_ situate.ContextWindower = (*Client)(nil)
-	_ situate.TokenCounter    = (*Client)(nil)
+	_ driver.LLM             = (*Client)(nil)
+	_ driver.ContextWindower = (*Client)(nil)
+	_ driver.TokenCounter    = (*Client)(nil)
 )
 
 // New validates opts and returns a Client.
@@ -112,34 +112,34 @@ func New(opts Options) (*Client, error) {
 		cacheSalt: opts.CacheSalt, window: opts.ContextWindow}
 	switch {
 	case cl.maxTokens < 0:
-		return nil, fmt.Errorf("openai: chat options: MaxTokens %d: must be >= 0: %w", cl.maxTokens, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat options: MaxTokens %d: must be >= 0: %w", cl.maxTokens, driver.ErrInvalid)
 	case cl.maxTokens == 0:
 		cl.maxTokens = DefaultMaxTokens
 	}
 	if cl.window < 0 {
-		return nil, fmt.Errorf("openai: chat options: ContextWindow %d: must be >= 0: %w", cl.window, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat options: ContextWindow %d: must be >= 0: %w", cl.window, driver.ErrInvalid)
 	}
 	if opts.PromptCacheKey && c.flavor != FlavorOpenAI {
-		return nil, fmt.Errorf("openai: chat options: PromptCacheKey: only understood by flavor openai, not %s: %w", c.flavor, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat options: PromptCacheKey: only understood by flavor openai, not %s: %w", c.flavor, driver.ErrInvalid)
 	}
 	cl.slotMode = opts.Slots
 	switch {
 	case opts.Slots != "" && c.flavor != FlavorLlamaCpp:
-		return nil, fmt.Errorf("openai: chat options: Slots: only understood by flavor llamacpp, not %s: %w", c.flavor, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat options: Slots: only understood by flavor llamacpp, not %s: %w", c.flavor, driver.ErrInvalid)
 	case opts.Slots == "":
 		cl.slotMode = SlotsHash
 	case opts.Slots != SlotsHash && opts.Slots != SlotsServer:
-		return nil, fmt.Errorf("openai: chat options: Slots %q: want hash or server: %w", opts.Slots, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat options: Slots %q: want hash or server: %w", opts.Slots, driver.ErrInvalid)
 	}
 	if opts.CacheSalt != "" && c.flavor != FlavorVLLM {
-		return nil, fmt.Errorf("openai: chat options: CacheSalt: only understood by flavor vllm, not %s: %w", c.flavor, situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: chat options: CacheSalt: only understood by flavor vllm, not %s: %w", c.flavor, driver.ErrInvalid)
 	}
 	if len(opts.ExtraBody) > 0 {
 		cl.extra = make(map[string]any, len(opts.ExtraBody))
 		for k, v := range opts.ExtraBody {
 			switch k {
 			case "messages", "stream":
-				return nil, fmt.Errorf("openai: chat options: ExtraBody[%q]: set by the client, cannot be overridden: %w", k, situate.ErrInvalid)
+				return nil, fmt.Errorf("openai: chat options: ExtraBody[%q]: set by the client, cannot be overridden: %w", k, driver.ErrInvalid)
 			}
 			cl.extra[k] = v
 		}
@@ -162,7 +162,7 @@ func (c *Client) Flavor() string { return c.flavor }
 // LLM returns the value to hand to the contextualizer: the Client itself
 // when the server can count tokens (llamacpp, vllm), otherwise a view
 // without CountTokens, so the contextualizer estimates instead of failing.
-func (c *Client) LLM() situate.LLM {
+func (c *Client) LLM() driver.LLM {
 	if c.canCount() {
 		return c
 	}
@@ -172,7 +172,7 @@ func (c *Client) LLM() situate.LLM {
 type chatOnly struct{ c *Client }
 
 func (o chatOnly) Name() string { return o.c.Name() }
-func (o chatOnly) Complete(ctx context.Context, p situate.Prompt) (situate.Completion, error) {
+func (o chatOnly) Complete(ctx context.Context, p driver.Prompt) (driver.Completion, error) {
 	return o.c.Complete(ctx, p)
 }
 func (o chatOnly) ContextWindow(ctx context.Context) (int, error) { return o.c.ContextWindow(ctx) }
@@ -193,7 +193,7 @@ type Props struct {
 // Props fetches (once) llama-server's GET /props.
 func (c *Client) Props(ctx context.Context) (Props, error) {
 	if c.flavor != FlavorLlamaCpp {
-		return Props{}, fmt.Errorf("openai: props: only llama.cpp serves /props, flavor is %s: %w", c.flavor, situate.ErrInvalid)
+		return Props{}, fmt.Errorf("openai: props: only llama.cpp serves /props, flavor is %s: %w", c.flavor, driver.ErrInvalid)
 	}
 	c.mu.Lock()
 	p := c.props

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/openai"
 	"github.com/situate/situate/provider/openai/openaitest"
 )
@@ -44,8 +44,8 @@ func newClient(t *testing.T, s *openaitest.Server, opts openai.Options) *openai.
 	return c
 }
 
-func prompt(docID, doc, chunk string) situate.Prompt {
-	return situate.Prompt{DocID: docID, Prefix: "<document>\n" + doc + "\n</document>\n",
+func prompt(docID, doc, chunk string) driver.Prompt {
+	return driver.Prompt{DocID: docID, Prefix: "<document>\n" + doc + "\n</document>\n",
 		Suffix: "Here is the chunk we want to situate within the whole document\n<chunk>\n" + chunk +
 			"\n</chunk>\nPlease give a short succinct context to situate this chunk within the overall document.", MaxTokens: 100}
 }
@@ -95,7 +95,7 @@ func TestNewValidates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := openai.New(tc.opts)
-			if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, situate.ErrInvalid) {
+			if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, driver.ErrInvalid) {
 				t.Fatalf("New(%s) = %v, want an ErrInvalid naming %s", tc.name, err, tc.field)
 			}
 		})
@@ -130,7 +130,7 @@ func TestOpenAIWire(t *testing.T) {
 	s := newServer(t, openaitest.Config{APIKey: testKey})
 	c := newClient(t, s, openai.Options{APIKey: testKey, Flavor: openai.FlavorOpenAI, PromptCacheKey: true, ExtraBody: map[string]any{"temperature": 0}})
 	doc := strings.Repeat("ACME Corp annual report: revenue, costs and outlook per region. ", 100) // ~1600 tokens
-	var usages []situate.Usage
+	var usages []driver.Usage
 	for _, chunk := range []string{"Revenue grew 3% over the previous quarter.", "Costs fell in every region."} {
 		started := 0
 		p := prompt("reports/acme-2023.md", doc, chunk)
@@ -246,7 +246,7 @@ func TestLlamaCppWire(t *testing.T) {
 	if n, err := c.CountTokens(ctx, strings.Repeat("x", 40)); err != nil || n != 10 {
 		t.Errorf("CountTokens = %d, %v; want 10", n, err)
 	}
-	if _, ok := c.LLM().(situate.TokenCounter); !ok {
+	if _, ok := c.LLM().(driver.TokenCounter); !ok {
 		t.Error("LLM() of a llama.cpp client must count tokens")
 	}
 	// Same document, second chunk: the slot's KV cache covers the document.
@@ -315,10 +315,10 @@ func TestVLLMWire(t *testing.T) {
 func TestGenericHasNoTokenCounter(t *testing.T) {
 	s := newServer(t, openaitest.Config{})
 	c := newClient(t, s, openai.Options{Flavor: openai.FlavorGeneric, Model: "local-model"})
-	if _, ok := c.LLM().(situate.TokenCounter); ok {
+	if _, ok := c.LLM().(driver.TokenCounter); ok {
 		t.Error("LLM() of a generic client must not offer CountTokens")
 	}
-	if _, ok := c.LLM().(situate.ContextWindower); !ok {
+	if _, ok := c.LLM().(driver.ContextWindower); !ok {
 		t.Error("LLM() must keep ContextWindow")
 	}
 	if _, err := c.CountTokens(context.Background(), "x"); !errors.Is(err, errors.ErrUnsupported) {
@@ -402,7 +402,7 @@ func TestContextLengthExceeded(t *testing.T) {
 			s := newServer(t, openaitest.Config{Flavor: flavor, ContextWindow: 1000, APIKey: testKey})
 			c := newClient(t, s, openai.Options{Flavor: flavor, APIKey: testKey})
 			_, err := c.Complete(context.Background(), prompt("big", strings.Repeat("word ", 2000), "chunk"))
-			if !errors.Is(err, situate.ErrPromptTooLarge) {
+			if !errors.Is(err, driver.ErrPromptTooLarge) {
 				t.Fatalf("err = %v, want ErrPromptTooLarge", err)
 			}
 			if e := asError(t, err); e.Retryable() || e.StatusCode != 400 {
@@ -437,8 +437,8 @@ func TestUnauthorizedAndBadPrompt(t *testing.T) {
 	if e := asError(t, err); e.StatusCode != 401 || e.Retryable() || e.Code != "invalid_api_key" {
 		t.Errorf("401: %v", err)
 	}
-	for _, p := range []situate.Prompt{{DocID: "x"}, {Prefix: "a", MaxTokens: -1}} {
-		if _, err := c.Complete(context.Background(), p); !errors.Is(err, situate.ErrInvalid) {
+	for _, p := range []driver.Prompt{{DocID: "x"}, {Prefix: "a", MaxTokens: -1}} {
+		if _, err := c.Complete(context.Background(), p); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("prompt %+v: err = %v, want ErrInvalid", p, err)
 		}
 	}

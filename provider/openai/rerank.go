@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -34,7 +34,7 @@ type Reranker struct {
 	*core
 }
 
-var _ situate.Reranker = (*Reranker)(nil)
+var _ driver.Reranker = (*Reranker)(nil)
 
 // NewReranker validates opts and returns a Reranker.
 func NewReranker(opts RerankOptions) (*Reranker, error) {
@@ -44,7 +44,7 @@ func NewReranker(opts RerankOptions) (*Reranker, error) {
 		flavor = FlavorGeneric
 	}
 	if model == "" && flavor != FlavorLlamaCpp {
-		return nil, fmt.Errorf("openai: rerank options: Model: empty (the server needs a model name): %w", situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: rerank options: Model: empty (the server needs a model name): %w", driver.ErrInvalid)
 	}
 	c, err := newCore("rerank", flavor, opts.APIKey, opts.BaseURL, model, opts.HTTPClient, opts.Timeout, opts.ExtraHeaders)
 	if err != nil {
@@ -67,7 +67,7 @@ func (r *Reranker) Name() string {
 func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
 	const op = "rerank"
 	if query == "" {
-		return nil, fmt.Errorf("openai: rerank %s: query is empty: %w", r.Name(), situate.ErrInvalid)
+		return nil, fmt.Errorf("openai: rerank %s: query is empty: %w", r.Name(), driver.ErrInvalid)
 	}
 	if len(texts) == 0 {
 		return nil, nil

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -18,7 +18,7 @@ type Embedder struct {
 	dim   atomic.Int64
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // NewEmbedder validates opts and returns an Embedder. Unless Model,
 // MaxInputTokens and BatchSize are all set it reads GET /info, and fails
@@ -108,14 +108,14 @@ func (c *Client) prepare(op string, texts []string, prefix string, limit int) ([
 // Embed returns one vector per text, in order, sending truncate:false: a
 // text above the input limit is an error wrapping
 // situate.ErrPromptTooLarge naming it, never truncated.
-func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	const op = "embed"
 	if len(texts) == 0 {
 		return nil, nil
 	}
 	c := e.c
 	prefix, prompt := c.opts.DocumentPrefix, c.opts.DocumentPromptName
-	if input == situate.InputQuery {
+	if input == driver.InputQuery {
 		prefix, prompt = c.opts.QueryPrefix, c.opts.QueryPromptName
 	}
 	in, err := c.prepare(op, texts, prefix, c.maxInput)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -84,10 +84,10 @@ func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Erro
 	case f.StatusCode == http.StatusRequestEntityTooLarge && e.Type == TypeHTTP:
 		// Not TEI's JSON: the body exceeded --payload-limit; run halves the batch.
 	case f.StatusCode == http.StatusRequestEntityTooLarge && strings.Contains(e.Message, "tokens"):
-		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
+		e.Type, e.Err = TypeTooLong, driver.ErrPromptTooLarge
 	case f.StatusCode == http.StatusRequestEntityTooLarge || f.StatusCode == http.StatusUnprocessableEntity ||
 		f.StatusCode == http.StatusBadRequest:
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 	}
 	return e
 }

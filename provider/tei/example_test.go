@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/tei"
 	"github.com/situate/situate/provider/tei/teitest"
 )
@@ -24,7 +24,7 @@ func Example() {
 	for i := range texts {
 		texts[i] = fmt.Sprintf("chunk %d", i)
 	}
-	vecs, err := e.Embed(ctx, texts, situate.InputDocument)
+	vecs, err := e.Embed(ctx, texts, driver.InputDocument)
 	fmt.Println(e.Name(), e.BatchSize(), len(vecs), len(vecs[0]), srv.Stats().Embeds, err)
 	// Output: tei:BAAI/bge-small-en-v1.5 32 70 384 3 <nil>
 }

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -17,7 +17,7 @@ type Reranker struct {
 	batch atomic.Int64
 }
 
-var _ situate.Reranker = (*Reranker)(nil)
+var _ driver.Reranker = (*Reranker)(nil)
 
 // NewReranker validates opts and returns a Reranker. Unless Model,
 // MaxInputTokens and BatchSize are all set it reads GET /info, and fails

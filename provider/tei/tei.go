@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -60,7 +60,7 @@ type Options struct {
 	// Timeout bounds one request; defaults to DefaultTimeout.
 	Timeout time.Duration
 	// Usage, if set, receives one record per request.
-	Usage situate.UsageRecorder
+	Usage driver.UsageRecorder
 }
 
 // String redacts the API key.
@@ -109,13 +109,13 @@ type Client struct {
 	maxInput int
 	http     *http.Client
 	timeout  time.Duration
-	usage    situate.UsageRecorder
+	usage    driver.UsageRecorder
 	opts     Options
 }
 
 func newClient(ctx context.Context, opts Options, kind string) (*Client, int, error) {
 	bad := func(field, msg string, args ...any) error {
-		return fmt.Errorf("tei: options: %s: %s: %w", field, fmt.Sprintf(msg, args...), situate.ErrInvalid)
+		return fmt.Errorf("tei: options: %s: %s: %w", field, fmt.Sprintf(msg, args...), driver.ErrInvalid)
 	}
 	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
 	if opts.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -144,7 +144,7 @@ func newClient(ctx context.Context, opts Options, kind string) (*Client, int, er
 			return nil, 0, err
 		}
 		if k := info.Kind(); k != kind {
-			return nil, 0, fmt.Errorf("tei: %s serves %s, model_type %q, want %q: %w", c.base, info.ModelID, k, kind, situate.ErrInvalid)
+			return nil, 0, fmt.Errorf("tei: %s serves %s, model_type %q, want %q: %w", c.base, info.ModelID, k, kind, driver.ErrInvalid)
 		}
 		if c.model != "" && c.model != info.ModelID {
 			return nil, 0, bad("Model", "%q, but %s serves %q", c.model, c.base, info.ModelID)
@@ -199,7 +199,7 @@ func computeTokens(h http.Header) int {
 
 // record sends a usage record if a recorder is configured.
 func (c *Client) record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
-	return apiclient.Record(ctx, c.usage, situate.Usage{Time: start, Provider: ProviderName, Model: c.model,
+	return apiclient.Record(ctx, c.usage, driver.Usage{Time: start, Provider: ProviderName, Model: c.model,
 		Operation: op, InputTokens: tokens}, err)
 }
 

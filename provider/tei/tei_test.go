@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/tei"
 	"github.com/situate/situate/provider/tei/teitest"
 	"github.com/situate/situate/situatetest"
@@ -71,14 +71,14 @@ func TestNewReadsInfo(t *testing.T) {
 		t.Errorf("no-info construction: %v %q %d", err, e.Name(), s.Stats().Info)
 	}
 	// Wrong model or wrong kind of model is refused.
-	if _, err := tei.NewEmbedder(context.Background(), tei.Options{BaseURL: s.URL, Model: "other/model"}); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), "Model") {
+	if _, err := tei.NewEmbedder(context.Background(), tei.Options{BaseURL: s.URL, Model: "other/model"}); !errors.Is(err, driver.ErrInvalid) || !strings.Contains(err.Error(), "Model") {
 		t.Errorf("model mismatch: %v", err)
 	}
-	if _, err := tei.NewReranker(context.Background(), tei.Options{BaseURL: s.URL}); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), `model_type "embedding", want "reranker"`) {
+	if _, err := tei.NewReranker(context.Background(), tei.Options{BaseURL: s.URL}); !errors.Is(err, driver.ErrInvalid) || !strings.Contains(err.Error(), `model_type "embedding", want "reranker"`) {
 		t.Errorf("reranker on embedding server: %v", err)
 	}
 	for _, o := range []tei.Options{{}, {BaseURL: "localhost:8080"}, {BaseURL: s.URL, BatchSize: -1}, {BaseURL: s.URL, Timeout: -1}} {
-		if _, err := tei.NewEmbedder(context.Background(), o); !errors.Is(err, situate.ErrInvalid) {
+		if _, err := tei.NewEmbedder(context.Background(), o); !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("NewEmbedder(%v) = %v, want ErrInvalid", o, err)
 		}
 	}
@@ -91,11 +91,11 @@ func TestEmbedWire(t *testing.T) {
 	s := newServer(t, teitest.Config{APIKey: "tok"})
 	e := newEmbedder(t, s, tei.Options{APIKey: "tok", QueryPrefix: "query: ", DocumentPrefix: "passage: ", QueryPromptName: "query"})
 	in := []string{"Paris is the capital of France.", "Москва — столица России."}
-	docs, err := e.Embed(context.Background(), in, situate.InputDocument)
+	docs, err := e.Embed(context.Background(), in, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Embed(context.Background(), in[:1], situate.InputQuery); err != nil {
+	if _, err := e.Embed(context.Background(), in[:1], driver.InputQuery); err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range docs {
@@ -123,7 +123,7 @@ func TestEmbed413LearnsBatchLimit(t *testing.T) {
 	s := newServer(t, teitest.Config{MaxClientBatchSize: 5})
 	e := newEmbedder(t, s, tei.Options{Model: teitest.DefaultModelID, MaxInputTokens: 512, BatchSize: 16})
 	in := texts(23)
-	vecs, err := e.Embed(context.Background(), in, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), in, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,12 +137,12 @@ func TestEmbed413LearnsBatchLimit(t *testing.T) {
 			t.Fatalf("vector %d out of order", i)
 		}
 	}
-	if _, err := e.Embed(context.Background(), in, situate.InputDocument); err != nil || s.Stats().TooLarge != 1 {
+	if _, err := e.Embed(context.Background(), in, driver.InputDocument); err != nil || s.Stats().TooLarge != 1 {
 		t.Errorf("second call: %v, 413s %d (want no new one)", err, s.Stats().TooLarge)
 	}
 	// The limit drops again at runtime.
 	s.SetMaxClientBatchSize(2)
-	if _, err := e.Embed(context.Background(), texts(5), situate.InputQuery); err != nil || e.BatchSize() != 2 {
+	if _, err := e.Embed(context.Background(), texts(5), driver.InputQuery); err != nil || e.BatchSize() != 2 {
 		t.Errorf("after restart with 2: %v, batch size %d", err, e.BatchSize())
 	}
 }
@@ -155,7 +155,7 @@ func TestEmbedPayloadLimit(t *testing.T) {
 	for i := range in {
 		in[i] = strings.Repeat(fmt.Sprintf("t%d ", i), 150) // ~450 bytes
 	}
-	vecs, err := e.Embed(context.Background(), in, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), in, driver.InputDocument)
 	if err != nil || len(vecs) != 8 {
 		t.Fatalf("err %v", err)
 	}
@@ -168,15 +168,15 @@ func TestEmbedTooLong(t *testing.T) {
 	s := newServer(t, teitest.Config{MaxInputLength: 64})
 	long := strings.Repeat("word ", 100)
 	e := newEmbedder(t, s, tei.Options{})
-	_, err := e.Embed(context.Background(), []string{"ok", long}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || asError(t, err).Index != 1 || s.Stats().Embeds != 0 {
+	_, err := e.Embed(context.Background(), []string{"ok", long}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) || asError(t, err).Index != 1 || s.Stats().Embeds != 0 {
 		t.Fatalf("pre-check: %v (requests %d)", err, s.Stats().Embeds)
 	}
 	// A client told a bigger limit: the server's real 413 body.
 	e = newEmbedder(t, s, tei.Options{MaxInputTokens: 1000})
-	_, err = e.Embed(context.Background(), []string{"ok", long}, situate.InputDocument)
+	_, err = e.Embed(context.Background(), []string{"ok", long}, driver.InputDocument)
 	te := asError(t, err)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || te.StatusCode != 413 || te.Type != tei.TypeTooLong ||
+	if !errors.Is(err, driver.ErrPromptTooLarge) || te.StatusCode != 413 || te.Type != tei.TypeTooLong ||
 		!strings.Contains(err.Error(), "must have less than 64 tokens") || te.Retryable() {
 		t.Fatalf("server 413: %v", err)
 	}
@@ -199,7 +199,7 @@ func TestEmbedBadResponses(t *testing.T) {
 		s := newServer(t, teitest.Config{})
 		e := newEmbedder(t, s, tei.Options{BatchSize: 2})
 		s.Inject(teitest.Fault{Kind: tc.kind, Skip: 1})
-		_, err := e.Embed(context.Background(), texts(4), situate.InputDocument)
+		_, err := e.Embed(context.Background(), texts(4), driver.InputDocument)
 		prefix := "tei " + teitest.DefaultModelID + ": embed batch 2 (texts 2-3): bad_response: "
 		if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("fault %d: err = %v, want %q...%q", tc.kind, err, prefix, tc.want)
@@ -216,17 +216,17 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 	e := newEmbedder(t, s, tei.Options{})
 	ctx := context.Background()
 	s.Inject(teitest.Fault{Kind: teitest.FaultOverloaded, RetryAfter: 2 * time.Second})
-	_, err := e.Embed(ctx, texts(1), situate.InputQuery)
+	_, err := e.Embed(ctx, texts(1), driver.InputQuery)
 	te := asError(t, err)
 	if !te.Retryable() || !te.RateLimited() || te.RetryAfter() != 2*time.Second || te.Type != "overloaded" || !strings.Contains(err.Error(), "Model is overloaded") {
 		t.Errorf("429: %v", err)
 	}
 	s.Inject(teitest.Fault{Kind: teitest.FaultUnhealthy})
-	if _, err := e.Embed(ctx, texts(1), situate.InputQuery); !asError(t, err).Retryable() || asError(t, err).StatusCode != 503 {
+	if _, err := e.Embed(ctx, texts(1), driver.InputQuery); !asError(t, err).Retryable() || asError(t, err).StatusCode != 503 {
 		t.Errorf("503: %v", err)
 	}
 	s.Inject(teitest.Fault{Kind: teitest.FaultBackend})
-	if _, err := e.Embed(ctx, texts(1), situate.InputQuery); asError(t, err).Retryable() || asError(t, err).StatusCode != 424 {
+	if _, err := e.Embed(ctx, texts(1), driver.InputQuery); asError(t, err).Retryable() || asError(t, err).StatusCode != 424 {
 		t.Errorf("424: %v", err)
 	}
 	auth := newServer(t, teitest.Config{APIKey: "right"})
@@ -234,7 +234,7 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 		t.Errorf("401: %v", err)
 	}
 	s.Close()
-	if _, err := e.Embed(ctx, texts(1), situate.InputQuery); !asError(t, err).Retryable() || asError(t, err).Type != tei.TypeConnection {
+	if _, err := e.Embed(ctx, texts(1), driver.InputQuery); !asError(t, err).Retryable() || asError(t, err).Type != tei.TypeConnection {
 		t.Errorf("closed: %v", err)
 	}
 }
@@ -243,7 +243,7 @@ func TestUsageFromComputeTokens(t *testing.T) {
 	s := newServer(t, teitest.Config{})
 	rec := &situatetest.Recorder{}
 	e := newEmbedder(t, s, tei.Options{BatchSize: 3, Usage: rec})
-	if _, err := e.Embed(context.Background(), texts(5), situate.InputDocument); err != nil {
+	if _, err := e.Embed(context.Background(), texts(5), driver.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	sum := 0
@@ -287,7 +287,7 @@ func TestRerank(t *testing.T) {
 	if body["truncate"] != false || body["raw_scores"] != false || body["query"] != q || len(body["texts"].([]any)) != 3 {
 		t.Errorf("rerank body %s", s.Requests()[1].Body)
 	}
-	if _, err := r.Rerank(context.Background(), strings.Repeat("why ", 600), docs); !errors.Is(err, situate.ErrPromptTooLarge) || !strings.Contains(err.Error(), "query") {
+	if _, err := r.Rerank(context.Background(), strings.Repeat("why ", 600), docs); !errors.Is(err, driver.ErrPromptTooLarge) || !strings.Contains(err.Error(), "query") {
 		t.Errorf("long query: %v", err)
 	}
 	s.Inject(teitest.Fault{Kind: teitest.FaultBadIndex, Path: "/rerank", Skip: 1})

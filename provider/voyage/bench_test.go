@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/voyage"
 	"github.com/situate/situate/provider/voyage/voyagetest"
 )
@@ -27,7 +27,7 @@ func BenchmarkEmbed(b *testing.B) {
 			}
 			b.ResetTimer()
 			for range b.N {
-				if _, err := e.Embed(context.Background(), in, situate.InputDocument); err != nil {
+				if _, err := e.Embed(context.Background(), in, driver.InputDocument); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -3,7 +3,7 @@ package voyage_test
 import (
 	"testing"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/voyage"
 	"github.com/situate/situate/provider/voyage/voyagetest"
 	"github.com/situate/situate/situatetest"
@@ -23,26 +23,26 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	embedder := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Embedder {
+	embedder := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
 		e, err := voyage.NewEmbedder(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
 		must(t, err)
 		return e
 	}
-	reranker := func(t *testing.T, url string, rec situate.UsageRecorder) situate.Reranker {
+	reranker := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Reranker {
 		r, err := voyage.NewReranker(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
 		must(t, err)
 		return r
 	}
 	t.Run("Embedder", func(t *testing.T) {
 		situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-			New:       func(t *testing.T, rec situate.UsageRecorder) situate.Embedder { return embedder(t, server(t), rec) },
+			New:       func(t *testing.T, rec driver.UsageRecorder) driver.Embedder { return embedder(t, server(t), rec) },
 			Fault:     embedder,
 			ErrorBody: voyagetest.WriteError,
 		})
 	})
 	t.Run("Reranker", func(t *testing.T) {
 		situatetest.TestReranker(t, situatetest.RerankerHarness{
-			New:       func(t *testing.T, rec situate.UsageRecorder) situate.Reranker { return reranker(t, server(t), rec) },
+			New:       func(t *testing.T, rec driver.UsageRecorder) driver.Reranker { return reranker(t, server(t), rec) },
 			Fault:     reranker,
 			ErrorBody: voyagetest.WriteError,
 		})

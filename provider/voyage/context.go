@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -29,7 +29,7 @@ type ContextEmbedder struct {
 	dim atomic.Int64
 }
 
-var _ situate.Embedder = (*ContextEmbedder)(nil)
+var _ driver.Embedder = (*ContextEmbedder)(nil)
 
 // NewContextEmbedder validates opts and returns a ContextEmbedder; Model
 // defaults to DefaultContextModel and MaxInputTokens bounds one whole
@@ -68,7 +68,7 @@ type contextResponse struct {
 // Embed embeds every text as a document of its own (one chunk, no
 // context), which is how queries are sent to a contextualized model. For
 // document chunks use EmbedDocumentChunks.
-func (e *ContextEmbedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (e *ContextEmbedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	docs := make([][]string, len(texts))
 	for i, t := range texts {
 		docs[i] = []string{t}
@@ -90,10 +90,10 @@ func (e *ContextEmbedder) Embed(ctx context.Context, texts []string, input situa
 // chunks together exceed MaxInputTokens is an error wrapping
 // situate.ErrPromptTooLarge naming it. Batches never split a document.
 func (e *ContextEmbedder) EmbedDocumentChunks(ctx context.Context, chunks [][]string) ([][][]float32, error) {
-	return e.embed(ctx, chunks, situate.InputDocument)
+	return e.embed(ctx, chunks, driver.InputDocument)
 }
 
-func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situate.InputType) ([][][]float32, error) {
+func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input driver.InputType) ([][][]float32, error) {
 	const op = "contextualized_embed"
 	if len(docs) == 0 {
 		return nil, nil
@@ -103,12 +103,12 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 	for d, chunks := range docs {
 		if len(chunks) == 0 {
 			err := c.Errs().New(op, batch.Ref{}, TypeInvalid, fmt.Sprintf("document %d has no chunks", d))
-			err.Index, err.Err = d, situate.ErrInvalid
+			err.Index, err.Err = d, driver.ErrInvalid
 			return nil, err
 		}
 		if len(chunks) > MaxContextChunks {
 			err := c.Errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d has %d chunks > %d per request", d, len(chunks), MaxContextChunks))
-			err.Index, err.Err = d, situate.ErrPromptTooLarge
+			err.Index, err.Err = d, driver.ErrPromptTooLarge
 			return nil, err
 		}
 		ct, err := c.CheckTexts(op, chunks, c.MaxInput, fmt.Sprintf("document %d chunk", d))
@@ -121,7 +121,7 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input situ
 		}
 		if tokens[d] > c.MaxInput {
 			err := c.Errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("document %d: about %d tokens (estimated) > MaxInputTokens %d; split the document", d, tokens[d], c.MaxInput))
-			err.Index, err.Err = d, situate.ErrPromptTooLarge
+			err.Index, err.Err = d, driver.ErrPromptTooLarge
 			return nil, err
 		}
 	}

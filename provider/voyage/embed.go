@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -15,7 +15,7 @@ type Embedder struct {
 	dim atomic.Int64 // dimension seen first, checked against later batches
 }
 
-var _ situate.Embedder = (*Embedder)(nil)
+var _ driver.Embedder = (*Embedder)(nil)
 
 // NewEmbedder validates opts and returns an Embedder.
 func NewEmbedder(opts Options) (*Embedder, error) {
@@ -33,8 +33,8 @@ func (e *Embedder) Name() string { return e.c.Name() }
 // Model is the configured model id.
 func (e *Embedder) Model() string { return e.c.Model }
 
-func inputType(t situate.InputType) string {
-	if t == situate.InputQuery {
+func inputType(t driver.InputType) string {
+	if t == driver.InputQuery {
 		return "query"
 	}
 	return "document"
@@ -68,7 +68,7 @@ type embedResponse struct {
 // limit are an error wrapping situate.ErrPromptTooLarge naming the text;
 // the request asks for truncation:false so the server never truncates
 // either.
-func (e *Embedder) Embed(ctx context.Context, texts []string, input situate.InputType) ([][]float32, error) {
+func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	c := e.c
 	return c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
 		req := embedRequest{Input: texts, Model: c.Model, InputType: inputType(input), OutputDimension: c.Dims, OutputDtype: "float"}

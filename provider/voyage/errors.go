@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/apiclient"
 	"github.com/situate/situate/internal/batch"
 )
@@ -74,11 +74,11 @@ func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error
 	switch {
 	case e.Err != nil: // 401, 403, 404
 	case f.StatusCode == http.StatusBadRequest && inputTooLong(e.Message) && !batchTooLarge(e):
-		e.Type, e.Err = TypeTooLong, situate.ErrPromptTooLarge
+		e.Type, e.Err = TypeTooLong, driver.ErrPromptTooLarge
 	case f.StatusCode == http.StatusRequestEntityTooLarge:
-		e.Err = situate.ErrPromptTooLarge
+		e.Err = driver.ErrPromptTooLarge
 	case f.StatusCode == http.StatusBadRequest || f.StatusCode == http.StatusUnprocessableEntity:
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 	}
 	return e
 }

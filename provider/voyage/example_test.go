@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/voyage"
 	"github.com/situate/situate/provider/voyage/voyagetest"
 )
@@ -21,8 +21,8 @@ func Example() {
 		return
 	}
 	docs := []string{"Paris is the capital of France.", "Revenue grew 3% in Q2."}
-	dv, _ := e.Embed(ctx, docs, situate.InputDocument)
-	qv, _ := e.Embed(ctx, []string{"capital of France"}, situate.InputQuery)
+	dv, _ := e.Embed(ctx, docs, driver.InputDocument)
+	qv, _ := e.Embed(ctx, []string{"capital of France"}, driver.InputQuery)
 	fmt.Println(e.Name(), len(dv), len(qv[0]))
 
 	r, _ := voyage.NewReranker(voyage.Options{APIKey: "pa-example", BaseURL: srv.URL})

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/internal/batch"
 )
 
@@ -32,7 +32,7 @@ type Reranker struct {
 	c *Client
 }
 
-var _ situate.Reranker = (*Reranker)(nil)
+var _ driver.Reranker = (*Reranker)(nil)
 
 // NewReranker validates opts and returns a Reranker. Model defaults to
 // DefaultRerankModel; MaxInputTokens bounds query plus one text.
@@ -78,13 +78,13 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	c := r.c
 	if query == "" {
 		e := c.Errs().New(op, batch.Ref{}, TypeInvalid, "query is empty")
-		e.Err = situate.ErrInvalid
+		e.Err = driver.ErrInvalid
 		return nil, e
 	}
 	qt := EstimateTokens(query)
 	if ql := ModelQueryTokens(c.Model); qt > ql {
 		e := c.Errs().New(op, batch.Ref{}, TypeTooLong, fmt.Sprintf("query: about %d tokens (estimated) > %d", qt, ql))
-		e.Err = situate.ErrPromptTooLarge
+		e.Err = driver.ErrPromptTooLarge
 		return nil, e
 	}
 	tokens, err := c.CheckTexts(op, texts, c.MaxInput-qt, "text")

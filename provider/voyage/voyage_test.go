@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/provider/voyage"
 	"github.com/situate/situate/provider/voyage/voyagetest"
 	"github.com/situate/situate/situatetest"
@@ -81,7 +81,7 @@ func TestNewValidates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := voyage.NewEmbedder(tc.opts)
-		if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, situate.ErrInvalid) {
+		if err == nil || !strings.Contains(err.Error(), tc.field) || !errors.Is(err, driver.ErrInvalid) {
 			t.Errorf("%s: NewEmbedder = %v, want ErrInvalid naming %s", tc.name, err, tc.field)
 		}
 	}
@@ -106,7 +106,7 @@ func TestEmbedWire(t *testing.T) {
 	s := newServer(t, voyagetest.Config{})
 	e := newEmbedder(t, s, voyage.Options{Dimensions: 512})
 	in := []string{"The capital of France is Paris.", "Берлин — столица Германии.", "北京是中国的首都。"}
-	for _, it := range []situate.InputType{situate.InputDocument, situate.InputQuery} {
+	for _, it := range []driver.InputType{driver.InputDocument, driver.InputQuery} {
 		vecs, err := e.Embed(context.Background(), in, it)
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestEmbedSplitsByCountAndKeepsOrder(t *testing.T) {
 	s := newServer(t, voyagetest.Config{})
 	e := newEmbedder(t, s, voyage.Options{BatchSize: 3})
 	in := texts(8)
-	vecs, err := e.Embed(context.Background(), in, situate.InputDocument)
+	vecs, err := e.Embed(context.Background(), in, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestEmbedSplitsByTokens(t *testing.T) {
 		in[i] = strings.Repeat(fmt.Sprintf("w%d ", i), 333)
 	}
 	e := newEmbedder(t, s, voyage.Options{BatchTokens: 600})
-	if _, err := e.Embed(context.Background(), in, situate.InputDocument); err != nil {
+	if _, err := e.Embed(context.Background(), in, driver.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Stats(); st.Embeds != 4 {
@@ -177,7 +177,7 @@ func TestEmbedHalvesOnBatchTooLarge(t *testing.T) {
 	s := newServer(t, voyagetest.Config{BatchTokens: func(string) int { return 40 }})
 	e := newEmbedder(t, s, voyage.Options{})
 	in := texts(10) // ~9 tokens each
-	vecs, err := e.Embed(context.Background(), in, situate.InputQuery)
+	vecs, err := e.Embed(context.Background(), in, driver.InputQuery)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +197,8 @@ func TestEmbedTooLongIsNeverTruncated(t *testing.T) {
 	long := strings.Repeat("word ", 200) // ~250 tokens
 	// Caught before sending.
 	e := newEmbedder(t, s, voyage.Options{MaxInputTokens: 100})
-	_, err := e.Embed(context.Background(), []string{"short", long}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || asError(t, err).Index != 1 || !strings.Contains(err.Error(), "text 1") {
+	_, err := e.Embed(context.Background(), []string{"short", long}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) || asError(t, err).Index != 1 || !strings.Contains(err.Error(), "text 1") {
 		t.Fatalf("err = %v, want ErrPromptTooLarge naming text 1", err)
 	}
 	if s.Stats().Embeds != 0 {
@@ -206,13 +206,13 @@ func TestEmbedTooLongIsNeverTruncated(t *testing.T) {
 	}
 	// Caught by the server, which was told not to truncate.
 	e = newEmbedder(t, s, voyage.Options{MaxInputTokens: 10000})
-	_, err = e.Embed(context.Background(), []string{"short", long}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrPromptTooLarge) || asError(t, err).Retryable() {
+	_, err = e.Embed(context.Background(), []string{"short", long}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrPromptTooLarge) || asError(t, err).Retryable() {
 		t.Fatalf("err = %v, want a final ErrPromptTooLarge from the server", err)
 	}
 	// Empty texts are refused by name.
-	_, err = e.Embed(context.Background(), []string{"a", ""}, situate.InputDocument)
-	if !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), "text 1 is empty") {
+	_, err = e.Embed(context.Background(), []string{"a", ""}, driver.InputDocument)
+	if !errors.Is(err, driver.ErrInvalid) || !strings.Contains(err.Error(), "text 1 is empty") {
 		t.Fatalf("err = %v, want ErrInvalid naming text 1", err)
 	}
 }
@@ -235,7 +235,7 @@ func TestEmbedBadResponses(t *testing.T) {
 		s := newServer(t, voyagetest.Config{})
 		e := newEmbedder(t, s, voyage.Options{BatchSize: 2})
 		s.Inject(voyagetest.Fault{Kind: tc.kind, Skip: 1})
-		vecs, err := e.Embed(context.Background(), texts(5), situate.InputDocument)
+		vecs, err := e.Embed(context.Background(), texts(5), driver.InputDocument)
 		if err == nil {
 			t.Errorf("fault %d: no error, %d vectors", tc.kind, len(vecs))
 			continue
@@ -254,11 +254,11 @@ func TestEmbedBadResponses(t *testing.T) {
 func TestEmbedDimensionChange(t *testing.T) {
 	s := newServer(t, voyagetest.Config{})
 	e := newEmbedder(t, s, voyage.Options{})
-	if _, err := e.Embed(context.Background(), texts(2), situate.InputDocument); err != nil {
+	if _, err := e.Embed(context.Background(), texts(2), driver.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	s.SetDim(256)
-	_, err := e.Embed(context.Background(), texts(2), situate.InputDocument)
+	_, err := e.Embed(context.Background(), texts(2), driver.InputDocument)
 	if err == nil || !strings.Contains(err.Error(), "vector 0 has dimension 256, want 1024 as earlier batches") {
 		t.Fatalf("err = %v", err)
 	}
@@ -270,30 +270,30 @@ func TestErrorsCarryRetryAdvice(t *testing.T) {
 	ctx := context.Background()
 
 	s.Inject(voyagetest.Fault{Kind: voyagetest.FaultRateLimit, RetryAfter: 3 * time.Second})
-	_, err := e.Embed(ctx, texts(1), situate.InputQuery)
+	_, err := e.Embed(ctx, texts(1), driver.InputQuery)
 	ve := asError(t, err)
 	if !ve.Retryable() || !ve.RateLimited() || ve.RetryAfter() != 3*time.Second || ve.StatusCode != 429 ||
 		!strings.Contains(err.Error(), "TPM rate limit") || !strings.Contains(err.Error(), "batch 1 (texts 0-0)") {
 		t.Errorf("429: %v retryable=%v after=%v", err, ve.Retryable(), ve.RetryAfter())
 	}
 	s.Inject(voyagetest.Fault{Kind: voyagetest.FaultServerError})
-	_, err = e.Embed(ctx, texts(1), situate.InputQuery)
+	_, err = e.Embed(ctx, texts(1), driver.InputQuery)
 	if ve := asError(t, err); !ve.Retryable() || ve.RateLimited() || ve.StatusCode != 500 {
 		t.Errorf("500: %v", err)
 	}
 	bad, _ := voyage.NewEmbedder(voyage.Options{APIKey: "wrong", BaseURL: s.URL})
-	_, err = bad.Embed(ctx, texts(1), situate.InputQuery)
+	_, err = bad.Embed(ctx, texts(1), driver.InputQuery)
 	if ve := asError(t, err); ve.Retryable() || ve.StatusCode != 401 || !strings.Contains(err.Error(), "API key is invalid") {
 		t.Errorf("401: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = e.Embed(cctx, texts(1), situate.InputQuery)
+	_, err = e.Embed(cctx, texts(1), driver.InputQuery)
 	if ve := asError(t, err); ve.Retryable() || ve.Type != voyage.TypeCanceled || !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
 	}
 	s.Close()
-	_, err = e.Embed(ctx, texts(1), situate.InputQuery)
+	_, err = e.Embed(ctx, texts(1), driver.InputQuery)
 	if ve := asError(t, err); !ve.Retryable() || ve.Type != voyage.TypeConnection {
 		t.Errorf("closed server: %v", err)
 	}
@@ -303,7 +303,7 @@ func TestUsageRecorded(t *testing.T) {
 	s := newServer(t, voyagetest.Config{})
 	rec := &situatetest.Recorder{}
 	e := newEmbedder(t, s, voyage.Options{BatchSize: 2, Usage: rec})
-	if _, err := e.Embed(context.Background(), texts(3), situate.InputDocument); err != nil {
+	if _, err := e.Embed(context.Background(), texts(3), driver.InputDocument); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.Usage()) != 2 {
@@ -320,7 +320,7 @@ func TestUsageRecorded(t *testing.T) {
 		t.Errorf("recorded %d tokens, server reported %d", total, s.Stats().Tokens)
 	}
 	s.Inject(voyagetest.Fault{Kind: voyagetest.FaultServerError})
-	e.Embed(context.Background(), texts(1), situate.InputDocument)
+	e.Embed(context.Background(), texts(1), driver.InputDocument)
 	if last := rec.Usage()[len(rec.Usage())-1]; last.Error == "" {
 		t.Errorf("failed call recorded without error: %+v", last)
 	}
@@ -361,7 +361,7 @@ func TestRerankMapsIndexes(t *testing.T) {
 			t.Errorf("fault %d: err = %v", k, err)
 		}
 	}
-	if _, err := r.Rerank(context.Background(), "", docs); !errors.Is(err, situate.ErrInvalid) {
+	if _, err := r.Rerank(context.Background(), "", docs); !errors.Is(err, driver.ErrInvalid) {
 		t.Errorf("empty query: %v", err)
 	}
 }
@@ -372,7 +372,7 @@ func TestContextualizedChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var _ situate.Embedder = e
+	var _ driver.Embedder = e
 	docs := [][]string{
 		{"ACME annual report 2023.", "Revenue grew 3% over the previous quarter."},
 		{"Only one chunk here."},
@@ -391,7 +391,7 @@ func TestContextualizedChunks(t *testing.T) {
 			}
 		}
 	}
-	q, err := e.Embed(context.Background(), []string{"revenue growth"}, situate.InputQuery)
+	q, err := e.Embed(context.Background(), []string{"revenue growth"}, driver.InputQuery)
 	if err != nil || len(q) != 1 {
 		t.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func TestContextualizedChunks(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	big := [][]string{{strings.Repeat("x", 200000)}}
-	if _, err := e.EmbedDocumentChunks(context.Background(), big); !errors.Is(err, situate.ErrPromptTooLarge) {
+	if _, err := e.EmbedDocumentChunks(context.Background(), big); !errors.Is(err, driver.ErrPromptTooLarge) {
 		t.Errorf("huge document: %v", err)
 	}
 }
@@ -416,7 +416,7 @@ func TestContextualizedChunks(t *testing.T) {
 func TestFakeSimilarity(t *testing.T) {
 	s := newServer(t, voyagetest.Config{})
 	e := newEmbedder(t, s, voyage.Options{})
-	v, err := e.Embed(context.Background(), []string{"the cat sat on the mat", "a cat sat on a mat today", "stock prices fell sharply"}, situate.InputDocument)
+	v, err := e.Embed(context.Background(), []string{"the cat sat on the mat", "a cat sat on a mat today", "stock prices fell sharply"}, driver.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}

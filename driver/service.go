@@ -1,7 +1,9 @@
-package situate
+package driver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -92,4 +94,55 @@ type ContextCache interface {
 type VectorCache interface {
 	CachedVector(ctx context.Context, key string) ([]float32, bool, error)
 	CacheVector(ctx context.Context, key string, v []float32) error
+}
+
+// BatchContextualizer writes the contexts of many documents through one
+// provider batch (Anthropic's Message Batches: half price, may take hours;
+// package llm implements it over provider clients that can batch).
+type BatchContextualizer interface {
+	// ContextualizeBatch writes the contexts of every chunk of docs,
+	// resuming a batch an earlier run left pending, and returns the
+	// Contextualizer the run then uses: it answers from what the batch
+	// wrote and gives a chunk whose request failed a context flagged
+	// FlagFallback. Its Name must be the Engine's contextualizer's.
+	ContextualizeBatch(ctx context.Context, docs []DocumentChunks) (Contextualizer, error)
+}
+
+// DocumentChunks is a document with its chunks.
+type DocumentChunks struct {
+	Doc    Document
+	Chunks []Chunk
+}
+
+// ErrorKind names the kind of a provider error for counting: the sentinel
+// it matches, its HTTP status, a timeout, or else its message.
+func ErrorKind(err error) string {
+	var status interface{ HTTPStatus() int }
+	var timeout interface{ Timeout() bool }
+	var kinded interface{ ErrorKind() string }
+	switch {
+	case errors.As(err, &kinded) && kinded.ErrorKind() != "":
+		// An error that names its own kind (a degenerate answer:
+		// "degenerate context (repetition)").
+		return kinded.ErrorKind()
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(err, ErrModelNotFound):
+		return "model not found"
+	case errors.Is(err, ErrProviderFailing):
+		return "provider failing"
+	case errors.Is(err, ErrPromptTooLarge):
+		return "prompt too large"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &status) && status.HTTPStatus() > 0:
+		return fmt.Sprintf("HTTP %d", status.HTTPStatus())
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return "timeout"
+	}
+	msg := err.Error()
+	if len(msg) > 80 {
+		msg = msg[:80]
+	}
+	return msg
 }

@@ -1,4 +1,4 @@
-package situate
+package harness
 
 import (
 	"context"
@@ -10,101 +10,103 @@ import (
 	"sync"
 	"time"
 
+	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/eval"
 )
 
 // Evaluation context sources: how a configuration makes the contexts that
 // go into its index; everything else is the same.
 const (
-	EvalRaw      = "raw"      // no context: the "before" of every comparison
-	EvalOffline  = "offline"  // the offline contextualizer
-	EvalProvided = "provided" // contexts shipped with the dataset
-	EvalTitle    = "title"    // the document title as the context
-	EvalLLM      = "llm"      // contexts written by a model
+	Raw      = "raw"      // no context: the "before" of every comparison
+	Offline  = "offline"  // the offline contextualizer
+	Provided = "provided" // contexts shipped with the dataset
+	Title    = "title"    // the document title as the context
+	LLM      = "llm"      // contexts written by a model
 )
 
 // Evaluation search stages a configuration name may add to its source:
 // "provided+dense", "offline+hybrid+rerank". Without one, BM25 alone.
 const (
-	EvalDense  = "dense"
-	EvalHybrid = "hybrid"
-	EvalRerank = "rerank"
+	Dense  = "dense"
+	Hybrid = "hybrid"
+	Rerank = "rerank"
 )
 
-// DefaultEvalDepth is how many results an evaluation retrieves per query.
-const DefaultEvalDepth = 100
+// DefaultDepth is how many results an evaluation retrieves per query.
+const DefaultDepth = 100
 
-// EvalConfig is one configuration an evaluation measures.
-type EvalConfig struct {
+// Config is one configuration an evaluation measures.
+type Config struct {
 	// Name is the configuration as written: source[+stage...].
 	Name string
 	// Contexts is the context source (Eval* source constants).
 	Contexts string
-	// Mode is the search mode (ModeBM25, ModeDense, ModeHybrid).
+	// Mode is the search mode (situate.ModeBM25, situate.ModeDense, situate.ModeHybrid).
 	Mode   string
 	Rerank bool
 }
 
-// ParseEvalConfig parses a configuration name: a context source optionally
+// ParseConfig parses a configuration name: a context source optionally
 // followed by search stages ("provided+hybrid+rerank").
-func ParseEvalConfig(name string) (EvalConfig, error) {
+func ParseConfig(name string) (Config, error) {
 	parts := strings.Split(name, "+")
-	cfg := EvalConfig{Name: name, Contexts: parts[0], Mode: ModeBM25}
+	cfg := Config{Name: name, Contexts: parts[0], Mode: situate.ModeBM25}
 	switch cfg.Contexts {
-	case EvalRaw, EvalOffline, EvalProvided, EvalTitle, EvalLLM:
+	case Raw, Offline, Provided, Title, LLM:
 	default:
-		return cfg, fmt.Errorf("configuration %q: unknown context source %q (want raw, offline, provided, title or llm): %w", name, cfg.Contexts, ErrInvalid)
+		return cfg, fmt.Errorf("configuration %q: unknown context source %q (want raw, offline, provided, title or llm): %w", name, cfg.Contexts, situate.ErrInvalid)
 	}
 	for _, p := range parts[1:] {
 		switch p {
-		case EvalDense:
-			cfg.Mode = ModeDense
-		case EvalHybrid:
-			cfg.Mode = ModeHybrid
-		case EvalRerank:
+		case Dense:
+			cfg.Mode = situate.ModeDense
+		case Hybrid:
+			cfg.Mode = situate.ModeHybrid
+		case Rerank:
 			cfg.Rerank = true
 		default:
-			return cfg, fmt.Errorf("configuration %q: unknown stage %q (want dense, hybrid or rerank): %w", name, p, ErrInvalid)
+			return cfg, fmt.Errorf("configuration %q: unknown stage %q (want dense, hybrid or rerank): %w", name, p, situate.ErrInvalid)
 		}
 	}
 	return cfg, nil
 }
 
-// EvalAvailable says what an evaluation can use beyond the offline
+// Available says what an evaluation can use beyond the offline
 // contextualizer.
-type EvalAvailable struct {
+type Available struct {
 	LLM, Embedder, Reranker bool
 }
 
-// EvalConfigs lists the configurations that apply to ds, in the order a
+// Configs lists the configurations that apply to ds, in the order a
 // comparison shows them: raw, offline, llm, title (when documents have
 // titles), provided (when the dataset ships contexts); with an embedder the
 // cookbook's comparison (basic embeddings, contextual embeddings, + BM25
 // hybrid, + rerank) on the best context source.
-func EvalConfigs(ds *eval.Dataset, av EvalAvailable) []string {
+func Configs(ds *eval.Dataset, av Available) []string {
 	provided := HasProvidedContexts(ds)
 	titled := slices.ContainsFunc(ds.Docs, func(d eval.Doc) bool { return d.Title != "" && len(d.Chunks) > 0 })
-	out := []string{EvalRaw, EvalOffline}
+	out := []string{Raw, Offline}
 	if av.LLM {
-		out = append(out, EvalLLM)
+		out = append(out, LLM)
 	}
 	if titled {
-		out = append(out, EvalTitle)
+		out = append(out, Title)
 	}
 	if provided {
-		out = append(out, EvalProvided)
+		out = append(out, Provided)
 	}
 	if av.Embedder {
-		best := EvalOffline
+		best := Offline
 		if av.LLM {
-			best = EvalLLM
+			best = LLM
 		}
 		if provided {
-			best = EvalProvided
+			best = Provided
 		}
-		out = append(out, EvalRaw+"+"+EvalDense, best+"+"+EvalDense, best+"+"+EvalHybrid)
+		out = append(out, Raw+"+"+Dense, best+"+"+Dense, best+"+"+Hybrid)
 		if av.Reranker {
-			out = append(out, best+"+"+EvalHybrid+"+"+EvalRerank)
+			out = append(out, best+"+"+Hybrid+"+"+Rerank)
 		}
 	}
 	return out
@@ -122,85 +124,85 @@ func HasProvidedContexts(ds *eval.Dataset) bool {
 	return false
 }
 
-// EvalOptions configure Evaluate.
-type EvalOptions struct {
+// Options configure Evaluate.
+type Options struct {
 	// Depth is how many results are retrieved per query (default
-	// DefaultEvalDepth).
+	// DefaultDepth).
 	Depth int
 	// DocFormat is the format of documents that do not say (default
-	// FormatText).
+	// situate.FormatText).
 	DocFormat string
 	// NewStore opens an empty store in dir, a fresh temporary directory
 	// per configuration; the engine's indexes live beside it, as in a
 	// store that situate index builds.
-	NewStore func(ctx context.Context, dir string) (Store, error)
+	NewStore func(ctx context.Context, dir string) (driver.Store, error)
 	// EngineOptions returns the engine options of a configuration over its
 	// store: the same as indexing and searching use. Evaluate drops the
 	// contextualizer for the raw, provided and title sources and the
 	// embedder for BM25-only configurations.
-	EngineOptions func(cfg EvalConfig, store Store) (Options, error)
+	EngineOptions func(cfg Config, store driver.Store) (situate.Options, error)
 	// Read parses a dataset document that names a file (answers sets).
-	Read func(ctx context.Context, path, id string) (Document, error)
+	Read func(ctx context.Context, path, id string) (situate.Document, error)
 	// Skip, when set, receives every document that could not be indexed.
 	Skip func(docID string, err error)
 	// TempDir is where temporary stores are made (default os.TempDir()).
 	TempDir string
 }
 
-// EvalRun is one configuration's measurement.
-type EvalRun struct {
+// Run is one configuration's measurement.
+type Run struct {
 	Result   eval.Result
 	PerQuery []eval.QueryResult
 }
 
 // Evaluate measures one configuration on ds through the product path: a
 // fresh store and index in a temporary directory, the dataset indexed with
-// Engine.Index, every query searched with Engine.Search, then scored by
+// situate.Engine.Index, every query searched with situate.Engine.Search, then scored by
 // package eval. The temporary directory is removed afterwards.
-func Evaluate(ctx context.Context, ds *eval.Dataset, cfg EvalConfig, opts EvalOptions) (EvalRun, error) {
+func Evaluate(ctx context.Context, ds *eval.Dataset, cfg Config, opts Options) (Run, error) {
 	if opts.NewStore == nil || opts.EngineOptions == nil {
-		return EvalRun{}, fmt.Errorf("evaluate: NewStore and EngineOptions are required: %w", ErrInvalid)
+		return Run{}, fmt.Errorf("evaluate: NewStore and EngineOptions are required: %w", situate.ErrInvalid)
 	}
 	if opts.Depth <= 0 {
-		opts.Depth = DefaultEvalDepth
+		opts.Depth = DefaultDepth
 	}
 	if opts.DocFormat == "" {
-		opts.DocFormat = FormatText
+		opts.DocFormat = situate.FormatText
 	}
 	tmp, err := os.MkdirTemp(opts.TempDir, "situate-eval-")
 	if err != nil {
-		return EvalRun{}, fmt.Errorf("evaluate %s: %w", cfg.Name, err)
+		return Run{}, fmt.Errorf("evaluate %s: %w", cfg.Name, err)
 	}
 	defer os.RemoveAll(tmp)
 	store, err := opts.NewStore(ctx, tmp)
 	if err != nil {
-		return EvalRun{}, fmt.Errorf("evaluate %s: %w", cfg.Name, err)
+		return Run{}, fmt.Errorf("evaluate %s: %w", cfg.Name, err)
 	}
 	defer store.Close()
 	eo, err := opts.EngineOptions(cfg, store)
 	if err != nil {
-		return EvalRun{}, err
+		return Run{}, err
 	}
-	if cfg.Mode == ModeBM25 {
+	if cfg.Mode == situate.ModeBM25 {
 		eo.Embedder = nil // nothing to embed for the BM25 arm alone
 	}
 	if cfg.Rerank && eo.Reranker == nil {
-		return EvalRun{}, fmt.Errorf("configuration %q needs a reranker: %w", cfg.Name, ErrInvalid)
+		return Run{}, fmt.Errorf("configuration %q needs a reranker: %w", cfg.Name, situate.ErrInvalid)
 	}
 	switch cfg.Contexts {
-	case EvalRaw, EvalProvided, EvalTitle:
+	case Raw, Provided, Title:
 		eo.Contextualizer = nil
 	}
-	eng, err := Open(ctx, tmp, store, eo)
+	eng, err := situate.Open(ctx, tmp, store, eo)
 	if err != nil {
-		return EvalRun{}, err
+		return Run{}, err
 	}
 	defer eng.Close()
 
 	indexStart := time.Now()
-	res, err := eng.Index(ctx, evalSource(ds, cfg, opts), IndexOptions{})
+	res, err := eng.Index(ctx, evalSource(ds, cfg, opts), situate.IndexOptions{})
 	if err != nil {
-		return EvalRun{}, err
+		return Run{}, err
 	}
 	if opts.Skip != nil {
 		for _, f := range res.Failures {
@@ -212,7 +214,7 @@ func Evaluate(ctx context.Context, ds *eval.Dataset, cfg EvalConfig, opts EvalOp
 	searchStart := time.Now()
 	run, err := searchAll(ctx, eng, ds, opts.Depth, cfg)
 	if err != nil {
-		return EvalRun{}, err
+		return Run{}, err
 	}
 	result, perQ := eval.Evaluate(ds, run)
 	result.Name = cfg.Name
@@ -233,7 +235,7 @@ func Evaluate(ctx context.Context, ds *eval.Dataset, cfg EvalConfig, opts EvalOp
 		result.Settings["chunk-size"] = eo.ChunkSize
 		result.Settings["chunk-overlap"] = eo.ChunkOverlap
 	}
-	return EvalRun{Result: result, PerQuery: perQ}, nil
+	return Run{Result: result, PerQuery: perQ}, nil
 }
 
 func cmpOr(s, d string) string {
@@ -245,36 +247,36 @@ func cmpOr(s, d string) string {
 
 // evalSource feeds a dataset's documents to Index: pre-chunked ones with
 // the configuration's contexts, file ones read with opts.Read.
-func evalSource(ds *eval.Dataset, cfg EvalConfig, opts EvalOptions) Source {
-	return func(ctx context.Context, f *Feed) error {
+func evalSource(ds *eval.Dataset, cfg Config, opts Options) situate.Source {
+	return func(ctx context.Context, f *situate.Feed) error {
 		for _, d := range ds.Docs {
-			doc := Document{ID: d.ID, Title: d.Title, Text: d.Text, Lang: d.Lang, Format: opts.DocFormat}
+			doc := situate.Document{ID: d.ID, Title: d.Title, Text: d.Text, Lang: d.Lang, Format: opts.DocFormat}
 			var err error
 			switch {
 			case len(d.Chunks) > 0:
-				chunks := make([]Chunk, len(d.Chunks))
+				chunks := make([]situate.Chunk, len(d.Chunks))
 				for j, ch := range d.Chunks {
-					chunks[j] = Chunk{DocID: d.ID, Index: ch.Index, Start: max(ch.Start, 0), End: max(ch.End, 0), Text: ch.Text}
+					chunks[j] = situate.Chunk{DocID: d.ID, Index: ch.Index, Start: max(ch.Start, 0), End: max(ch.End, 0), Text: ch.Text}
 				}
-				var contexts []Context
+				var contexts []situate.Context
 				switch cfg.Contexts {
-				case EvalRaw:
-					contexts = make([]Context, len(chunks))
-				case EvalProvided:
-					contexts = make([]Context, len(chunks))
+				case Raw:
+					contexts = make([]situate.Context, len(chunks))
+				case Provided:
+					contexts = make([]situate.Context, len(chunks))
 					for j, ch := range d.Chunks {
-						contexts[j] = Context{Text: ch.Context, Source: EvalProvided}
+						contexts[j] = situate.Context{Text: ch.Context, Source: Provided}
 					}
-				case EvalTitle:
-					contexts = make([]Context, len(chunks))
+				case Title:
+					contexts = make([]situate.Context, len(chunks))
 					for j := range d.Chunks {
-						contexts[j] = Context{Text: d.Title, Source: EvalTitle}
+						contexts[j] = situate.Context{Text: d.Title, Source: Title}
 					}
 				}
 				err = f.AddChunks(doc, chunks, contexts)
 			case d.Path != "":
 				if opts.Read == nil {
-					f.Skip(fmt.Errorf("document %s: %s: no reader for files: %w", d.ID, d.Path, ErrInvalid))
+					f.Skip(fmt.Errorf("document %s: %s: no reader for files: %w", d.ID, d.Path, situate.ErrInvalid))
 					continue
 				}
 				doc, rerr := opts.Read(ctx, d.Path, d.ID)
@@ -300,7 +302,7 @@ func evalSource(ds *eval.Dataset, cfg EvalConfig, opts EvalOptions) Source {
 }
 
 // searchAll runs every query of ds with the configuration's mode.
-func searchAll(ctx context.Context, eng *Engine, ds *eval.Dataset, depth int, cfg EvalConfig) (eval.Run, error) {
+func searchAll(ctx context.Context, eng *situate.Engine, ds *eval.Dataset, depth int, cfg Config) (eval.Run, error) {
 	run := make(eval.Run, len(ds.Queries))
 	var mu sync.Mutex
 	var firstErr error
@@ -312,7 +314,7 @@ func searchAll(ctx context.Context, eng *Engine, ds *eval.Dataset, depth int, cf
 			defer wg.Done()
 			for i := range work {
 				q := ds.Queries[i]
-				hits, err := eng.Search(ctx, Query{Text: q.Text, K: depth, Mode: cfg.Mode, Rerank: cfg.Rerank})
+				hits, err := eng.Search(ctx, situate.Query{Text: q.Text, K: depth, Mode: cfg.Mode, Rerank: cfg.Rerank})
 				ranked := make([]eval.Ranked, len(hits))
 				for j, h := range hits {
 					ranked[j] = eval.Ranked{DocID: h.DocID, Chunk: h.Chunk, Text: h.Text}

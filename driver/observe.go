@@ -1,4 +1,4 @@
-package situate
+package driver
 
 import "context"
 
@@ -27,8 +27,6 @@ const (
 	CallFallback = "fallback"
 )
 
-type callObserverKey struct{}
-
 // WithCallObserver returns a context whose contextualizer calls are reported
 // to fn. fn is called from many goroutines and must be safe for that.
 func WithCallObserver(ctx context.Context, fn func(CallEvent)) context.Context {
@@ -42,3 +40,5 @@ func ObserveCall(ctx context.Context, ev CallEvent) {
 		fn(ev)
 	}
 }
+
+type callObserverKey struct{}

@@ -1,4 +1,4 @@
-package situate_test
+package harness_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/situate/situate/driver"
+	"github.com/situate/situate/harness"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/eval"
@@ -22,14 +25,14 @@ func TestParseEvalConfig(t *testing.T) {
 		rerank   bool
 		bad      bool
 	}{
-		{"raw", situate.EvalRaw, situate.ModeBM25, false, false},
-		{"provided+dense", situate.EvalProvided, situate.ModeDense, false, false},
-		{"offline+hybrid+rerank", situate.EvalOffline, situate.ModeHybrid, true, false},
-		{"llm+hybrid", situate.EvalLLM, situate.ModeHybrid, false, false},
+		{"raw", harness.Raw, situate.ModeBM25, false, false},
+		{"provided+dense", harness.Provided, situate.ModeDense, false, false},
+		{"offline+hybrid+rerank", harness.Offline, situate.ModeHybrid, true, false},
+		{"llm+hybrid", harness.LLM, situate.ModeHybrid, false, false},
 		{"offline+sparkle", "", "", false, true},
 		{"gpt", "", "", false, true},
 	} {
-		cfg, err := situate.ParseEvalConfig(tc.name)
+		cfg, err := harness.ParseConfig(tc.name)
 		if tc.bad {
 			if !errors.Is(err, situate.ErrInvalid) {
 				t.Errorf("%q: err %v, want ErrInvalid", tc.name, err)
@@ -47,28 +50,28 @@ func TestEvalConfigs(t *testing.T) {
 	chunked := &eval.Dataset{Docs: []eval.Doc{{ID: "a", Title: "T", Chunks: []eval.Chunk{{Text: "x", Context: "c"}}}}}
 	for _, tc := range []struct {
 		ds   *eval.Dataset
-		av   situate.EvalAvailable
+		av   harness.Available
 		want string
 	}{
-		{plain, situate.EvalAvailable{}, "[raw offline]"},
-		{plain, situate.EvalAvailable{LLM: true}, "[raw offline llm]"},
-		{chunked, situate.EvalAvailable{}, "[raw offline title provided]"},
-		{chunked, situate.EvalAvailable{Embedder: true, Reranker: true},
+		{plain, harness.Available{}, "[raw offline]"},
+		{plain, harness.Available{LLM: true}, "[raw offline llm]"},
+		{chunked, harness.Available{}, "[raw offline title provided]"},
+		{chunked, harness.Available{Embedder: true, Reranker: true},
 			"[raw offline title provided raw+dense provided+dense provided+hybrid provided+hybrid+rerank]"},
-		{plain, situate.EvalAvailable{LLM: true, Embedder: true}, "[raw offline llm raw+dense llm+dense llm+hybrid]"},
+		{plain, harness.Available{LLM: true, Embedder: true}, "[raw offline llm raw+dense llm+dense llm+hybrid]"},
 	} {
-		if got := fmt.Sprint(situate.EvalConfigs(tc.ds, tc.av)); got != tc.want {
+		if got := fmt.Sprint(harness.Configs(tc.ds, tc.av)); got != tc.want {
 			t.Errorf("EvalConfigs(%+v) = %s, want %s", tc.av, got, tc.want)
 		}
 	}
 }
 
-func evalOptions() situate.EvalOptions {
-	return situate.EvalOptions{
-		NewStore: func(ctx context.Context, dir string) (situate.Store, error) {
+func evalOptions() harness.Options {
+	return harness.Options{
+		NewStore: func(ctx context.Context, dir string) (driver.Store, error) {
 			return sqlite.Open(ctx, filepath.Join(dir, "situate.db"))
 		},
-		EngineOptions: func(cfg situate.EvalConfig, store situate.Store) (situate.Options, error) {
+		EngineOptions: func(cfg harness.Config, store driver.Store) (situate.Options, error) {
 			o := situate.DefaultOptions()
 			o.ChunkSize, o.ChunkOverlap = 48, 0
 			o.Contextualizer = offline.New(offline.DefaultOptions())
@@ -77,7 +80,7 @@ func evalOptions() situate.EvalOptions {
 	}
 }
 
-// TestEvaluateIsTheProductPath: situate.Evaluate gives exactly the metrics
+// TestEvaluateIsTheProductPath: harness.Evaluate gives exactly the metrics
 // of indexing the same documents with Engine.Index and searching them with
 // Engine.Search under the same options (issue 13: eval measures the product
 // path).
@@ -98,10 +101,10 @@ func TestEvaluateIsTheProductPath(t *testing.T) {
 	ds := &eval.Dataset{Name: "synthetic", Docs: docs, Queries: queries}
 	opts := evalOptions()
 	opts.DocFormat = situate.FormatMarkdown
-	for _, name := range []string{situate.EvalRaw, situate.EvalOffline} {
+	for _, name := range []string{harness.Raw, harness.Offline} {
 		t.Run(name, func(t *testing.T) {
-			cfg, _ := situate.ParseEvalConfig(name)
-			run, err := situate.Evaluate(ctx, ds, cfg, opts)
+			cfg, _ := harness.ParseConfig(name)
+			run, err := harness.Evaluate(ctx, ds, cfg, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +116,7 @@ func TestEvaluateIsTheProductPath(t *testing.T) {
 			}
 			defer store.Close()
 			eo, _ := opts.EngineOptions(cfg, store)
-			if name == situate.EvalRaw {
+			if name == harness.Raw {
 				eo.Contextualizer = nil
 			}
 			eng, err := situate.Open(ctx, dir, store, eo)
@@ -130,7 +133,7 @@ func TestEvaluateIsTheProductPath(t *testing.T) {
 			}
 			byHand := eval.Run{}
 			for _, q := range queries {
-				hits, err := eng.Search(ctx, situate.Query{Text: q.Text, K: situate.DefaultEvalDepth})
+				hits, err := eng.Search(ctx, situate.Query{Text: q.Text, K: harness.DefaultDepth})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -164,19 +167,19 @@ func TestEvaluatePrechunked(t *testing.T) {
 		{ID: "q2", Text: "mountain goat", Golden: []eval.ChunkRef{{DocID: "b", Index: 0}}, GoldenText: []string{"five six"}},
 	}}
 	got := map[string]float64{}
-	for _, name := range []string{situate.EvalRaw, situate.EvalProvided, situate.EvalTitle} {
-		cfg, _ := situate.ParseEvalConfig(name)
-		run, err := situate.Evaluate(ctx, ds, cfg, evalOptions())
+	for _, name := range []string{harness.Raw, harness.Provided, harness.Title} {
+		cfg, _ := harness.ParseConfig(name)
+		run, err := harness.Evaluate(ctx, ds, cfg, evalOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
 		got[name] = run.Result.Metrics["pass@5"]
 	}
-	if got[situate.EvalProvided] != 100 || got[situate.EvalRaw] != 0 {
+	if got[harness.Provided] != 100 || got[harness.Raw] != 0 {
 		t.Errorf("pass@5 by configuration %v: want provided 100, raw 0", got)
 	}
-	cfg, _ := situate.ParseEvalConfig("provided+hybrid+rerank")
-	if _, err := situate.Evaluate(ctx, ds, cfg, evalOptions()); !errors.Is(err, situate.ErrInvalid) {
+	cfg, _ := harness.ParseConfig("provided+hybrid+rerank")
+	if _, err := harness.Evaluate(ctx, ds, cfg, evalOptions()); !errors.Is(err, situate.ErrInvalid) {
 		t.Errorf("rerank without a reranker: %v", err)
 	}
 }

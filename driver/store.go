@@ -1,8 +1,11 @@
-package situate
+package driver
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"github.com/situate/situate/analysis"
 )
 
 // DocumentRecord is what the store knows of an indexed document.
@@ -85,4 +88,52 @@ type Store interface {
 	// Chunks returns a document's chunks in order.
 	Chunks(ctx context.Context, docID string) ([]StoredChunk, error)
 	Close() error
+}
+
+// MetaStore is implemented by stores that keep small engine state. The Engine
+// uses it to journal documents whose index update is in flight, so a crash
+// between the store commit and the index commit is repaired on the next Open.
+type MetaStore interface {
+	SetMeta(ctx context.Context, key, value string) error
+	Meta(ctx context.Context, key string) (string, bool, error)
+}
+
+// ResolveLanguage returns the document's language: the declared one, or the
+// detected one when the document does not say.
+func ResolveLanguage(doc Document) string {
+	if doc.Lang != "" {
+		return strings.ToLower(doc.Lang)
+	}
+	return analysis.Detect(doc.Text)
+}
+
+// IntegrityChecker is implemented by stores that can verify their own
+// files (the SQLite store runs PRAGMA integrity_check). Check finds it by
+// type assertion.
+type IntegrityChecker interface {
+	// IntegrityCheck returns the problems found; none when sound.
+	IntegrityCheck(ctx context.Context, quick bool) ([]string, error)
+}
+
+// ChangeStamper is implemented by shared stores that tell cheaply whether
+// any document was written or deleted: the stamp changes with every such
+// commit. Sync reads it first and skips the document list when it is the
+// stamp of the last Sync.
+type ChangeStamper interface {
+	ChangeStamp(ctx context.Context) (string, error)
+}
+
+// DocumentChanges are the documents written and deleted since a change
+// stamp, and the stamp they lead to.
+type DocumentChanges struct {
+	Written []DocumentRecord
+	Deleted []string
+	Stamp   string
+}
+
+// ChangeLister is implemented by shared stores that list what changed
+// since a stamp; Sync then reads only the changes, not every document.
+type ChangeLister interface {
+	ChangeStamper
+	DocumentChanges(ctx context.Context, since string) (DocumentChanges, error)
 }

@@ -1,4 +1,4 @@
-package situate
+package driver
 
 import (
 	"context"
