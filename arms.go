@@ -138,7 +138,7 @@ func (e *Engine) stage(b lexicalBatch, id string, docs []bm25.Doc) {
 // The docs are the ones Commit would stage (lexicalDocs of the record
 // Commit stores), so the arms' segments are the same byte for byte.
 func (e *Engine) prepareLexical(p *Prepared) error {
-	if e.opts.Backend != nil || e.opts.StoreOnly || len(e.arms) == 0 || len(p.chunks) == 0 {
+	if e.opts.Backend != nil || e.storeOnly() || len(e.arms) == 0 || len(p.chunks) == 0 {
 		return nil
 	}
 	for _, a := range e.arms {

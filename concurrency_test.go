@@ -215,7 +215,7 @@ func TestReadersBesideWriter(t *testing.T) {
 			}
 			defer store.Close()
 			opts := concurrencyOptions()
-			opts.ReadOnly = true
+			opts.OpenMode = situate.OpenReader
 			var eng *situate.Engine
 			queries := []string{"common", "harbour lantern", "granary", "quarry meadow foundry"}
 			for i := 0; time.Now().Before(deadline); i++ {
@@ -309,7 +309,7 @@ func TestReaderOpensBesideADelete(t *testing.T) {
 		os.RemoveAll(filepath.Join(ts.dir, dir))
 	}
 	ropts := situate.DefaultOptions()
-	ropts.ReadOnly = true
+	ropts.OpenMode = situate.OpenReader
 	reader, err := situate.Open(ctx, ts.dir, deletedMeanwhile{ts.store, "b"}, ropts)
 	if err != nil {
 		t.Fatalf("reader beside a delete: %v", err)

@@ -91,7 +91,7 @@ func TestIndexDiskFull(t *testing.T) {
 	// A reader (no lock, no writes) searches the last commit on the full
 	// disk.
 	ro := opts
-	ro.ReadOnly = true
+	ro.OpenMode = situate.OpenReader
 	reader, err := situate.Open(ctx, dir, store, ro)
 	if err != nil {
 		t.Fatalf("read-only open after the full disk: %v", err)

@@ -10,7 +10,7 @@
 //
 // The store is the source of truth. One writer at a time opens it (Open
 // takes the index directory's write lock) and makes every index hold
-// exactly the store's documents; any number of readers (Options.ReadOnly)
+// exactly the store's documents; any number of readers (OpenReader)
 // open it beside the writer without a lock, search the last commit and see
 // later ones as they come. A Filter (document ids, access principals,
 // metadata conditions) restricts every arm while it scores.

@@ -72,7 +72,7 @@ type Engine struct {
 	vecMu  sync.Mutex
 	log    *slog.Logger
 	layout string
-	// readOnly: opened with Options.ReadOnly; lock is the writer's lock
+	// readOnly: opened with OpenReader; lock is the writer's lock
 	// on the index directory (nil for readers and in memory).
 	readOnly bool
 	lock     *os.File
@@ -86,8 +86,11 @@ type Engine struct {
 	shared sharedState
 
 	writeMu sync.Mutex // serializes store+index commits and the pending journal
-	mu      sync.RWMutex
-	docs    map[string]DocumentRecord
+	// contextualizerRecorded: the store holds this Engine's contextualizer
+	// identity (recordContextualizer); guarded by writeMu.
+	contextualizerRecorded bool
+	mu                     sync.RWMutex
+	docs                   map[string]DocumentRecord
 	// analyzers counts the documents per language analyzer name, so a
 	// query learns which analyzers to pair its words with without
 	// walking every document.
@@ -167,10 +170,12 @@ func (e *Engine) processingFingerprint() string {
 	return hex.EncodeToString(h[:8])
 }
 
-// Split chunks a document with the engine's chunking options.
-func (e *Engine) Split(doc Document) ([]Chunk, error) {
+// Split chunks a document as an Engine opened with opts would (its
+// ChunkSize and ChunkOverlap), without a store: what "situate cost" plans
+// with.
+func Split(doc Document, opts Options) ([]Chunk, error) {
 	spans, err := chunk.Split(doc.Text, chunk.Options{
-		Size: e.opts.ChunkSize, Overlap: e.opts.ChunkOverlap, Format: doc.Format, Path: doc.Path,
+		Size: opts.ChunkSize, Overlap: opts.ChunkOverlap, Format: doc.Format, Path: doc.Path,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("chunk %s: %w", doc.ID, err)
@@ -182,6 +187,9 @@ func (e *Engine) Split(doc Document) ([]Chunk, error) {
 	}
 	return chunks, nil
 }
+
+// Split chunks a document with the engine's chunking options.
+func (e *Engine) Split(doc Document) ([]Chunk, error) { return Split(doc, e.opts) }
 
 // Prepared is a document chunked and contextualized, ready for Commit.
 type Prepared struct {
@@ -349,6 +357,9 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	if err := e.markPending(ctx, ids...); err != nil {
 		return nil, err
 	}
+	if err := e.recordContextualizer(ctx, len(batch)); err != nil {
+		return nil, err
+	}
 	changes := make([]Change, len(batch))
 	records := make([]DocumentRecord, len(batch))
 	versions := map[string]int{}
@@ -404,7 +415,7 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	var built []*bm25.Built
 	var buildErr error
 	var building sync.WaitGroup
-	if e.opts.Backend == nil && !e.opts.StoreOnly && len(puts) > 0 {
+	if e.opts.Backend == nil && !e.storeOnly() && len(puts) > 0 {
 		building.Go(func() { built, buildErr = e.buildLexical(lexBatch) })
 	}
 	n, err := e.putAll(ctx, puts)
@@ -517,7 +528,7 @@ func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []Doc
 			return fmt.Errorf("index %d documents: index backend: %w", len(ids), err)
 		}
 	}
-	if e.opts.StoreOnly {
+	if e.storeOnly() {
 		return nil
 	}
 	if built == nil {
@@ -566,7 +577,7 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		if err := e.opts.Backend.Delete(ctx, []string{id}); err != nil {
 			return fmt.Errorf("delete %s from index backend: %w", id, err)
 		}
-	} else if e.opts.StoreOnly {
+	} else if e.storeOnly() {
 		return nil
 	} else if err := e.deleteLexical(id); err != nil {
 		return fmt.Errorf("delete %s from index: %w", id, err)
@@ -782,3 +793,30 @@ func (e *Engine) clearPending(ctx context.Context, done ...string) error {
 // ProcessingFingerprint identifies the current chunking and contextualizer
 // settings; documents whose record hash ends in another one are stale.
 func (e *Engine) ProcessingFingerprint() string { return e.processing }
+
+// storeOnly reports whether the engine keeps no index (OpenStoreOnly).
+func (e *Engine) storeOnly() bool { return e.opts.OpenMode == OpenStoreOnly }
+
+// recordContextualizer records in the store, once per Engine and before its
+// first commit of any document, the contextualizer the documents are
+// committed with (driver.MetaContextualizer), for every path that commits.
+// The caller holds writeMu.
+func (e *Engine) recordContextualizer(ctx context.Context, docs int) error {
+	ms, ok := e.store.(driver.MetaStore)
+	if e.contextualizerRecorded || docs == 0 || !ok {
+		return nil
+	}
+	id, err := driver.IdentifyContextualizer(e.opts.Contextualizer)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		return fmt.Errorf("store meta %s: %w", driver.MetaContextualizer, err)
+	}
+	if err := ms.SetMeta(ctx, driver.MetaContextualizer, string(b)); err != nil {
+		return fmt.Errorf("store meta %s: %w", driver.MetaContextualizer, err)
+	}
+	e.contextualizerRecorded = true
+	return nil
+}

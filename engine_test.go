@@ -416,7 +416,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 			// A reader searches an in-memory rebuild and says which file.
 			var rlogs logBuffer
 			ropts := opts
-			ropts.ReadOnly, ropts.Logger = true, rlogs.logger()
+			ropts.OpenMode, ropts.Logger = situate.OpenReader, rlogs.logger()
 			reader := ts.open(ropts)
 			if got := searchIDs(t, reader, situate.Query{Text: "granary", K: 5}); !slices.Equal(got, []string{"a", "b"}) {
 				t.Errorf("reader over a damaged %s: %v", arm, got)
@@ -459,7 +459,7 @@ func TestWriterLock(t *testing.T) {
 	}
 	// Readers are never refused, and see the last commit.
 	ropts := situate.DefaultOptions()
-	ropts.ReadOnly = true
+	ropts.OpenMode = situate.OpenReader
 	reader := ts.open(ropts)
 	if got := searchIDs(t, reader, situate.Query{Text: "windmill"}); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("reader beside the writer: %v", got)
@@ -522,7 +522,7 @@ func TestReaderBuildsInMemory(t *testing.T) {
 			eng.Close()
 			before := treeState(t, ts.dir)
 			tc.change(&opts)
-			opts.ReadOnly = true
+			opts.OpenMode = situate.OpenReader
 			r, err := situate.Open(ctx, ts.dir, ts.store, opts)
 			if err == nil {
 				r.Close()
@@ -568,7 +568,7 @@ func TestReaderBuildsInMemory(t *testing.T) {
 			before := treeState(t, ts.dir)
 			tc.change(ts, &opts)
 			var logs logBuffer
-			opts.ReadOnly, opts.Logger = true, logs.logger()
+			opts.OpenMode, opts.Logger = situate.OpenReader, logs.logger()
 			reader := ts.open(opts)
 			for _, mode := range []string{situate.ModeBM25, situate.ModeDense} {
 				if got := searchIDs(t, reader, situate.Query{Text: "quarry stone", K: 10, Mode: mode}); !slices.Equal(got, []string{"a", "b", "c"}) {
@@ -609,7 +609,7 @@ func TestReaderSeesLaterCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ropts := opts
-	ropts.ReadOnly = true
+	ropts.OpenMode = situate.OpenReader
 	reader := ts.open(ropts)
 	for _, step := range []struct {
 		do   func() error

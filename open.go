@@ -28,17 +28,50 @@ import (
 // index whose layout changed or that is damaged, and logs once what it
 // repaired. A writer holds dir's write lock (the LOCK file) until Close; a
 // second writer waits Options.LockWait, then fails with ErrLocked naming
-// the holder. With Options.ReadOnly, Open takes no lock and writes nothing:
-// see Options.ReadOnly.
+// the holder. Options.OpenMode says what Open does instead: read without a
+// lock (OpenReader), write the store alone (OpenStoreOnly), or choose
+// between them when another process holds the indexes (OpenAuto).
 func Open(ctx context.Context, dir string, store driver.Store, opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	switch {
+	case opts.OpenMode == OpenAuto:
+		w := opts
+		w.OpenMode = OpenWriter
+		if !opts.SharedStore {
+			return open(ctx, dir, store, w)
+		}
+		// Another process of this machine (serve, mcp) may keep these
+		// local indexes: then write the shared store only; it syncs them.
+		w.LockWait = -1
+		e, err := open(ctx, dir, store, w)
+		if !errors.Is(err, ErrLocked) {
+			return e, err
+		}
+		so := opts
+		so.OpenMode = OpenStoreOnly
+		return open(ctx, "", store, so)
+	case opts.OpenMode == OpenReader && opts.SharedStore && dir != "" && opts.Backend == nil:
+		// Bring this machine's indexes up to the shared store when no
+		// other process holds them; otherwise read as a reader does.
+		w := opts
+		w.OpenMode, w.LockWait = OpenWriter, -1
+		e, err := open(ctx, dir, store, w)
+		if !errors.Is(err, ErrLocked) {
+			return e, err
+		}
+	}
+	return open(ctx, dir, store, opts)
+}
+
+// open opens the engine in the mode opts names, without fallbacks.
+func open(ctx context.Context, dir string, store driver.Store, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{},
-		analyzers: map[string]int{}, readOnly: opts.ReadOnly}
+		analyzers: map[string]int{}, readOnly: opts.OpenMode == OpenReader}
 	e.layout = e.indexLayout()
 	e.processing = e.processingFingerprint()
-	if opts.ChunkCacheBytes > 0 && !opts.ReadOnly {
+	if opts.ChunkCacheBytes > 0 && opts.OpenMode != OpenReader {
 		var err error
 		if e.chunks, err = newChunkCache(opts.ChunkCacheBytes); err != nil {
 			return nil, err
@@ -46,7 +79,7 @@ func Open(ctx context.Context, dir string, store driver.Store, opts Options) (*E
 	}
 	open := e.openWriter
 	switch {
-	case opts.ReadOnly:
+	case opts.OpenMode == OpenReader:
 		// A reader of a shared store searches indexes built in memory
 		// from it (it writes no directory, and a directory on disk is
 		// some other process's).

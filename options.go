@@ -168,13 +168,12 @@ type Options struct {
 	Contextualizer Contextualizer
 	Logger         *slog.Logger
 
-	// ReadOnly opens the Engine for searching only: it takes no lock,
-	// writes nothing (neither the store nor the index directory) and
-	// searches the last committed state, so any number of readers run
-	// beside one writer. An index that is damaged or does not hold every
-	// stored document is searched from an in-memory rebuild instead, with
-	// a warning. Commit, Put and Delete fail with ErrReadOnly.
-	ReadOnly bool
+	// OpenMode says how Open takes the store: as its one writer
+	// (OpenWriter, the zero value), as a reader (OpenReader), as a writer
+	// of a shared store's rows alone (OpenStoreOnly), or as the writer when
+	// it can be one (OpenAuto). See OpenMode for what each does when
+	// another process holds the indexes.
+	OpenMode OpenMode
 	// LockWait is how long a writer waits for another writer to release
 	// the store; 0 means DefaultLockWait, negative fails at once.
 	LockWait time.Duration
@@ -185,11 +184,51 @@ type Options struct {
 	// store, not this process's memory, says which version a document is
 	// at. See Engine.Sync.
 	SharedStore bool
-	// StoreOnly opens an Engine that keeps no index at all: Commit writes
-	// the store (and its caches) only, Search fails. A worker that only
-	// contextualizes documents for others to search uses it; it needs
-	// SharedStore.
-	StoreOnly bool
+}
+
+// OpenMode says how an Engine takes its store and indexes.
+type OpenMode int
+
+const (
+	// OpenWriter holds the index directory's write lock until Close: a
+	// second writer waits Options.LockWait, then fails with ErrLocked
+	// naming the holder. Its Open repairs the indexes to hold exactly the
+	// store's documents.
+	OpenWriter OpenMode = iota
+	// OpenReader takes no lock, writes nothing (neither the store nor the
+	// index directory) and searches the last committed state, so any
+	// number of readers run beside one writer. An index that is damaged or
+	// does not hold every stored document is searched from an in-memory
+	// rebuild instead, with a warning; options that index another way
+	// than the indexes on disk fail with ErrNeedsRebuild. Commit, Put and
+	// Delete fail with ErrReadOnly. Over a SharedStore, a reader whose
+	// index directory no process holds becomes its writer for the open,
+	// so that it searches indexes brought up to the store (see Sync).
+	OpenReader
+	// OpenStoreOnly keeps no index at all: Commit writes the store (and
+	// its caches) only, Search fails. A worker that only contextualizes
+	// documents for others to search uses it; it needs SharedStore.
+	OpenStoreOnly
+	// OpenAuto is OpenWriter, except over a SharedStore whose index
+	// directory another process of this machine holds (serve, mcp): then
+	// it writes the shared store only (OpenStoreOnly), and the holder
+	// syncs its indexes. Over a store of its own it waits for the lock as
+	// OpenWriter does.
+	OpenAuto
+)
+
+func (m OpenMode) String() string {
+	switch m {
+	case OpenWriter:
+		return "writer"
+	case OpenReader:
+		return "reader"
+	case OpenStoreOnly:
+		return "store-only"
+	case OpenAuto:
+		return "auto"
+	}
+	return fmt.Sprintf("OpenMode(%d)", int(m))
 }
 
 // DefaultOptions returns the settings situate ships with.
@@ -222,10 +261,10 @@ func DefaultOptions() Options {
 // Validate reports the first invalid field by name.
 func (o Options) Validate() error {
 	switch {
-	case o.StoreOnly && !o.SharedStore:
-		return fmt.Errorf("options: StoreOnly: needs SharedStore (an index nobody keeps up to date would be lost): %w", ErrInvalid)
-	case o.StoreOnly && o.ReadOnly:
-		return fmt.Errorf("options: StoreOnly with ReadOnly: a store-only engine has nothing to search: %w", ErrInvalid)
+	case o.OpenMode < OpenWriter || o.OpenMode > OpenAuto:
+		return fmt.Errorf("options: OpenMode: unknown mode %d: %w", o.OpenMode, ErrInvalid)
+	case o.OpenMode == OpenStoreOnly && !o.SharedStore:
+		return fmt.Errorf("options: OpenMode: OpenStoreOnly needs SharedStore (an index nobody keeps up to date would be lost): %w", ErrInvalid)
 	case o.ChunkSize <= 0:
 		return fmt.Errorf("options: ChunkSize: must be > 0, got %d: %w", o.ChunkSize, ErrInvalid)
 	case o.ChunkOverlap < 0 || o.ChunkOverlap >= o.ChunkSize:

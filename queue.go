@@ -39,7 +39,7 @@ type QueueOptions struct {
 // Documents that come with their own chunks (Feed.AddChunks) cannot be
 // queued: a runner chunks the text itself; they fail alone.
 //
-// The Engine is usually store-only (Options.StoreOnly over a shared
+// The Engine is usually store-only (OpenStoreOnly over a shared
 // store): it keeps no index and is only the source's view of the store.
 func (e *Engine) Queue(ctx context.Context, src Source, jobs driver.JobStore, opts QueueOptions) (IndexResult, error) {
 	if jobs == nil {

@@ -96,7 +96,7 @@ func searchReadOnlyStore(t *testing.T, dir string) {
 	}
 	defer store.Close()
 	opts := situate.DefaultOptions()
-	opts.ReadOnly = true
+	opts.OpenMode = situate.OpenReader
 	reader, err := situate.Open(ctx, dir, store, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, fmt.Errorf("search: query: must not be empty: %w", ErrInvalid)
 	}
-	if e.opts.StoreOnly {
+	if e.storeOnly() {
 		return nil, fmt.Errorf("search: the engine was opened store-only (a worker): %w", ErrInvalid)
 	}
 	if err := e.Refresh(ctx); err != nil {

@@ -34,7 +34,7 @@ import (
 //
 // With an index backend (Options.Backend) the index is shared as well:
 // Sync only reloads the document records (titles, access lists, filters).
-// A store-only engine (Options.StoreOnly, a worker) keeps no index and
+// A store-only engine (OpenStoreOnly, a worker) keeps no index and
 // syncs nothing.
 
 // syncFile records what a shared-store engine's local indexes hold.
@@ -155,7 +155,7 @@ type sharedState struct {
 // memory; none with StoreOnly), then Sync.
 func (e *Engine) openShared(ctx context.Context, dir string) error {
 	e.shared.held = map[string]string{}
-	if e.opts.StoreOnly {
+	if e.storeOnly() {
 		return nil
 	}
 	var st syncState
@@ -324,7 +324,7 @@ func (e *Engine) closeIndexes() {
 // an Engine over an unshared store, whose own commits are all there is.
 func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	var res SyncResult
-	if !e.opts.SharedStore || e.opts.StoreOnly {
+	if !e.opts.SharedStore || e.storeOnly() {
 		return res, nil
 	}
 	e.writeMu.Lock()

@@ -13,7 +13,7 @@ var (
 	// Options.LockWait; the error names it. Readers never see it.
 	ErrLocked = errors.New("situate: store is locked by another writer")
 	// ErrReadOnly is returned by the writes of an Engine opened with
-	// Options.ReadOnly.
+	// the OpenReader mode.
 	ErrReadOnly = errors.New("situate: engine is open read-only")
 	// ErrNeedsRebuild: a read-only Engine was opened with options that
 	// index differently from the indexes on disk (fields, analyzer, arms);

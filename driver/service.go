@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -145,4 +146,50 @@ func ErrorKind(err error) string {
 		msg = msg[:80]
 	}
 	return msg
+}
+
+// MetaContextualizer is the store meta key (MetaStore) under which an
+// Engine records, at its first commit, the contextualizer its documents
+// were committed with, as the JSON of a ContextualizerIdentity: every path
+// that commits (index, serve's jobs, a worker) records it the same way.
+const MetaContextualizer = "contextualizer"
+
+// ContextualizerIdentity is what a store records of the contextualizer its
+// documents were last committed with.
+type ContextualizerIdentity struct {
+	// Name is the contextualizer's Name ("none" without one).
+	Name string `json:"name"`
+	// Fingerprint is a Fingerprinter's fingerprint.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Settings are a SettingsRecorder's (an LLM contextualizer's model,
+	// endpoint, budget and template); the key is "llm" for the stores
+	// written before the Engine recorded it.
+	Settings json.RawMessage `json:"llm,omitempty"`
+}
+
+// SettingsRecorder is implemented by a Contextualizer whose settings beyond
+// its name and fingerprint are worth recording with the store, so that a
+// later run can say what changed.
+type SettingsRecorder interface {
+	RecordedSettings() (json.RawMessage, error)
+}
+
+// IdentifyContextualizer returns the identity the Engine records of cz
+// (nil: "none").
+func IdentifyContextualizer(cz Contextualizer) (ContextualizerIdentity, error) {
+	id := ContextualizerIdentity{Name: "none"}
+	if cz == nil {
+		return id, nil
+	}
+	id.Name = cz.Name()
+	if f, ok := cz.(Fingerprinter); ok {
+		id.Fingerprint = f.Fingerprint()
+	}
+	if s, ok := cz.(SettingsRecorder); ok {
+		var err error
+		if id.Settings, err = s.RecordedSettings(); err != nil {
+			return id, fmt.Errorf("contextualizer %s: settings: %w", id.Name, err)
+		}
+	}
+	return id, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -146,6 +147,12 @@ func (c *Contextualizer) cacheKey(tmplHash, lang, docHash, glossary, chunkText, 
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// RecordedSettings are the settings the Engine records with the store at
+// commit (driver.SettingsRecorder), so a later run can say what changed.
+func (c *Contextualizer) RecordedSettings() (json.RawMessage, error) {
+	return json.Marshal(c.Settings())
 }
 
 // window returns the context window in tokens (0 = unlimited).

@@ -129,7 +129,7 @@ func TestSharedEnginesSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	wo := sharedOptions()
-	wo.StoreOnly = true
+	wo.OpenMode = situate.OpenStoreOnly
 	w, sw := openShared(t, url, "", wo)
 	defer sw.Close()
 	put(w, "orchard", "Apples and pears ripen in the orchard in autumn.")
@@ -170,7 +170,7 @@ func TestSharedEnginesSync(t *testing.T) {
 	}
 	// A reader of a shared store builds its indexes in memory.
 	ro := sharedOptions()
-	ro.ReadOnly = true
+	ro.OpenMode = situate.OpenReader
 	r, err := situate.Open(context.Background(), dirB, sb, ro)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +303,7 @@ func TestSharedRecordsFollowSync(t *testing.T) {
 	defer a.Close()
 	a.Documents()
 	wo := sharedOptions()
-	wo.StoreOnly = true
+	wo.OpenMode = situate.OpenStoreOnly
 	w, sw := openShared(t, url, "", wo)
 	defer sw.Close()
 	defer w.Close()

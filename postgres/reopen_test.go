@@ -37,7 +37,7 @@ func TestSharedReopenReadsOnlyChanges(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	wo := sharedOptions()
-	wo.StoreOnly = true
+	wo.OpenMode = situate.OpenStoreOnly
 	w, sw := openShared(t, url, "", wo)
 	defer sw.Close()
 	defer w.Close()

@@ -174,7 +174,7 @@ func run(dir string, qs []string, k int, recipe string, o situate.Options, round
 		return err
 	}
 	defer st.Close()
-	o.ReadOnly = true
+	o.OpenMode = situate.OpenReader
 	eng, err := situate.Open(ctx, dir, st, o)
 	if err != nil {
 		return err

@@ -20,7 +20,6 @@ import (
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/provider/anthropic"
 	"github.com/situate/situate/provider/openai"
-	"github.com/situate/situate/sqlite"
 )
 
 // costJSON is "situate cost --json".
@@ -347,25 +346,10 @@ func splitDocs(ctx context.Context, c *config, docs []situate.Document) ([]llm.D
 	if err := o.Validate(); err != nil {
 		return nil, usageError{err}
 	}
-	tmp, err := os.MkdirTemp("", "situate-cost-")
-	if err != nil {
-		return nil, fmt.Errorf("cost: temporary store: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	store, err := sqlite.Open(ctx, filepath.Join(tmp, storeFile))
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	eng, err := situate.Open(ctx, "", store, o)
-	if err != nil {
-		return nil, err
-	}
-	defer eng.Close()
 	out := make([]llm.DocChunks, 0, len(docs))
 	for _, d := range docs {
 		d.Lang = driver.ResolveLanguage(d)
-		chunks, err := eng.Split(d)
+		chunks, err := situate.Split(d, o)
 		if err != nil {
 			return nil, err
 		}

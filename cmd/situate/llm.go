@@ -295,10 +295,6 @@ func identifyLLM(c *config, ctxz *llm.Contextualizer) error {
 // without asking the model's server.
 const llmSettingsKey = "llm-settings"
 
-// contextualizerKey holds the name and fingerprint of the contextualizer
-// the store was last indexed with, whatever it is.
-const contextualizerKey = "contextualizer"
-
 // storedContextualizer is the contextualizer a store was last indexed with,
 // as recorded in its meta.
 type storedContextualizer struct {
@@ -309,39 +305,34 @@ type storedContextualizer struct {
 
 func readStoredContextualizer(ctx context.Context, store driver.MetaStore) (storedContextualizer, bool, error) {
 	var sc storedContextualizer
-	v, ok, err := store.Meta(ctx, contextualizerKey)
+	v, ok, err := store.Meta(ctx, driver.MetaContextualizer)
 	if err != nil || !ok {
 		return sc, false, err
 	}
 	if err := json.Unmarshal([]byte(v), &sc); err != nil {
-		return sc, false, fmt.Errorf("store meta %s: %w", contextualizerKey, err)
+		return sc, false, fmt.Errorf("store meta %s: %w", driver.MetaContextualizer, err)
 	}
 	return sc, true, nil
 }
 
-// noteContextualizer records in the store the contextualizer an index run
-// uses and, for an LLM whose settings changed since the store was last
-// indexed, says what changed: every document is re-processed (the engine's
-// processing fingerprint changed) and the chunks whose prompt changed get
-// a new call; runIndex reports how many documents were re-situated.
+// noteContextualizer says, for an LLM whose settings changed since the
+// store was last indexed, what changed: every document is re-processed (the
+// engine's processing fingerprint changed) and the chunks whose prompt
+// changed get a new call; runIndex reports how many documents were
+// re-situated. The Engine itself records the contextualizer at its first
+// commit (driver.MetaContextualizer).
 func noteContextualizer(ctx context.Context, e *env, store driver.MetaStore, eng *situate.Engine, cz situate.Contextualizer) error {
-	cur := storedContextualizer{Name: "none"}
-	if cz != nil {
-		cur.Name = cz.Name()
-		if f, ok := cz.(driver.Fingerprinter); ok {
-			cur.Fingerprint = f.Fingerprint()
-		}
-		if l, ok := cz.(*llm.Contextualizer); ok {
-			st := l.Settings()
-			cur.LLM = &st
-		}
+	l, ok := cz.(*llm.Contextualizer)
+	if !ok {
+		return nil
 	}
+	cur := l.Settings()
 	old, found, err := readStoredContextualizer(ctx, store)
 	if err != nil {
 		return err
 	}
-	if found && old.LLM != nil && cur.LLM != nil && len(eng.Documents()) > 0 {
-		if changes := cur.LLM.Changes(*old.LLM); len(changes) > 0 {
+	if found && old.LLM != nil && len(eng.Documents()) > 0 {
+		if changes := cur.Changes(*old.LLM); len(changes) > 0 {
 			e.llmChange = strings.Join(changes, "; ")
 			e.llmBefore = map[string]bool{}
 			for _, r := range eng.Documents() {
@@ -350,11 +341,7 @@ func noteContextualizer(ctx context.Context, e *env, store driver.MetaStore, eng
 			fmt.Fprintf(e.stderr, "llm: %s since this store was indexed: its documents are re-situated (chunks whose prompt is unchanged reuse their cached context)\n", e.llmChange)
 		}
 	}
-	b, err := json.Marshal(cur)
-	if err != nil {
-		return err
-	}
-	return store.SetMeta(ctx, contextualizerKey, string(b))
+	return nil
 }
 
 // Name, Fingerprint and Contextualize make a stored contextualizer stand in

@@ -127,7 +127,7 @@ func (r *liveReader) reopen() error {
 // changed; release ends the caller's use of it.
 func (r *liveReader) engine() (*situate.Engine, func(), error) {
 	r.mu.RLock()
-	if o := r.eng.Options(); o.SharedStore && !o.ReadOnly {
+	if o := r.eng.Options(); o.SharedStore && o.OpenMode != situate.OpenReader {
 		// A shared store (--store-url): the engine syncs its own
 		// indexes with what other processes committed (a cheap check
 		// when nothing changed).

@@ -156,17 +156,10 @@ func openEngine(ctx context.Context, e *env, c *config, create bool) (*situate.E
 		store.Close()
 		return nil, nil, err
 	}
-	opts.SharedStore = shared
-	if shared {
-		opts.LockWait = -1
-	}
+	// Over a shared store another process of this machine (serve, mcp)
+	// may keep the local indexes: then the engine writes the store only.
+	opts.SharedStore, opts.OpenMode = shared, situate.OpenAuto
 	eng, err := situate.Open(ctx, dir, store, opts)
-	if shared && errors.Is(err, situate.ErrLocked) {
-		// Another process of this machine (serve, mcp) keeps these
-		// local indexes: write the shared store only; it syncs them.
-		opts.StoreOnly = true
-		eng, err = situate.Open(ctx, "", store, opts)
-	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -214,12 +207,8 @@ func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options, s
 			store.Close()
 			return nil, nil, err
 		}
-		opts.SharedStore, opts.LockWait = true, -1
+		opts.SharedStore, opts.OpenMode = true, situate.OpenReader
 		eng, err := situate.Open(ctx, dir, store, opts)
-		if errors.Is(err, situate.ErrLocked) {
-			opts.ReadOnly = true
-			eng, err = situate.Open(ctx, dir, store, opts)
-		}
 		if err != nil {
 			store.Close()
 			return nil, nil, err
@@ -255,7 +244,7 @@ func openReaderWith(ctx context.Context, e *env, c *config, so sqlite.Options, s
 		store.Close()
 		return nil, nil, err
 	}
-	opts.ReadOnly = true
+	opts.OpenMode = situate.OpenReader
 	eng, err := situate.Open(ctx, dir, store, opts)
 	if errors.Is(err, situate.ErrNeedsRebuild) && !search {
 		opts.CodeArmWeight, opts.DocumentWeight, opts.PairArmWeight, opts.DefsArmWeight = 0, 0, 0, 0

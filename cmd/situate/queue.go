@@ -49,7 +49,7 @@ func queueIndex(ctx context.Context, e *env, c *config, src situate.Source, tena
 	opts := situate.DefaultOptions()
 	opts.Contextualizer = nil
 	opts.Logger = warnLogger(e.stderr)
-	opts.SharedStore, opts.StoreOnly = true, true
+	opts.SharedStore, opts.OpenMode = true, situate.OpenStoreOnly
 	eng, err := situate.Open(ctx, "", store, opts)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if err := withBackend(ctx, c, e, &opts, *tenant, false); err != nil {
 		return err
 	}
-	opts.SharedStore, opts.StoreOnly = true, true
+	opts.SharedStore, opts.OpenMode = true, situate.OpenStoreOnly
 	eng, err := situate.Open(ctx, "", store, opts)
 	if err != nil {
 		return err
