@@ -114,10 +114,10 @@ type bound struct {
 
 // parseBound parses s as a number, else as a date.
 func parseBound(s string) (*bound, bool) {
-	if f, ok := parseNumber(s); ok {
+	if f, ok := MetadataNumber(s); ok {
 		return &bound{num: f}, true
 	}
-	if t, ok := parseDate(s); ok {
+	if t, ok := MetadataTime(s); ok {
 		return &bound{date: true, t: t}, true
 	}
 	return nil, false
@@ -140,10 +140,10 @@ func (b *bound) cmp(x *bound) int {
 // parseAs parses a document's value as the bound's kind.
 func (b *bound) parseAs(s string) (*bound, bool) {
 	if b.date {
-		t, ok := parseDate(s)
+		t, ok := MetadataTime(s)
 		return &bound{date: true, t: t}, ok
 	}
-	f, ok := parseNumber(s)
+	f, ok := MetadataNumber(s)
 	return &bound{num: f}, ok
 }
 
@@ -242,8 +242,9 @@ func compileCondition(w Condition) (cond, error) {
 	return c, nil
 }
 
-// parseNumber parses a finite number.
-func parseNumber(s string) (float64, bool) {
+// MetadataNumber reads a metadata value as a number, as a Condition
+// compares it: a finite decimal number.
+func MetadataNumber(s string) (float64, bool) {
 	if s == "" {
 		return 0, false
 	}
@@ -254,9 +255,10 @@ func parseNumber(s string) (float64, bool) {
 	return f, true
 }
 
-// parseDate parses an RFC 3339 time, the same without a zone (UTC), or a
+// MetadataTime reads a metadata value as an instant, as a Condition
+// compares it: an RFC 3339 time, the same without a zone (UTC), or a
 // YYYY-MM-DD date (midnight UTC).
-func parseDate(s string) (time.Time, bool) {
+func MetadataTime(s string) (time.Time, bool) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true

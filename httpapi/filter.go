@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // Filter restricts a search or a listing to some documents.
@@ -150,7 +151,7 @@ func (b *Bound) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return err
 		}
-		t, ok := parseDate(s)
+		t, ok := driver.MetadataTime(s)
 		if !ok {
 			return fmt.Errorf("want a number or a date (RFC 3339 or YYYY-MM-DD), got %q", s)
 		}
@@ -210,15 +211,6 @@ func strictUnmarshal(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
-}
-
-func parseDate(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // validate checks ids and keys; errors name the field.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 )
 
 // TestFilterConditionsAsTheEngineApplies: every metadata condition of the
@@ -145,7 +146,7 @@ func refCompare(b Bound, v string) (int, bool) {
 		}
 		return 0, true
 	case b.Date != nil:
-		t, ok := parseDate(v)
+		t, ok := driver.MetadataTime(v)
 		if !ok {
 			return 0, false
 		}

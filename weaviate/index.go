@@ -446,10 +446,10 @@ func filterValues(rec driver.DocumentRecord, chunk int) (map[string]any, []prope
 		if len(k) > maxKeyBytes {
 			continue
 		}
-		if f, ok := parseNumber(v); ok {
+		if f, ok := driver.MetadataNumber(v); ok {
 			p[numberProp(k)] = f
 			typed = append(typed, property{Name: numberProp(k), DataType: []string{"number"}, IndexFilterable: ptr(true), IndexRange: ptr(true)})
-		} else if t, ok := parseDate(v); ok {
+		} else if t, ok := driver.MetadataTime(v); ok {
 			p[dateProp(k)] = t.UTC().Format(time.RFC3339Nano)
 			typed = append(typed, property{Name: dateProp(k), DataType: []string{"date"}, IndexFilterable: ptr(true)})
 		}

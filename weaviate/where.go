@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -123,27 +122,6 @@ const (
 func numberProp(key string) string { return "mn_" + hex.EncodeToString([]byte(key)) }
 func dateProp(key string) string   { return "md_" + hex.EncodeToString([]byte(key)) }
 
-// parseNumber and parseDate read metadata values as situate's filters do.
-func parseNumber(s string) (float64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-func parseDate(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", time.DateOnly} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
 // bound is a parsed range bound.
 type bound struct {
 	date bool
@@ -152,10 +130,10 @@ type bound struct {
 }
 
 func parseBound(s string) (bound, bool) {
-	if f, ok := parseNumber(s); ok {
+	if f, ok := driver.MetadataNumber(s); ok {
 		return bound{num: f}, true
 	}
-	if t, ok := parseDate(s); ok {
+	if t, ok := driver.MetadataTime(s); ok {
 		return bound{date: true, t: t}, true
 	}
 	return bound{}, false
