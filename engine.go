@@ -205,6 +205,9 @@ type Prepared struct {
 	// lexBytes is the text analysed into lex that an index run counts
 	// against its budget (lexAheadBudget) until the document is committed.
 	lexBytes int64
+	// storedAttributes: a stored record's attributes stand over doc's
+	// (prepareJob).
+	storedAttributes bool
 }
 
 // DocID is the id of the prepared document.
@@ -217,8 +220,11 @@ func (p *Prepared) Chunks() int { return len(p.chunks) }
 // is re-chunked and re-contextualized as a whole, and its new version
 // replaces the old one atomically in the store and the index.
 func (e *Engine) Put(ctx context.Context, doc Document) (Change, error) {
-	p, err := e.Prepare(ctx, doc)
+	p, patched, err := e.prepare(ctx, doc)
 	if err != nil || p == nil {
+		if patched {
+			return Updated, err
+		}
 		return Unchanged, err
 	}
 	changes, err := e.Commit(ctx, []*Prepared{p})
@@ -233,17 +239,51 @@ func (e *Engine) Put(ctx context.Context, doc Document) (Change, error) {
 // part (the contextualizer) and may run concurrently; Commit is serialized,
 // so callers prepare in parallel and commit in batches.
 func (e *Engine) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
+	p, _, err := e.prepare(ctx, doc)
+	return p, err
+}
+
+// prepare is Prepare; patched reports a document whose attributes alone
+// changed, which it applied (see Patch).
+func (e *Engine) prepare(ctx context.Context, doc Document) (p *Prepared, patched bool, err error) {
+	if doc.ID == "" {
+		return nil, false, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
+	}
+	patched, same, err := e.prepareAttributes(ctx, doc)
+	if err != nil || patched || same {
+		return nil, patched, err
+	}
+	p, err = e.prepareWith(ctx, doc, recordHash(doc, e.processing), e.opts.Contextualizer, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.prepareLexical(p); err != nil {
+		return nil, false, err
+	}
+	return p, false, nil
+}
+
+// prepareJob is Prepare for a queued job's document: the front end that
+// accepted it applied its attributes then (PutAttributes), and a later
+// change may have replaced them since, so the stored attributes stand and
+// the job changes only the content (storedAttributes). A document whose
+// content is stored is left alone.
+func (e *Engine) prepareJob(ctx context.Context, doc Document) (*Prepared, error) {
 	if doc.ID == "" {
 		return nil, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
 	}
-	hash := doc.Hash() + hashSeparator + e.processing
-	if same, err := e.unchanged(ctx, doc.ID, hash); err != nil || same {
-		return nil, err
-	}
-	p, err := e.prepareWith(ctx, doc, hash, e.opts.Contextualizer, nil)
+	prev, known, err := e.knownVersion(ctx, doc.ID)
 	if err != nil {
 		return nil, err
 	}
+	if known && sameContent(prev, doc, e.processing) {
+		return nil, nil
+	}
+	p, err := e.prepareWith(ctx, doc, recordHash(doc, e.processing), e.opts.Contextualizer, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.storedAttributes = true
 	if err := e.prepareLexical(p); err != nil {
 		return nil, err
 	}
@@ -380,6 +420,10 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 				readErr = fmt.Errorf("store %s: %w", doc.ID, err)
 				break
 			}
+		}
+		if p.storedAttributes && known {
+			doc.Title, doc.Metadata, doc.Access = prev.Title, prev.Metadata, prev.Access
+			p.hash = rehashAttributes(p.hash, prev)
 		}
 		version, change := 1, Added
 		if v, ok := versions[doc.ID]; ok {

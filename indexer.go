@@ -613,6 +613,8 @@ func (r *indexRun) process() {
 				}
 				p, retried, err := r.prepare(q)
 				switch {
+				case errors.Is(err, errAttributesApplied):
+					r.done(q, nil, Updated, nil)
 				case err != nil && r.ctx.Err() != nil:
 					// Stopped: the document is neither done nor failed.
 					r.unprepared(q.doc.ID)
@@ -643,6 +645,11 @@ func (r *indexRun) process() {
 // prepare is Engine.Prepare with the run's contextualizer, re-processing an
 // unchanged document that holds a fallback context when the run retries
 // them. It reports the document's chunks to the progress as soon as known.
+// errAttributesApplied is what prepare returns for a document whose
+// attributes alone changed: it applied them, and the run counts the
+// document updated.
+var errAttributesApplied = errors.New("attributes applied")
+
 func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 	e := r.e
 	doc := q.doc
@@ -665,11 +672,14 @@ func (r *indexRun) prepare(q queued) (*Prepared, bool, error) {
 	if doc.ID == "" {
 		return nil, false, fmt.Errorf("put document: ID: must not be empty: %w", ErrInvalid)
 	}
-	hash := doc.Hash() + hashSeparator + e.processing
+	hash := recordHash(doc, e.processing)
 	retried := false
-	same, err := e.unchanged(r.ctx, doc.ID, hash)
+	patched, same, err := e.prepareAttributes(r.ctx, doc)
 	if err != nil {
 		return nil, false, err
+	}
+	if patched {
+		return nil, false, errAttributesApplied
 	}
 	if same {
 		if !q.force && !r.opts.RetryFallbacks {
@@ -926,10 +936,12 @@ func (r *indexRun) batch(src Source) error {
 		if q.prechunked {
 			continue
 		}
-		hash := q.doc.Hash() + hashSeparator + e.processing
-		same, err := e.unchanged(r.ctx, q.doc.ID, hash)
+		patched, same, err := e.prepareAttributes(r.ctx, q.doc)
 		if err != nil {
 			return err
+		}
+		if patched {
+			continue // its attributes alone changed: nothing to contextualize
 		}
 		if same {
 			fb, err := e.hasFallback(r.ctx, q.doc.ID)

@@ -139,10 +139,18 @@ func sleep(ctx context.Context, d time.Duration) {
 
 // document turns a stored source into the document to index.
 func (r *JobRunner) document(ctx context.Context, src driver.Upload) (Document, error) {
+	return UploadDocument(ctx, r.Parse, src)
+}
+
+// UploadDocument is the document a queued upload becomes, as a JobRunner
+// with this Parse reads it (nil: the upload's data is the text): a front
+// end that accepts an upload reads it the same way to apply its attributes
+// at once (PutAttributes).
+func UploadDocument(ctx context.Context, parse func(ctx context.Context, src driver.Upload) (Document, error), src driver.Upload) (Document, error) {
 	var doc Document
-	if r.Parse != nil {
+	if parse != nil {
 		var err error
-		if doc, err = r.Parse(ctx, src); err != nil {
+		if doc, err = parse(ctx, src); err != nil {
 			return doc, err
 		}
 	} else {
@@ -280,7 +288,7 @@ func (r *JobRunner) RunJob(ctx context.Context, j driver.Job) (failed bool) {
 			}
 		}
 	}()
-	p, err := r.Engine.Prepare(jctx, doc)
+	p, err := r.Engine.prepareJob(jctx, doc)
 	close(tickDone)
 	if err != nil {
 		return retry(err)

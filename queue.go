@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/situate/situate/driver"
@@ -92,8 +91,20 @@ func (e *Engine) queueOne(ctx context.Context, jobs driver.JobStore, q queued) (
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Unchanged, fmt.Errorf("queue %s: %w", doc.ID, err)
 	}
-	if known && strings.HasPrefix(rec.Hash, hash+hashSeparator) {
-		return Unchanged, nil
+	if known {
+		// The attributes a queued document is given hold at once, before
+		// its job runs; when they are all it changes, nothing is queued.
+		content := sameContent(rec, doc, "")
+		if !sameAttributes(rec, doc) {
+			if _, _, err := e.PutAttributes(ctx, doc); err != nil {
+				return Unchanged, fmt.Errorf("queue %s: %w", doc.ID, err)
+			}
+			if content {
+				return Updated, nil
+			}
+		} else if content {
+			return Unchanged, nil
+		}
 	}
 	change := Added
 	if known {

@@ -69,5 +69,5 @@ func (e *Engine) Stale() []DocumentRecord {
 // with. A document not indexed is not.
 func (e *Engine) Indexed(doc Document) bool {
 	rec, err := e.Document(doc.ID)
-	return err == nil && strings.HasPrefix(rec.Hash, doc.Hash()+hashSeparator)
+	return err == nil && sameContent(rec, doc, "") && sameAttributes(rec, doc)
 }

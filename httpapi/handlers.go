@@ -371,7 +371,8 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	// two creates of one id cannot both succeed.
 	unlock := t.lockDoc(id)
 	defer unlock()
-	_, err := c.Engine().Document(id)
+	eng := c.Engine()
+	_, err := eng.Document(id)
 	exists := err == nil
 	if !exists {
 		if _, err := t.Jobs.Upload(r.Context(), id); err == nil {
@@ -385,6 +386,27 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	if exists && create {
 		return &apiError{status: http.StatusConflict, code: "conflict", field: "id", msg: "id: a document with this id exists (use PUT to replace it)"}
 	}
+	if exists {
+		// The new title, metadata and access hold from now on, also for
+		// the stored version while a job indexes new text; when they are
+		// all that changed, nothing is queued.
+		doc, err := situate.UploadDocument(r.Context(), s.opts.Parse, src)
+		if err != nil {
+			return parseError(err)
+		}
+		stored, same, err := eng.PutAttributes(r.Context(), doc)
+		if err != nil {
+			return fromError(err)
+		}
+		if stored && same {
+			rec, err := eng.Document(id)
+			if err != nil {
+				return fromError(err)
+			}
+			writeJSON(w, http.StatusOK, documentView(rec))
+			return nil
+		}
+	}
 	j, err := t.Jobs.EnqueueUpload(r.Context(), src)
 	if err != nil {
 		return fromError(err)
@@ -392,6 +414,93 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	t.notify()
 	w.Header().Set("Location", "/v1/jobs/"+strconv.FormatInt(j.ID, 10))
 	writeJSON(w, http.StatusAccepted, UpsertResponse{Document: id, Job: jobView(j)})
+	return nil
+}
+
+// PatchRequest changes a document's attributes; an absent field is left as
+// it is, and an empty access list makes the document readable by everyone
+// in the tenant.
+type PatchRequest struct {
+	Title    *string   `json:"title"`
+	Metadata *Metadata `json:"metadata"`
+	Access   *[]string `json:"access"`
+}
+
+// handlePatch changes a document's title, metadata or access at once: the
+// change holds for every read (search, GET, list, MCP) when the response is
+// sent, with no model call and no job. A document still queued for its
+// first indexing has its queued upload changed instead (202 with its job).
+func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
+	id, e := docID(r)
+	if e != nil {
+		return e
+	}
+	if !c.canWrite() {
+		return &apiError{status: http.StatusForbidden, code: "forbidden", msg: "this key may not write documents"}
+	}
+	body, e := readBody(w, r, s.limits.MaxBodyBytes)
+	if e != nil {
+		return e
+	}
+	var req PatchRequest
+	if e := decodeJSON(body, &req, ""); e != nil {
+		return e
+	}
+	if req.Title == nil && req.Metadata == nil && req.Access == nil {
+		return badField("body", "give title, metadata or access (the fields to change)")
+	}
+	check := DocumentRequest{ID: id}
+	var p situate.Patch
+	if req.Title != nil {
+		check.Title, p.Title = *req.Title, req.Title
+	}
+	if req.Metadata != nil {
+		m := map[string]string(*req.Metadata)
+		check.Metadata, p.Metadata = *req.Metadata, &m
+	}
+	if req.Access != nil {
+		check.Access, p.Access = *req.Access, req.Access
+	}
+	if e := validateDocument(&check, false, s.limits.MaxBodyBytes); e != nil {
+		return e
+	}
+	t := c.tenant
+	unlock := t.lockDoc(id)
+	defer unlock()
+	rec, err := c.Engine().Patch(r.Context(), id, p)
+	if errors.Is(err, situate.ErrNotFound) && t.Jobs != nil {
+		up, uerr := t.Jobs.Upload(r.Context(), id)
+		if errors.Is(uerr, situate.ErrNotFound) {
+			return notFound("document")
+		}
+		if uerr != nil {
+			return fromError(uerr)
+		}
+		if p.Title != nil {
+			up.Title = *p.Title
+		}
+		if p.Metadata != nil {
+			up.Metadata = *p.Metadata
+		}
+		if p.Access != nil {
+			up.Access = *p.Access
+		}
+		j, err := t.Jobs.EnqueueUpload(r.Context(), up)
+		if err != nil {
+			return fromError(err)
+		}
+		t.notify()
+		w.Header().Set("Location", "/v1/jobs/"+strconv.FormatInt(j.ID, 10))
+		writeJSON(w, http.StatusAccepted, UpsertResponse{Document: id, Job: jobView(j)})
+		return nil
+	}
+	if errors.Is(err, situate.ErrNotFound) {
+		return notFound("document")
+	}
+	if err != nil {
+		return fromError(err)
+	}
+	writeJSON(w, http.StatusOK, documentView(rec))
 	return nil
 }
 

@@ -45,6 +45,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /v1/documents", s.api(s.handleList))
 	mux.Handle("POST /v1/documents", s.api(s.handleCreate))
 	mux.Handle("PUT /v1/documents/{id...}", s.api(s.handleUpsert))
+	mux.Handle("PATCH /v1/documents/{id...}", s.api(s.handlePatch))
 	mux.Handle("GET /v1/documents/{id...}", s.api(s.handleGet))
 	mux.Handle("DELETE /v1/documents/{id...}", s.api(s.handleDelete))
 	mux.Handle("GET /v1/jobs/{id}", s.api(s.handleJob))

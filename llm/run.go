@@ -2,6 +2,8 @@ package llm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -225,7 +227,11 @@ func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 	if err != nil {
 		return err
 	}
-	docHash := d.Doc.Hash()
+	// The key covers what the model is shown of the document, its text:
+	// a change of title, metadata or access costs no call. Keys made
+	// before hashed the whole Document (attributes too); they are still
+	// read, and a hit is kept under the new key.
+	docHash, legacyHash := promptDocumentHash(d.Doc), d.Doc.Hash()
 	for _, i := range dp.plan.tooLarge {
 		x, err := c.fallback(r.ctx, d.Doc, d.Chunks[i], FlagTooLarge)
 		if err != nil {
@@ -243,6 +249,12 @@ func (r *run) planAndQueue(idx int, d DocChunks, window int) error {
 			key := c.cacheKey(dp.tmpl.Hash, dp.lang, docHash, dp.glossary, d.Chunks[i].Text, g.desc)
 			if c.opts.Cache != nil {
 				x, ok, err := c.opts.Cache.CachedContext(r.ctx, key)
+				if err == nil && !ok {
+					legacy := c.cacheKey(dp.tmpl.Hash, dp.lang, legacyHash, dp.glossary, d.Chunks[i].Text, g.desc)
+					if x, ok, err = c.opts.Cache.CachedContext(r.ctx, legacy); err == nil && ok {
+						err = c.opts.Cache.CacheContext(r.ctx, key, x)
+					}
+				}
 				if err != nil {
 					return fmt.Errorf("llm: cache lookup for %s chunk %d: %w", d.Doc.ID, i, err)
 				}
@@ -520,4 +532,10 @@ func (r *run) complete(j *job, replica, epoch int, p driver.Prompt, retries *int
 			return comp, err
 		}
 	}
+}
+
+// promptDocumentHash identifies what a prompt shows of a document: its text.
+func promptDocumentHash(doc driver.Document) string {
+	h := sha256.Sum256([]byte(doc.Text))
+	return "text:" + hex.EncodeToString(h[:])
 }
