@@ -67,7 +67,10 @@ type env struct {
 	ts     *httptest.Server
 	keys   *sqlite.Store
 	stores map[string]*sqlite.Store
-	mu     sync.Mutex
+	// engines are the tenants' engines, for reads through another front
+	// end (MCP) beside the HTTP API.
+	engines map[string]*situate.Engine
+	mu      sync.Mutex
 	// validated counts requests and responses checked against the spec.
 	validatedReq, validatedResp int
 }
@@ -140,6 +143,10 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		e.mu.Lock()
 		e.stores[name] = store
+		if e.engines == nil {
+			e.engines = map[string]*situate.Engine{}
+		}
+		e.engines[name] = eng
 		e.mu.Unlock()
 		return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error { eng.Close(); return store.Close() }}, nil
 	}
