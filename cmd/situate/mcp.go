@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/mcpserver"
@@ -72,17 +70,15 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return mcpserver.Scope{Engine: eng, Principals: p, Unrestricted: *principals == ""}, release, nil
 	}
 	server := mcpserver.NewFromSource(src, mcpserver.Options{Logger: log})
-	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	// A bad line gets a JSON-RPC error and the server reads on; at the end
+	// of input every request read is answered before it exits.
+	t := &mcpserver.StdioTransport{Reader: e.stdin, Writer: e.stdout}
 	err = server.Run(ctx, t)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil // the client closed stdin, or the process was asked to stop
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // liveReader is the read-only engine `situate mcp` serves: it takes no
 // lock, so `situate index` runs beside it, and a tool call that finds the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -88,6 +89,37 @@ func TestMCPStdioWithTypeScriptClient(t *testing.T) {
 		}
 		if !strings.Contains(out.Results[1].Text, "document") {
 			t.Errorf("situate %v: list_documents: %s", args, out.Results[1].Text)
+		}
+	}
+}
+
+// TestMCPStdioPipelined: the official TypeScript client sends twelve
+// calls at once to `situate mcp`; each gets its own answer.
+func TestMCPStdioPipelined(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs node (about 1 s)")
+	}
+	mcptest.SDKDir(t)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	mustRun(t, dir, "index", "--store", store, filepath.Join(repoRoot(t), "examples", "corpus"))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"Brightwater revenue", "harbour", "tide", "Logistik", "ingresos", "доход", "收入", "quarter", "report", "office", "revenue growth", "schedule"}
+	var calls []mcptest.Call
+	for _, q := range queries {
+		calls = append(calls, mcptest.Call{Tool: "search", Arguments: map[string]any{"query": q, "k": 2}})
+	}
+	out := mcptest.Run(t, mcptest.Spec{Transport: "stdio", Command: self, Args: []string{"mcp", "--store", store},
+		Env: map[string]string{"SITUATE_TEST_AS_MAIN": "1"}, Calls: calls, Pipelined: true})
+	if out.Error != "" || len(out.Results) != len(queries) {
+		t.Fatalf("pipelined: %d results for %d calls, error %q", len(out.Results), len(queries), out.Error)
+	}
+	for i, r := range out.Results {
+		if r.IsError || !strings.Contains(r.Text, fmt.Sprintf("%q", queries[i])) {
+			t.Errorf("call %d (%q): %s", i, queries[i], r.Text)
 		}
 	}
 }

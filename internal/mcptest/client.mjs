@@ -3,7 +3,7 @@
 // JSON argument:
 //   {"transport": "stdio", "command": "...", "args": [...], "env": {...},
 //    "url": "http://...", "headers": {...},          (transport "http")
-//    "calls": [{"tool": "search", "arguments": {...}}]}
+//    "calls": [{"tool": "search", "arguments": {...}}], "pipelined": false}
 // and reads one JSON object from stdout:
 //   {"server": {...}, "tools": [{name, inputSchema, outputSchema}],
 //    "results": [{isError, text, structured}], "error": "...", "status": 401}
@@ -34,9 +34,15 @@ try {
   out.server = client.getServerVersion();
   const listed = await client.listTools();
   out.tools = listed.tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema, outputSchema: t.outputSchema }));
-  for (const call of spec.calls ?? []) {
-    // callTool validates structuredContent against the tool's outputSchema.
-    const r = await client.callTool({ name: call.tool, arguments: call.arguments ?? {} });
+  // callTool validates structuredContent against the tool's outputSchema.
+  const call = (c) => client.callTool({ name: c.tool, arguments: c.arguments ?? {} });
+  const results = [];
+  if (spec.pipelined) {
+    results.push(...(await Promise.all((spec.calls ?? []).map(call))));
+  } else {
+    for (const c of spec.calls ?? []) results.push(await call(c));
+  }
+  for (const r of results) {
     out.results.push({
       isError: !!r.isError,
       text: (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n"),

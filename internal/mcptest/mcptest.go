@@ -40,6 +40,9 @@ type Spec struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Calls   []Call            `json:"calls,omitempty"`
+	// Pipelined sends every call at once and waits for all the answers
+	// (results keep the calls' order).
+	Pipelined bool `json:"pipelined,omitempty"`
 }
 
 // Call is one tools/call.
