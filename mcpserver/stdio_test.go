@@ -39,8 +39,8 @@ func TestStdioTransportBadClient(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	type reply struct {
-		ID    any             `json:"id"`
-		Error *struct{ Code int }
+		ID     any `json:"id"`
+		Error  *struct{ Code int }
 		Result json.RawMessage `json:"result"`
 	}
 	byID := map[string]reply{}
