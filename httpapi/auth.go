@@ -32,6 +32,9 @@ type Caller struct {
 	// Admin reads every document of the tenant, may write, and sees the
 	// tenant's metrics and usage.
 	Admin bool
+	// Server is the server's operator (a key of NewServerKey): it sees
+	// every tenant's metrics and the process-wide ones, and no document.
+	Server bool
 	// Write may upsert and delete documents, and so reads every document
 	// of the tenant: document ids are one namespace per tenant, so a key
 	// that may create documents would otherwise learn from a refused
@@ -92,12 +95,27 @@ func CallerFrom(ctx context.Context) (*Caller, bool) {
 // keyPrefix starts every key: "sk_<id>_<secret>".
 const keyPrefix = "sk_"
 
+// ServerTenant is the tenant of a server key (NewServerKey): no tenant can
+// be named so (ValidTenant refuses it).
+const ServerTenant = "*"
+
+// NewServerKey makes a key for the server's operator: it reads /metrics
+// with every tenant's series and the process-wide ones (Go runtime,
+// process), and nothing else, no document of any tenant.
+func NewServerKey(name string) (string, driver.APIKey, error) {
+	return newKey(ServerTenant, name, nil, true, false)
+}
+
 // NewKey makes a key for tenant: the full key to show once, and the record
 // to store (its secret only as a SHA-256 hash).
 func NewKey(tenant, name string, principals []string, admin, write bool) (string, driver.APIKey, error) {
 	if err := ValidTenant(tenant); err != nil {
 		return "", driver.APIKey{}, err
 	}
+	return newKey(tenant, name, principals, admin, write)
+}
+
+func newKey(tenant, name string, principals []string, admin, write bool) (string, driver.APIKey, error) {
 	if (write || admin) && len(principals) > 0 {
 		return "", driver.APIKey{}, errWriterPrincipals
 	}
@@ -179,6 +197,13 @@ func (s *Server) authenticate(r *http.Request) (*Caller, *apiError) {
 	h := sha256.Sum256([]byte(secret))
 	if subtle.ConstantTimeCompare(h[:], k.Hash) != 1 || !k.RevokedAt.IsZero() {
 		return nil, bad
+	}
+	if k.Tenant == ServerTenant {
+		if r.URL.Path != "/metrics" {
+			return nil, &apiError{status: http.StatusForbidden, code: "forbidden",
+				msg: "a server key reads /metrics only (no tenant's documents)"}
+		}
+		return &Caller{Tenant: ServerTenant, KeyID: k.ID, Admin: true, Server: true}, nil
 	}
 	t, err := s.tenant(r.Context(), k.Tenant)
 	if err != nil {

@@ -32,9 +32,9 @@ func newMetrics(s *Server, reg *prometheus.Registry) (*metrics, error) {
 		reg: reg,
 		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "situate_http_request_duration_seconds",
-			Help:    "HTTP request latency by route and status.",
+			Help:    "HTTP request latency by route, status and tenant (\"\" before the key is known).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-		}, []string{"route", "status"}),
+		}, []string{"route", "status", "tenant"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "situate_jobs_finished_total", Help: "Indexing jobs finished, by final state.",
 		}, []string{"tenant", "state"}),
@@ -135,12 +135,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // handleMetrics serves the Prometheus text format: everything without keys
-// (the local tenant), a tenant's series to its administrator, nothing to
-// other keys.
+// (the local tenant) and to a server key (NewServerKey); a tenant's own
+// series, and no process-wide one, to its administrator; nothing to other
+// keys.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
 	if !c.Admin {
-		return &apiError{status: http.StatusForbidden, code: "forbidden", msg: "metrics need a tenant administrator key"}
+		return &apiError{status: http.StatusForbidden, code: "forbidden", msg: "metrics need a tenant administrator key or a server key"}
 	}
+	all := s.opts.Keys == nil || c.Server
 	families, err := s.metrics.reg.Gather()
 	if err != nil {
 		return internalError(err)
@@ -151,7 +153,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request, c *Caller
 	for _, f := range families {
 		kept := f.Metric[:0:0]
 		for _, m := range f.Metric {
-			if s.opts.Keys == nil || metricTenant(m) == "" || metricTenant(m) == c.Tenant {
+			if all || metricTenant(m) == c.Tenant {
 				kept = append(kept, m)
 			}
 		}

@@ -133,7 +133,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			route = "unmatched"
 		}
 		d := time.Since(start)
-		s.metrics.requests.WithLabelValues(route, strconv.Itoa(rw.status)).Observe(d.Seconds())
+		tenant := info.tenant
+		if tenant == ServerTenant {
+			tenant = "" // the operator's own requests belong to no tenant
+		}
+		s.metrics.requests.WithLabelValues(route, strconv.Itoa(rw.status), tenant).Observe(d.Seconds())
 		s.log.Info("request", "request_id", rid, "method", r.Method, "route", route, "status", rw.status,
 			"duration_ms", float64(d.Microseconds())/1000, "bytes", rw.bytes, "tenant", info.tenant, "key", info.key)
 	})

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/situate/situate"
+	"github.com/situate/situate/driver"
 	"github.com/situate/situate/httpapi"
 )
 
@@ -15,6 +16,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 	const summary = "Manage the API keys of 'situate serve'. Keys are stored in the store as SHA-256 hashes only;\n" +
 		"a new key is printed once.\n\n" +
 		"  situate keys create --tenant NAME [--principals a,b] [--write] [--admin] [--name LABEL]\n" +
+		"  situate keys create --server [--name LABEL]   (the operator's key: /metrics of every tenant and the process)\n" +
 		"  situate keys list\n" +
 		"  situate keys revoke ID"
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -36,6 +38,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 	admin := fs.Bool("admin", false, "tenant administrator: reads every document, writes, sees metrics (create)")
 	write := fs.Bool("write", false, "may upsert and delete documents (create)")
 	name := fs.String("name", "", "a label for listings (create)")
+	server := fs.Bool("server", false, "a server key: reads /metrics with every tenant's series and the process-wide ones, no documents (create)")
 	rest, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -49,10 +52,21 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		if len(rest) > 0 {
 			return usagef("create takes no arguments, got %q", rest)
 		}
-		if *tenant == "" {
-			return usagef("create: --tenant is required")
+		var (
+			secret string
+			k      driver.APIKey
+			err    error
+		)
+		switch {
+		case *server && (*tenant != "" || *principals != "" || *admin || *write):
+			return usagef("create --server takes no --tenant, --principals, --admin or --write")
+		case *server:
+			secret, k, err = httpapi.NewServerKey(*name)
+		case *tenant == "":
+			return usagef("create: --tenant is required (or --server for the operator's key)")
+		default:
+			secret, k, err = httpapi.NewKey(*tenant, *name, splitList(*principals), *admin, *write)
 		}
-		secret, k, err := httpapi.NewKey(*tenant, *name, splitList(*principals), *admin, *write)
 		if err != nil {
 			return usageError{err}
 		}
@@ -64,7 +78,11 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		if err := store.CreateKey(ctx, k); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "created key %s for tenant %s (shown once; keep it secret):\n", k.ID, k.Tenant)
+		if *server {
+			fmt.Fprintf(e.stderr, "created server key %s (shown once; keep it secret):\n", k.ID)
+		} else {
+			fmt.Fprintf(e.stderr, "created key %s for tenant %s (shown once; keep it secret):\n", k.ID, k.Tenant)
+		}
 		fmt.Fprintln(e.stdout, secret)
 		return nil
 	case "list":
