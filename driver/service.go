@@ -193,3 +193,20 @@ func IdentifyContextualizer(cz Contextualizer) (ContextualizerIdentity, error) {
 	}
 	return id, nil
 }
+
+// OperationUnanswered is the usage operation of a call recorded before it
+// was sent (AttemptRecorder) whose answer was never recorded: the process
+// stopped, or the call was cut short, while the provider may have billed
+// it. Its InputTokens are the prompt's estimate.
+const OperationUnanswered = "context-unanswered"
+
+// AttemptRecorder is implemented by a UsageRecorder that records a call
+// before it is sent and completes that record when the answer comes, so
+// that a process killed in between leaves every call a provider may bill
+// accounted for (as OperationUnanswered).
+type AttemptRecorder interface {
+	// BeginUsage records u (OperationUnanswered) and returns its id.
+	BeginUsage(ctx context.Context, u Usage) (int64, error)
+	// FinishUsage replaces the record id with u.
+	FinishUsage(ctx context.Context, id int64, u Usage) error
+}

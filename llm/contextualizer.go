@@ -266,6 +266,21 @@ func (c *Contextualizer) record(ctx context.Context, u driver.Usage) error {
 	return nil
 }
 
+// finishRecord completes the record beginAttempt made with the call's
+// usage, filling provider, model and cost as record does.
+func (c *Contextualizer) finishRecord(ctx context.Context, id int64, u driver.Usage) error {
+	if u.Provider == "" && u.Model == "" {
+		u.Provider, u.Model = splitName(c.Name())
+	}
+	if c.hasPrice && strings.HasPrefix(u.Operation, "context") {
+		u.CostUSD = c.price.Cost(u, c.opts.CacheTTL)
+	}
+	if err := c.opts.Usage.(driver.AttemptRecorder).FinishUsage(context.WithoutCancel(ctx), id, u); err != nil {
+		return fmt.Errorf("llm: record usage of %s: %w", u.DocID, err)
+	}
+	return nil
+}
+
 func splitName(name string) (string, string) {
 	if i := strings.IndexByte(name, ':'); i >= 0 {
 		return name[:i], name[i+1:]

@@ -27,6 +27,9 @@ type job struct {
 	once   sync.Once
 	queue  *queue
 	docRun *run
+	// sent is the usage record of the call in flight, made before it was
+	// sent (driver.AttemptRecorder); 0 when none.
+	sent int64
 }
 
 // queue orders one replica's jobs: fan-out jobs of warm groups first, then
@@ -438,7 +441,35 @@ func (r *run) attempt(j *job, u driver.Usage, retries int, op string, err error,
 	if c.hasPrice {
 		*spent += c.price.Cost(u, c.opts.CacheTTL)
 	}
+	if j.sent != 0 {
+		id := j.sent
+		j.sent = 0
+		return c.finishRecord(context.WithoutCancel(r.ctx), id, u)
+	}
 	return c.record(context.WithoutCancel(r.ctx), u)
+}
+
+// beginAttempt records a call about to be sent as unanswered, when the
+// usage recorder can complete such a record (driver.AttemptRecorder);
+// attempt completes it. inTokens is the prompt's estimated input.
+func (r *run) beginAttempt(j *job, inTokens int, start time.Time) error {
+	c := r.c
+	rec, ok := c.opts.Usage.(driver.AttemptRecorder)
+	if !ok {
+		return nil
+	}
+	u := driver.Usage{Time: start, Operation: driver.OperationUnanswered, DocID: j.dp.doc.ID, InputTokens: inTokens,
+		Error: "no answer recorded: the process stopped or the call was cut short before it came"}
+	u.Provider, u.Model = splitName(c.Name())
+	if c.hasPrice {
+		u.CostUSD = c.price.Cost(u, c.opts.CacheTTL)
+	}
+	id, err := rec.BeginUsage(context.WithoutCancel(r.ctx), u)
+	if err != nil {
+		return fmt.Errorf("llm: record usage of %s: %w", u.DocID, err)
+	}
+	j.sent = id
+	return nil
 }
 
 // fallback emits the fallback context of a job's chunk and reports it.
@@ -473,6 +504,11 @@ func (r *run) complete(j *job, replica, epoch int, p driver.Prompt, retries *int
 		}
 		driver.ObserveCall(ctx, driver.CallEvent{DocID: doc, Kind: driver.CallStart})
 		start := time.Now()
+		// Recorded before it is sent: a process killed before the answer
+		// still accounts for a call the provider may bill.
+		if err := r.beginAttempt(j, inTokens, start); err != nil {
+			return driver.Completion{}, err
+		}
 		cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 		comp, err := m.Complete(cctx, p)
 		cancel()

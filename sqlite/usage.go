@@ -224,3 +224,42 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	}
 	return st, nil
 }
+
+var _ driver.AttemptRecorder = (*Store)(nil)
+
+// BeginUsage records a call before it is sent and returns the record's id
+// (driver.AttemptRecorder).
+func (s *Store) BeginUsage(ctx context.Context, u driver.Usage) (int64, error) {
+	t := u.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	res, err := s.stmts.recordUsage.ExecContext(ctx, t.UnixNano(), u.Provider, u.Model, u.Operation, u.DocID,
+		u.InputTokens, u.CacheWriteTokens, u.CacheReadTokens, u.OutputTokens, int64(u.Latency),
+		u.Retries, u.Error, u.CostUSD)
+	if err != nil {
+		return 0, s.errorf(fmt.Sprintf("record usage of %s/%s %s", u.Provider, u.Model, u.Operation), err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, s.errorf("record usage", err)
+	}
+	return id, nil
+}
+
+// FinishUsage replaces the record BeginUsage made with the call's usage.
+func (s *Store) FinishUsage(ctx context.Context, id int64, u driver.Usage) error {
+	t := u.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	_, err := s.w.ExecContext(ctx, `UPDATE usage SET time = ?, provider = ?, model = ?, operation = ?, doc_id = ?,
+		input_tokens = ?, cache_write_tokens = ?, cache_read_tokens = ?, output_tokens = ?, latency_ns = ?,
+		retries = ?, error = ?, cost_usd = ? WHERE id = ?`,
+		t.UnixNano(), u.Provider, u.Model, u.Operation, u.DocID, u.InputTokens, u.CacheWriteTokens,
+		u.CacheReadTokens, u.OutputTokens, int64(u.Latency), u.Retries, u.Error, u.CostUSD, id)
+	if err != nil {
+		return s.errorf(fmt.Sprintf("record usage of %s/%s %s", u.Provider, u.Model, u.Operation), err)
+	}
+	return nil
+}

@@ -377,6 +377,27 @@ type docTally struct {
 }
 
 func (d *docTally) RecordUsage(ctx context.Context, u situate.Usage) error {
+	d.note(u)
+	if d.next == nil {
+		return nil
+	}
+	return d.next.RecordUsage(ctx, u)
+}
+
+// BeginUsage notes the document as RecordUsage does and passes the
+// attempt on (driver.AttemptRecorder).
+func (d *docTally) BeginUsage(ctx context.Context, u situate.Usage) (int64, error) {
+	d.note(u)
+	return beginUsage(ctx, d.next, u)
+}
+
+// FinishUsage passes the attempt's completed record on.
+func (d *docTally) FinishUsage(ctx context.Context, id int64, u situate.Usage) error {
+	d.note(u)
+	return finishUsage(ctx, d.next, id, u)
+}
+
+func (d *docTally) note(u situate.Usage) {
 	if strings.HasPrefix(u.Operation, "context") {
 		d.mu.Lock()
 		if d.docs == nil {
@@ -385,10 +406,6 @@ func (d *docTally) RecordUsage(ctx context.Context, u situate.Usage) error {
 		d.docs[u.DocID] = true
 		d.mu.Unlock()
 	}
-	if d.next == nil {
-		return nil
-	}
-	return d.next.RecordUsage(ctx, u)
 }
 
 // resituated counts the documents among ids that made a context call.

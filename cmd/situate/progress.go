@@ -170,6 +170,42 @@ func (u *usageTally) RecordUsage(ctx context.Context, x situate.Usage) error {
 	return u.next.RecordUsage(ctx, x)
 }
 
+// BeginUsage passes a call recorded before it is sent on to the store
+// (driver.AttemptRecorder); the tally counts it when FinishUsage completes it.
+func (u *usageTally) BeginUsage(ctx context.Context, x situate.Usage) (int64, error) {
+	return beginUsage(ctx, u.next, x)
+}
+
+// FinishUsage tallies the call as RecordUsage does and completes its record.
+func (u *usageTally) FinishUsage(ctx context.Context, id int64, x situate.Usage) error {
+	u.calls.Add(1)
+	u.input.Add(int64(x.InputTokens))
+	u.read.Add(int64(x.CacheReadTokens))
+	u.write.Add(int64(x.CacheWriteTokens))
+	u.out.Add(int64(x.OutputTokens))
+	u.micros.Add(int64(x.CostUSD * 1e6))
+	return finishUsage(ctx, u.next, id, x)
+}
+
+// beginUsage and finishUsage pass an attempt's records to next, or record
+// the finished call alone when next cannot record attempts (id 0).
+func beginUsage(ctx context.Context, next driver.UsageRecorder, x situate.Usage) (int64, error) {
+	if a, ok := next.(driver.AttemptRecorder); ok {
+		return a.BeginUsage(ctx, x)
+	}
+	return 0, nil
+}
+
+func finishUsage(ctx context.Context, next driver.UsageRecorder, id int64, x situate.Usage) error {
+	if a, ok := next.(driver.AttemptRecorder); ok && id != 0 {
+		return a.FinishUsage(ctx, id, x)
+	}
+	if next == nil {
+		return nil
+	}
+	return next.RecordUsage(ctx, x)
+}
+
 // String is "N calls · T tokens · P% cached · $C".
 func (u *usageTally) String() string {
 	in := u.input.Load() + u.read.Load() + u.write.Load()
