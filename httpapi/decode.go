@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/situate/situate"
+	"golang.org/x/text/language"
 )
 
 // readBody reads at most limit bytes of r's body.
@@ -119,7 +120,9 @@ func jsonType(goType string) string {
 	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "uint"):
 		return "a number"
 	}
-	return goType
+	// A struct (named or not), a pointer to one, or any other Go type: a
+	// reply names JSON, never Go types.
+	return "an object"
 }
 
 // MaxDocIDBytes bounds a document id.
@@ -130,8 +133,8 @@ const MaxDocIDBytes = 1024
 // segment, no leading "/" or backslash.
 func validDocID(id string) error {
 	switch {
-	case id == "":
-		return fmt.Errorf("must not be empty: %w", situate.ErrInvalid)
+	case strings.TrimSpace(id) == "":
+		return fmt.Errorf("must not be empty or white space only: %w", situate.ErrInvalid)
 	case len(id) > MaxDocIDBytes:
 		return fmt.Errorf("longer than %d bytes: %w", MaxDocIDBytes, situate.ErrInvalid)
 	case !utf8.ValidString(id):
@@ -168,8 +171,8 @@ func validateDocument(d *DocumentRequest, textRequired bool, maxText int64) *api
 	default:
 		return badField("format", fmt.Sprintf("%q: want text, markdown, html or code (upload other formats as a file)", d.Format))
 	}
-	if len(d.Lang) > 16 {
-		return badField("lang", "want an ISO 639-1 code")
+	if e := validLang(d.Lang); e != nil {
+		return e
 	}
 	if len(d.Metadata) > 64 {
 		return badField("metadata", "at most 64 keys")
@@ -189,6 +192,22 @@ func validateDocument(d *DocumentRequest, textRequired bool, maxText int64) *api
 		if err := validPrincipal(p); err != nil {
 			return badField(fmt.Sprintf("access[%d]", i), err.Error())
 		}
+	}
+	return nil
+}
+
+// validLang accepts "" (detect) or a language tag that names a known
+// language (BCP 47, as golang.org/x/text/language knows it: "en", "de-AT",
+// "zh-Hans"); "english" or "xx" are refused.
+func validLang(lang string) *apiError {
+	if lang == "" {
+		return nil
+	}
+	if len(lang) > 16 {
+		return badField("lang", "want an ISO 639-1 code such as en, de, es, ru or zh")
+	}
+	if _, err := language.Parse(lang); err != nil {
+		return badField("lang", fmt.Sprintf("%q: not a known language code (want an ISO 639-1 code such as en, de, es, ru or zh)", lang))
 	}
 	return nil
 }

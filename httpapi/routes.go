@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -68,7 +69,38 @@ func (s *Server) routes() http.Handler {
 			s.writeError(w, r, notFound("route "+r.Method+" "+truncate(r.URL.Path, 200)))
 		})
 	}
-	return s.observe(s.sameOrigin(mux))
+	return s.observe(s.sameOrigin(s.methodNotAllowed(mux)))
+}
+
+// methodNotAllowed answers a request whose path a route serves under
+// other methods with 405, an Allow header and the JSON error envelope (the
+// catch-all routes would otherwise answer 404, or the mux plain text).
+func (s *Server) methodNotAllowed(mux *http.ServeMux) http.Handler {
+	catchAll := func(p string) bool {
+		return p == "" || p == "/" || p == "GET /" || p == "/{path...}" || p == "GET /{path...}"
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, p := mux.Handler(r); catchAll(p) {
+			var allow []string
+			for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+				if m == r.Method {
+					continue
+				}
+				probe := r.Clone(r.Context())
+				probe.Method = m
+				if _, p := mux.Handler(probe); !catchAll(p) {
+					allow = append(allow, m)
+				}
+			}
+			if len(allow) > 0 {
+				w.Header().Set("Allow", strings.Join(allow, ", "))
+				s.writeError(w, r, &apiError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
+					msg: fmt.Sprintf("%s %s: method not allowed (allowed: %s)", r.Method, truncate(r.URL.Path, 200), strings.Join(allow, ", "))})
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // sameOrigin refuses what a web page of another site could make a browser

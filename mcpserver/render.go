@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // The text content of each tool result is for a model to read. Document text
@@ -14,7 +15,7 @@ const (
 )
 
 func quote(b *strings.Builder, mark, s string) {
-	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	for _, line := range splitLines(s) {
 		if line == "" {
 			b.WriteString(strings.TrimRight(mark, " "))
 		} else {
@@ -23,6 +24,34 @@ func quote(b *strings.Builder, mark, s string) {
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// splitLines splits s at every character a reader may show as a line
+// break: "\n", "\r\n", "\r", vertical tab, form feed, NEL (U+0085), and
+// the line and paragraph separators (U+2028, U+2029); a text ending in one
+// gets no empty last line.
+func splitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+			lines = append(lines, s[start:i])
+			if r == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(s) || len(lines) == 0 {
+		lines = append(lines, s[start:])
+	}
+	for len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 func writeChunk(b *strings.Builder, heading, text string, c *Gen) {
