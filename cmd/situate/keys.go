@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -15,14 +16,18 @@ import (
 func runKeys(ctx context.Context, e *env, args []string) error {
 	const summary = "Manage the API keys of 'situate serve'. Keys are stored in the store as SHA-256 hashes only;\n" +
 		"a new key is printed once.\n\n" +
-		"  situate keys create --tenant NAME [--principals a,b] [--write] [--admin] [--name LABEL]\n" +
+		"  situate keys create --tenant NAME [--principals a,b] [--name LABEL]   (a reader: reads as its principals)\n" +
+		"  situate keys create --tenant NAME --write [--name LABEL]   (a writer: reads and writes the whole tenant)\n" +
+		"  situate keys create --tenant NAME --admin [--name LABEL]   (the tenant's administrator: also its metrics)\n" +
 		"  situate keys create --server [--name LABEL]   (the operator's key: /metrics of every tenant and the process)\n" +
 		"  situate keys list\n" +
 		"  situate keys revoke ID"
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fs := newFlagSet("keys", "create|list|revoke", summary)
+		// The subcommand comes first, its flags after it.
+		fs := newFlagSet("keys create|list|revoke", "", summary)
 		c := newConfig()
-		c.flags(fs, "store")
+		c.flags(fs, "store", "store-url", "config")
+		keyFlags(fs)
 		_, err := c.parse(e, fs, []string{"--help"})
 		if len(args) == 0 {
 			return usagef("want a subcommand: create, list or revoke")
@@ -33,12 +38,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 	c := newConfig()
 	fs := newFlagSet("keys "+sub, "", summary)
 	c.flags(fs, "store", "store-url", "config")
-	tenant := fs.String("tenant", "", "the key's tenant (create)")
-	principals := fs.String("principals", "", "principals and groups the key reads as, comma-separated (create)")
-	admin := fs.Bool("admin", false, "tenant administrator: reads every document, writes, sees metrics (create)")
-	write := fs.Bool("write", false, "may upsert and delete documents (create)")
-	name := fs.String("name", "", "a label for listings (create)")
-	server := fs.Bool("server", false, "a server key: reads /metrics with every tenant's series and the process-wide ones, no documents (create)")
+	tenant, principals, admin, write, name, server := keyFlags(fs)
 	rest, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -141,4 +141,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// keyFlags defines the flags of "keys create".
+func keyFlags(fs *flag.FlagSet) (tenant, principals *string, admin, write *bool, name *string, server *bool) {
+	tenant = fs.String("tenant", "", "the key's tenant (create)")
+	principals = fs.String("principals", "", "principals and groups the key reads as, comma-separated (create)")
+	admin = fs.Bool("admin", false, "tenant administrator: reads every document, writes, sees its tenant's metrics (create)")
+	write = fs.Bool("write", false, "may upsert and delete documents (create)")
+	name = fs.String("name", "", "a label for listings (create)")
+	server = fs.Bool("server", false, "a server key: reads /metrics with every tenant's series and the process-wide ones, no documents (create)")
+	return
 }
