@@ -50,3 +50,19 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("lang de-AT: %d %s", r.status, r.body)
 	}
 }
+
+// TestExplanationSnakeCase: a search's explanation uses snake_case like
+// every other field of the API.
+func TestExplanationSnakeCase(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.wait("", e.upsert("", "a.md", httpapi.DocumentRequest{Text: "The harbour tide tables."}))
+	r := e.do(call{method: "POST", path: "/v1/search", body: httpapi.SearchRequest{Query: "harbour", Explain: true}})
+	for _, want := range []string{`"bm25_rank":1`, `"bm25_score":`, `"dense_rank":0`, `"fused_score":`, `"reranked":false`} {
+		if !strings.Contains(string(r.body), want) {
+			t.Errorf("explanation lacks %s: %s", want, r.body)
+		}
+	}
+	if strings.Contains(string(r.body), "BM25Rank") {
+		t.Errorf("explanation in Go names: %s", r.body)
+	}
+}

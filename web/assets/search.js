@@ -198,8 +198,7 @@ function renderResults(results, ts, openDocument) {
 
 function x(r, name) {
   const e = r.explain ?? {};
-  const snake = name.replace(/([a-z])([A-Z])/g, "$1_$2").replace("BM25", "bm25_").replace("__", "_").toLowerCase();
-  return e[name] ?? e[snake];
+  return e[name];
 }
 
 function rankCell(rank, score) {
@@ -210,7 +209,7 @@ function rankCell(rank, score) {
 function renderExplain(results) {
   const box = clear($("#explain"));
   if (!results.length) return;
-  const reranked = results.some((r) => x(r, "Reranked"));
+  const reranked = results.some((r) => x(r, "reranked"));
   const table = h("table", { class: "explain" },
     h("caption", {}, "How each result was ranked: its rank and score in each arm, fused, and reranked"),
     h("thead", {}, h("tr", {},
@@ -223,10 +222,10 @@ function renderExplain(results) {
     h("tbody", {}, results.map((r) => h("tr", {},
       h("td", { class: "num" }, String(r.rank)),
       h("th", { scope: "row" }, h("span", { class: "doc" }, r.doc), " · ", String(r.chunk)),
-      rankCell(x(r, "BM25Rank"), x(r, "BM25Score")),
-      rankCell(x(r, "DenseRank"), x(r, "DenseScore")),
-      h("td", { class: "num" }, Number(x(r, "FusedScore") ?? r.score).toFixed(4)),
-      reranked ? h("td", { class: "num" }, x(r, "Reranked") ? Number(x(r, "RerankScore")).toFixed(4) : "—") : null))));
+      rankCell(x(r, "bm25_rank"), x(r, "bm25_score")),
+      rankCell(x(r, "dense_rank"), x(r, "dense_score")),
+      h("td", { class: "num" }, Number(x(r, "fused_score") ?? r.score).toFixed(4)),
+      reranked ? h("td", { class: "num" }, x(r, "reranked") ? Number(x(r, "rerank_score")).toFixed(4) : "—") : null))));
   box.append(h("div", { class: "table-wrap" }, table),
     h("p", { class: "hint" }, `Ranks are 1-based; — means the arm did not retrieve the chunk. ${fmtNumber(results.length)} results.`));
 }
