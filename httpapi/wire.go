@@ -32,16 +32,16 @@ type SearchResponse struct {
 // SearchResult is one hit: the ORIGINAL chunk text, with the generated
 // context apart and labelled with what wrote it.
 type SearchResult struct {
-	Rank           int                  `json:"rank"`
-	Doc            string               `json:"doc"`
-	Chunk          int                  `json:"chunk"`
-	Text           string               `json:"text"`
-	Context        string               `json:"context"`
-	Contextualizer string               `json:"contextualizer"`
-	Flags          []string             `json:"flags,omitempty"`
-	Score          float64              `json:"score"`
-	Heading        string               `json:"heading"`
-	Title          string               `json:"title,omitempty"`
+	Rank           int          `json:"rank"`
+	Doc            string       `json:"doc"`
+	Chunk          int          `json:"chunk"`
+	Text           string       `json:"text"`
+	Context        string       `json:"context"`
+	Contextualizer string       `json:"contextualizer"`
+	Flags          []string     `json:"flags,omitempty"`
+	Score          float64      `json:"score"`
+	Heading        string       `json:"heading"`
+	Title          string       `json:"title,omitempty"`
 	Explain        *Explanation `json:"explain,omitempty"`
 }
 
