@@ -574,7 +574,7 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *Caller) *a
 }
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
-	st := Status{Tenant: c.Tenant, Languages: map[string]int{}, Principals: c.Principals, Admin: c.Admin, Contextualizer: "none"}
+	st := Status{Tenant: c.Tenant, Languages: map[string]int{}, Principals: c.Principals, Admin: c.Admin, Write: c.Write || c.Admin, Contextualizer: "none"}
 	if st.Principals == nil {
 		st.Principals = []string{}
 	}

@@ -179,6 +179,8 @@ type Status struct {
 	Languages  map[string]int `json:"languages"`
 	Principals []string       `json:"principals"`
 	Admin      bool           `json:"admin"`
+	// Write: the key may upsert and delete documents.
+	Write bool `json:"write"`
 	// Jobs counts the tenant's jobs by state (administrators only).
 	Jobs map[string]int `json:"jobs,omitempty"`
 	// Contextualizer and Embedder name what the tenant's engine uses.

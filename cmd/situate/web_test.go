@@ -305,6 +305,16 @@ func TestWebPageInChromium(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#doc-table tbody tr").length >= 3`, chromedp.WithPollingTimeout(30*time.Second)),
 		shot("documents-phone"),
 	)
+	// The administrator (no keys: the local tenant) is offered upload.
+	if hidden := evalJS[bool](t, ctx, `document.querySelector("#upload-box").hidden`); hidden {
+		t.Error("the administrator is not offered the upload form")
+	}
+	run("phone: a document opened from the list is scrolled to",
+		chromedp.Click(chromedp.CSS(`#doc-table tbody tr:last-child a`)),
+		chromedp.Poll[chromedp.Void](`(() => { const d = document.querySelector("#doc-detail h2"); if (!d) return false;
+			const r = d.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; })()`, chromedp.WithPollingTimeout(10*time.Second)),
+		shot("document-opened-phone"),
+	)
 	if wide := evalJS[string](t, ctx, wider390); wide != "" {
 		t.Errorf("the documents view is wider than 390 px: %s", wide)
 	}
@@ -508,6 +518,18 @@ func TestWebPageWithKeys(t *testing.T) {
 	)
 	if rows := evalJS[string](t, ctx, `document.querySelector("#doc-table tbody").textContent`); !strings.Contains(rows, "Harbour notice") || strings.Contains(rows, "deal") {
 		t.Errorf("staff key's documents: %q", rows)
+	}
+	// What the staff key may not use is not offered: upload (a write
+	// key's), usage (an administrator's), dense and hybrid search (no
+	// embedder on this server).
+	type offered struct {
+		Upload, Usage bool
+		Modes         []string
+	}
+	if o := evalJS[offered](t, ctx, `({Upload: !document.querySelector("#upload-box").hidden,
+		Usage: !document.querySelector('[data-nav="usage"]').hidden,
+		Modes: [...document.querySelectorAll('select[name="mode"] option')].filter((o) => !o.hidden && !o.disabled).map((o) => o.value)})`); o.Upload || o.Usage || strings.Join(o.Modes, ",") != ",bm25" {
+		t.Errorf("the staff key is offered %+v, want no upload, no usage, modes default and bm25 only", o)
 	}
 	run("usage is for administrators",
 		chromedp.Navigate(s.URL+"/#/usage"),

@@ -67,6 +67,13 @@ async function whoami() {
   try {
     const s = await api.status();
     el.textContent = s.admin ? `${s.tenant} · admin` : `${s.tenant}`;
+    // Offer only what this key may use: uploading needs a write key,
+    // usage an administrator's, dense and hybrid search an embedder.
+    $("#upload-box").hidden = !(s.admin || s.write);
+    $('[data-nav="usage"]').hidden = !s.admin;
+    for (const o of $$('select[name="mode"] option[value="dense"], select[name="mode"] option[value="hybrid"]')) {
+      o.hidden = o.disabled = !s.embedder;
+    }
   } catch {
     el.textContent = "";
   }

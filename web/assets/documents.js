@@ -271,6 +271,9 @@ export async function openDocument(id, chunk) {
     t?.scrollIntoView({ block: "center" });
     t?.focus({ preventScroll: true });
   } else {
-    box.focus?.();
+    // Opened from the list: on a phone the document sits below the
+    // list, so bring it into view.
+    box.scrollIntoView({ block: "start" });
+    box.focus?.({ preventScroll: true });
   }
 }
