@@ -85,6 +85,8 @@ type envOptions struct {
 	tenants        []string
 	// parse replaces parseSource.
 	parse func(context.Context, driver.Upload) (situate.Document, error)
+	// mounts are served beside the API (MCP at /mcp).
+	mounts []httpapi.Mount
 }
 
 func parseSource(ctx context.Context, src driver.Upload) (situate.Document, error) {
@@ -150,7 +152,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		e.mu.Unlock()
 		return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error { eng.Close(); return store.Close() }}, nil
 	}
-	opts := httpapi.Options{OpenTenant: open, Parse: parseSource, Limits: o.limits, Tenants: o.tenants}
+	opts := httpapi.Options{OpenTenant: open, Parse: parseSource, Limits: o.limits, Tenants: o.tenants, Mounts: o.mounts}
 	if o.parse != nil {
 		opts.Parse = o.parse
 	}

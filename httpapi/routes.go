@@ -7,7 +7,9 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -55,7 +57,7 @@ func (s *Server) routes() http.Handler {
 		h := m.Handler
 		if !m.Public {
 			h = s.authed(func(w http.ResponseWriter, r *http.Request, _ *Caller) *apiError {
-				m.Handler.ServeHTTP(w, r)
+				s.serveMount(m.Handler, w, r)
 				return nil
 			})
 		}
@@ -291,3 +293,106 @@ var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // maxPooledJSON is the largest buffer kept for the next response: a rare
 // large one (a document with its chunks) is not held for small ones.
 const maxPooledJSON = 1 << 20
+
+// serveMount serves a mounted handler (MCP at /mcp) within the API's rules:
+// its request body is bounded by Limits.MaxBodyBytes (413 past it), and a
+// refusal it writes as plain text is answered in the JSON error envelope
+// with the request id, as every route's.
+func (s *Server) serveMount(h http.Handler, w http.ResponseWriter, r *http.Request) {
+	body := &limitedBody{ReadCloser: r.Body, left: s.limits.MaxBodyBytes}
+	r.Body = body
+	ew := &envelopeWriter{ResponseWriter: w}
+	h.ServeHTTP(ew, r)
+	if ew.refused == 0 {
+		return
+	}
+	e := &apiError{status: ew.refused, code: "bad_request", msg: strings.TrimSpace(truncate(ew.msg.String(), 300))}
+	switch {
+	case body.exceeded:
+		e = &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", field: "body",
+			msg: fmt.Sprintf("body: larger than %d bytes", s.limits.MaxBodyBytes)}
+	case ew.refused == http.StatusMethodNotAllowed:
+		e.code = "method_not_allowed"
+	case ew.refused == http.StatusUnsupportedMediaType:
+		e.code = "unsupported_media_type"
+	case ew.refused == http.StatusNotAcceptable:
+		e.code = "not_acceptable"
+	case ew.refused >= 500:
+		e.code = "internal"
+	}
+	if e.msg == "" {
+		e.msg = http.StatusText(ew.refused)
+	}
+	s.writeError(w, r, e)
+}
+
+// limitedBody fails a read past its limit and remembers it.
+type limitedBody struct {
+	io.ReadCloser
+	left     int64
+	exceeded bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		b.exceeded = true
+		return 0, errors.New("request body too large")
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		b.exceeded = true
+		return 0, errors.New("request body too large")
+	}
+	return n, err
+}
+
+// envelopeWriter passes a handler's answer through, except a refusal (a
+// status of 400 or more) in anything but JSON: that it holds back, for the
+// caller to answer in the JSON envelope.
+type envelopeWriter struct {
+	http.ResponseWriter
+	wrote   bool
+	refused int
+	msg     strings.Builder
+}
+
+func (w *envelopeWriter) WriteHeader(code int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if code >= 400 && !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.refused = code
+		w.Header().Del("Content-Type")
+		w.Header().Del("Content-Length")
+		w.Header().Del("X-Content-Type-Options")
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *envelopeWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.refused != 0 {
+		if w.msg.Len() < 1024 {
+			w.msg.Write(b)
+		}
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streaming answers through.
+func (w *envelopeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.refused == 0 {
+		f.Flush()
+	}
+}
+
+func (w *envelopeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
