@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -203,9 +204,22 @@ func (e *Engine) hits(ctx context.Context, c candidates, want int, explain bool)
 	// left behind (the next writer's Open repairs it). Such hits are
 	// skipped, never shown with text that is not theirs nor failing the
 	// query, and the next ranked hits take their place.
-	disagree := e.log.Warn
-	if e.readOnly {
-		disagree = e.log.Debug
+	// A hit whose document the store no longer holds (or holds with fewer
+	// chunks) was deleted or replaced after the search took its snapshot
+	// of the indexes: expected under concurrent writes, so only a debug
+	// record. One the store still holds as indexed is a real
+	// disagreement, and a warning.
+	disagree := func(msg string, args ...any) {
+		docID, _ := args[1].(string)
+		index := -1
+		if len(args) >= 4 {
+			index, _ = args[3].(int)
+		}
+		level := slog.LevelWarn
+		if rec, err := e.store.Document(ctx, docID); e.readOnly || errors.Is(err, ErrNotFound) || err == nil && index >= rec.Chunks {
+			level = slog.LevelDebug
+		}
+		e.log.Log(ctx, level, msg, args...)
 	}
 	for i, r := range c.ranked {
 		if len(hits) == want {
