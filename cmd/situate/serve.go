@@ -230,27 +230,21 @@ func loopback(addr string) bool {
 
 // uploadParser turns stored uploads into documents the way serve and
 // worker both do: JSON text as is, files through ingest (PDF included).
-// formatExtension names a file of each text format a JSON upload may give.
-var formatExtension = map[string]string{situate.FormatText: ".txt", situate.FormatMarkdown: ".md", situate.FormatHTML: ".html"}
-
 func uploadParser(maxFile int) (parse func(context.Context, driver.Upload) (situate.Document, error), closeParser func()) {
 	pdfx := pdf.New(pdf.Options{})
 	iopts := ingest.Options{MaxFileSize: int64(maxFile), PDF: pdfx}
 	return func(ctx context.Context, src driver.Upload) (situate.Document, error) {
 		if src.Name == "" {
-			// JSON text: read as a file named like the id would be (or
-			// like its given format), as multipart uploads and the command
-			// line read files: notes/a.md is Markdown, titled by its first
-			// heading.
-			name := path.Base(src.DocID)
-			if ext, ok := formatExtension[src.Format]; ok {
-				name = "upload" + ext
-			}
-			if doc, err := ingest.Parse(ctx, src.Data, src.DocID, name, iopts); err == nil && doc.Format != situate.FormatPDF && doc.Format != situate.FormatDOCX {
-				if src.Format != "" {
-					doc.Format = src.Format
+			// JSON text without a format: read as a file named like the
+			// id, as multipart uploads and the command line read files:
+			// notes/a.md is Markdown, titled by its first heading. Text
+			// with a format (a queued document, already read by ingest)
+			// is taken as it is.
+			if src.Format == "" {
+				doc, err := ingest.Parse(ctx, src.Data, src.DocID, path.Base(src.DocID), iopts)
+				if err == nil && doc.Format != situate.FormatPDF && doc.Format != situate.FormatDOCX {
+					return doc, nil
 				}
-				return doc, nil
 			}
 			f := src.Format
 			if f == "" {
