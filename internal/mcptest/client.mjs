@@ -3,7 +3,8 @@
 // JSON argument:
 //   {"transport": "stdio", "command": "...", "args": [...], "env": {...},
 //    "url": "http://...", "headers": {...},          (transport "http")
-//    "calls": [{"tool": "search", "arguments": {...}}], "pipelined": false}
+//    "calls": [{"tool": "search", "arguments": {...}}], "pipelined": false,
+//    "closeStdin": false}  (stdio, pipelined: end stdin after the last call)
 // and reads one JSON object from stdout:
 //   {"server": {...}, "tools": [{name, inputSchema, outputSchema}],
 //    "results": [{isError, text, structured}], "error": "...", "status": 401}
@@ -38,7 +39,11 @@ try {
   const call = (c) => client.callTool({ name: c.tool, arguments: c.arguments ?? {} });
   const results = [];
   if (spec.pipelined) {
-    results.push(...(await Promise.all((spec.calls ?? []).map(call))));
+    const pending = (spec.calls ?? []).map(call);
+    // The SDK keeps the child process private; end its stdin the way a
+    // shell pipe ends, with every request already written.
+    if (spec.closeStdin) transport._process.stdin.end();
+    results.push(...(await Promise.all(pending)));
   } else {
     for (const c of spec.calls ?? []) results.push(await call(c));
   }

@@ -43,6 +43,10 @@ type Spec struct {
 	// Pipelined sends every call at once and waits for all the answers
 	// (results keep the calls' order).
 	Pipelined bool `json:"pipelined,omitempty"`
+	// CloseStdin (stdio, with Pipelined) closes the server's stdin right
+	// after the last call is written, before any answer, as the end of
+	// `printf ... | situate mcp` does.
+	CloseStdin bool `json:"closeStdin,omitempty"`
 }
 
 // Call is one tools/call.
