@@ -196,13 +196,29 @@ func (c *lineConn) handleMessage(raw []byte) {
 		c.writeError(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
 		return
 	}
+	// A request has a method; a response (to a call of the server's) a
+	// result or an error. Anything else gets -32600, with its id when that
+	// is a string or a number (null otherwise, as JSON-RPC says).
+	var probe struct {
+		ID     any             `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	isObject := json.Unmarshal(raw, &probe) == nil && bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{"))
+	switch probe.ID.(type) {
+	case string, float64:
+	default:
+		probe.ID = nil
+	}
+	const want = `want a JSON-RPC 2.0 request: {"jsonrpc":"2.0","method":...,"id":...}`
+	if !isObject || probe.Method == nil && probe.Result == nil && probe.Error == nil {
+		c.writeError(probe.ID, jsonrpc.CodeInvalidRequest, "invalid request: "+want)
+		return
+	}
 	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
-		var probe struct {
-			ID any `json:"id"`
-		}
-		_ = json.Unmarshal(raw, &probe)
-		c.writeError(probe.ID, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		c.writeError(probe.ID, jsonrpc.CodeInvalidRequest, "invalid request: "+want)
 		return
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {

@@ -30,6 +30,9 @@ func TestStdioTransportBadClient(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"harbour","k":1}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_documents","arguments":{}}}`,
 		`[{"jsonrpc":"2.0","id":4,"method":"tools/list"},{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":92}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
+		`"just a string"`,
 	}
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -51,7 +54,9 @@ func TestStdioTransportBadClient(t *testing.T) {
 			t.Fatalf("reply %q: %v", l, err)
 		}
 		if r.ID == nil {
-			if r.Error == nil || r.Error.Code != -32700 {
+			// -32700 for the line that is not JSON and the one over the
+			// limit; -32600 (id null) for the object id and the string.
+			if r.Error == nil || r.Error.Code != -32700 && r.Error.Code != -32600 {
 				t.Errorf("reply without id: %s", l)
 			}
 			parseErrors++
@@ -63,8 +68,14 @@ func TestStdioTransportBadClient(t *testing.T) {
 		}
 		byID[string(id)] = r
 	}
-	if parseErrors != 2 {
-		t.Errorf("%d parse errors, want 2 (the line that is not JSON, the line over the limit):\n%s", parseErrors, out.String())
+	if strings.Contains(out.String(), "map[") || strings.Contains(out.String(), "Go value") || strings.Contains(out.String(), "interface {}") {
+		t.Errorf("an error names Go types:\n%s", out.String())
+	}
+	if r, ok := byID["92"]; !ok || r.Error == nil || r.Error.Code != -32600 {
+		t.Errorf("id 92 (neither request nor response): %+v, want -32600", r)
+	}
+	if parseErrors != 4 {
+		t.Errorf("%d errors without id, want 4 (the line that is not JSON, the line over the limit, the object id, the string):\n%s", parseErrors, out.String())
 	}
 	if r, ok := byID["7"]; !ok || r.Error == nil || r.Error.Code != -32600 {
 		t.Errorf("id 7 (no JSON-RPC version): %+v, want -32600", r)
