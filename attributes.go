@@ -111,8 +111,10 @@ func (e *Engine) applyAttributes(ctx context.Context, prev DocumentRecord, title
 	}
 	if e.opts.Backend != nil {
 		// The backend filters natively on the access list and metadata it
-		// holds: give it the new ones (the vectors it holds stay; search
-		// also checks every hit against the Engine's records).
+		// holds: give it the new ones (with the vectors it holds, from the
+		// vector cache). Its hits are not checked against the Engine's
+		// records again (situatetest's access-patch case fails without
+		// this).
 		if err := e.backendAttributes(ctx, rec, chunks); err != nil {
 			return rec, fmt.Errorf("update attributes of %s: %w", prev.ID, err)
 		}

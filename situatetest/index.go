@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -238,6 +239,30 @@ func TestIndexBackend(t *testing.T, h IndexBackendHarness) {
 				want := search(t, e1, situate.Query{Text: q, K: 20, Mode: situate.ModeBM25, Filter: f})
 				got := search(t, e2, situate.Query{Text: q, K: 20, Mode: situate.ModeBM25, Filter: f})
 				sameRanking(t, name+" / "+q, want, got, lexicalTol)
+			}
+		}
+	})
+	t.Run("access-patch", func(t *testing.T) {
+		// A change of access applies at once in the backend too: its
+		// native filters see the new access list, and searches by the
+		// principals before and after rank as the embedded engine's.
+		e1, e2 := openPair(t, h, true)
+		carol := []string{"carol"}
+		for _, e := range []*situate.Engine{e1, e2} {
+			if _, err := e.Patch(ctx, "en/harbor.md", situate.Patch{Access: &carol}); err != nil {
+				t.Fatalf("patch: %v", err)
+			}
+		}
+		for _, p := range []string{"alice", "carol"} {
+			f := situate.Filter{Principals: []string{p}}
+			for _, mode := range []string{situate.ModeBM25, situate.ModeHybrid} {
+				want := search(t, e1, situate.Query{Text: "harbor ships port", K: 20, Mode: mode, Filter: f})
+				got := search(t, e2, situate.Query{Text: "harbor ships port", K: 20, Mode: mode, Filter: f})
+				sameRanking(t, "after the patch, "+p+" "+mode, want, got, lexicalTol)
+				found := slices.ContainsFunc(got, func(h situate.Hit) bool { return h.DocID == "en/harbor.md" })
+				if found != (p == "carol") {
+					t.Errorf("after the patch, %s %s finds en/harbor.md: %v", p, mode, found)
+				}
 			}
 		}
 	})
