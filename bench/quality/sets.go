@@ -106,6 +106,14 @@ func allSets(e *env) ([]set, error) {
 				return eval.LoadSQuAD(f, lang)
 			}})
 	}
+	for _, lang := range []string{"es", "ru", "zh"} {
+		// XQuAD's Spanish, Russian and Chinese, kept in the repository
+		// (bench/sets/xquad/README.md).
+		sets = append(sets, set{name: "xquad-" + lang, configs: []string{harness.Offline}, metric: eval.KeyMRR10, short: true,
+			load: func(ctx context.Context, e *env) (*eval.Dataset, error) {
+				return eval.LoadSQuAD(filepath.Join(e.root, "bench", "sets", "xquad", "xquad."+lang+".json"), lang)
+			}})
+	}
 	for _, lang := range []string{"ru", "zh"} {
 		// The hand-written Debian FAQ questions (bench/languages), kept
 		// in the repository; faq.* and cloze.* below are built from the
