@@ -329,3 +329,28 @@ func orEmpty(a []string) []string {
 	}
 	return a
 }
+
+// TestSameTextPutSupersedesQueuedText: a PUT of the stored text while a
+// job for another text is still running replaces that upload, so the job
+// is superseded and the last accepted text stays indexed.
+func TestSameTextPutSupersedesQueuedText(t *testing.T) {
+	cz, _, _ := newLLMContextualizer(t, 300*time.Millisecond)
+	e := newEnv(t, envOptions{auth: true, contextualizer: cz})
+	admin := e.key("t1", nil, true, true)
+	text := func(word string) string {
+		return "# Plan\n\nThe " + word + " office opens in spring.\n\n" + strings.Repeat("Parking is behind the boathouse, beside the old ferry landing. ", 60)
+	}
+	e.wait(admin, e.upsert(admin, "plan.md", httpapi.DocumentRequest{Text: text("lakeside"), Format: "markdown"}))
+	slow := e.upsert(admin, "plan.md", httpapi.DocumentRequest{Text: text("harbour"), Format: "markdown"}) // its job calls the slow model
+	r := e.do(call{method: "PUT", path: "/v1/documents/plan.md", key: admin, body: mustJSON(t, httpapi.DocumentRequest{Text: text("lakeside"), Format: "markdown"}), contentType: "application/json"})
+	if r.status != http.StatusAccepted {
+		t.Fatalf("the stored text again while another text is queued: %d %s, want 202 (replacing the queued text)", r.status, r.body)
+	}
+	var up httpapi.UpsertResponse
+	r.json(t, &up)
+	e.wait(admin, slow)
+	e.wait(admin, up.Job.ID)
+	if res := e.search(admin, httpapi.SearchRequest{Query: "harbour office", K: 5}); slices.ContainsFunc(res.Results, func(h httpapi.SearchResult) bool { return strings.Contains(h.Text, "harbour office") }) {
+		t.Error("the superseded text was indexed after the request that replaced it")
+	}
+}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -398,7 +399,7 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 		if err != nil {
 			return fromError(err)
 		}
-		if stored && same {
+		if stored && same && !otherUploadQueued(r.Context(), t.Jobs, src) {
 			rec, err := eng.Document(id)
 			if err != nil {
 				return fromError(err)
@@ -415,6 +416,18 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 	w.Header().Set("Location", "/v1/jobs/"+strconv.FormatInt(j.ID, 10))
 	writeJSON(w, http.StatusAccepted, UpsertResponse{Document: id, Job: jobView(j)})
 	return nil
+}
+
+// otherUploadQueued reports whether the document's stored upload holds
+// another source than src: a job may still index it after this request,
+// so the request must replace it (superseding that job) even when src is
+// what the store holds.
+func otherUploadQueued(ctx context.Context, jobs driver.JobStore, src driver.Upload) bool {
+	up, err := jobs.Upload(ctx, src.DocID)
+	if errors.Is(err, situate.ErrNotFound) {
+		return false
+	}
+	return err != nil || up.Name != src.Name || up.Format != src.Format || !bytes.Equal(up.Data, src.Data)
 }
 
 // PatchRequest changes a document's attributes; an absent field is left as
