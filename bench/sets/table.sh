@@ -7,6 +7,6 @@ for s in qa-es qa-ru qa-zh unnamed-subject code-werkzeug; do for h in tune repor
   python3 -c "
 import json,sys
 for c in json.load(sys.stdin)['configs']:
-    m=c['metrics']; iv=c['intervals']['mrr@10']
+    m=c['metrics']; iv=c.get('intervals', {}).get('mrr@10', {'Lo': float('nan'), 'Hi': float('nan')})
     print('%-16s %-6s %-8s %4d  hit@1 %.3f  hit@5 %.3f  MRR@10 %.3f [%.3f, %.3f]' % ('$s','$h',c['name'],c['queries'],m['hit@1'],m['hit@5'],m['mrr@10'],iv['Lo'],iv['Hi']))"
 done; done
