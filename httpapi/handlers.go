@@ -408,13 +408,18 @@ func (s *Server) upsert(w http.ResponseWriter, r *http.Request, c *Caller, id st
 			return nil
 		}
 	}
+	return s.enqueue(w, r, t, src)
+}
+
+// enqueue stores src and queues its job, answering 202 with the job.
+func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, t *tenantState, src driver.Upload) *apiError {
 	j, err := t.Jobs.EnqueueUpload(r.Context(), src)
 	if err != nil {
 		return fromError(err)
 	}
 	t.notify()
 	w.Header().Set("Location", "/v1/jobs/"+strconv.FormatInt(j.ID, 10))
-	writeJSON(w, http.StatusAccepted, UpsertResponse{Document: id, Job: jobView(j)})
+	writeJSON(w, http.StatusAccepted, UpsertResponse{Document: src.DocID, Job: jobView(j)})
 	return nil
 }
 
@@ -498,14 +503,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, c *Caller) 
 		if p.Access != nil {
 			up.Access = *p.Access
 		}
-		j, err := t.Jobs.EnqueueUpload(r.Context(), up)
-		if err != nil {
-			return fromError(err)
-		}
-		t.notify()
-		w.Header().Set("Location", "/v1/jobs/"+strconv.FormatInt(j.ID, 10))
-		writeJSON(w, http.StatusAccepted, UpsertResponse{Document: id, Job: jobView(j)})
-		return nil
+		return s.enqueue(w, r, t, up)
 	}
 	if errors.Is(err, situate.ErrNotFound) {
 		return notFound("document")

@@ -12,17 +12,8 @@ import (
 
 // RecordUsage stores one provider call. A zero Time is recorded as now.
 func (s *Store) RecordUsage(ctx context.Context, u driver.Usage) error {
-	t := u.Time
-	if t.IsZero() {
-		t = time.Now()
-	}
-	_, err := s.stmts.recordUsage.ExecContext(ctx, t.UnixNano(), u.Provider, u.Model, u.Operation, u.DocID,
-		u.InputTokens, u.CacheWriteTokens, u.CacheReadTokens, u.OutputTokens, int64(u.Latency),
-		u.Retries, u.Error, u.CostUSD)
-	if err != nil {
-		return s.errorf(fmt.Sprintf("record usage of %s/%s %s", u.Provider, u.Model, u.Operation), err)
-	}
-	return nil
+	_, err := s.BeginUsage(ctx, u)
+	return err
 }
 
 // UsageTotals adds up provider calls.
@@ -228,7 +219,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 var _ driver.AttemptRecorder = (*Store)(nil)
 
 // BeginUsage records a call before it is sent and returns the record's id
-// (driver.AttemptRecorder).
+// (driver.AttemptRecorder); RecordUsage is BeginUsage without the id.
 func (s *Store) BeginUsage(ctx context.Context, u driver.Usage) (int64, error) {
 	t := u.Time
 	if t.IsZero() {

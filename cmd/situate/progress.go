@@ -161,13 +161,17 @@ type usageTally struct {
 }
 
 func (u *usageTally) RecordUsage(ctx context.Context, x situate.Usage) error {
+	u.add(x)
+	return u.next.RecordUsage(ctx, x)
+}
+
+func (u *usageTally) add(x situate.Usage) {
 	u.calls.Add(1)
 	u.input.Add(int64(x.InputTokens))
 	u.read.Add(int64(x.CacheReadTokens))
 	u.write.Add(int64(x.CacheWriteTokens))
 	u.out.Add(int64(x.OutputTokens))
 	u.micros.Add(int64(x.CostUSD * 1e6))
-	return u.next.RecordUsage(ctx, x)
 }
 
 // BeginUsage passes a call recorded before it is sent on to the store
@@ -178,12 +182,7 @@ func (u *usageTally) BeginUsage(ctx context.Context, x situate.Usage) (int64, er
 
 // FinishUsage tallies the call as RecordUsage does and completes its record.
 func (u *usageTally) FinishUsage(ctx context.Context, id int64, x situate.Usage) error {
-	u.calls.Add(1)
-	u.input.Add(int64(x.InputTokens))
-	u.read.Add(int64(x.CacheReadTokens))
-	u.write.Add(int64(x.CacheWriteTokens))
-	u.out.Add(int64(x.OutputTokens))
-	u.micros.Add(int64(x.CostUSD * 1e6))
+	u.add(x)
 	return finishUsage(ctx, u.next, id, x)
 }
 
