@@ -354,3 +354,24 @@ func TestSameTextPutSupersedesQueuedText(t *testing.T) {
 		t.Error("the superseded text was indexed after the request that replaced it")
 	}
 }
+
+// TestJobReadUnderCurrentAccess: a job is read under its document's access
+// as it is now, so after a PATCH shuts a key out, the job no longer names
+// the document to it.
+func TestJobReadUnderCurrentAccess(t *testing.T) {
+	e := newEnv(t, envOptions{auth: true})
+	admin := e.key("t1", nil, true, true)
+	alice := e.key("t1", []string{"alice"}, false, false)
+	job := e.upsert(admin, "plan.md", httpapi.DocumentRequest{Text: "The lakeside office opens in spring."})
+	e.wait(admin, job)
+	path := "/v1/jobs/" + itoa(job)
+	if r := e.do(call{method: "GET", path: path, key: alice}); r.status != http.StatusOK {
+		t.Fatalf("alice reads the job of a public document: %d", r.status)
+	}
+	if r := e.do(call{method: "PATCH", path: "/v1/documents/plan.md", key: admin, body: []byte(`{"access":["hr"]}`), contentType: "application/json"}); r.status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.status, r.body)
+	}
+	if r := e.do(call{method: "GET", path: path, key: alice}); r.status != http.StatusNotFound {
+		t.Errorf("alice reads the job after the access change: %d %s, want 404", r.status, r.body)
+	}
+}

@@ -574,7 +574,7 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *Caller) *a
 		return notFound("job")
 	}
 	j, err := c.tenant.Jobs.Job(r.Context(), id)
-	if errors.Is(err, situate.ErrNotFound) || err == nil && !c.CanRead(j.Access) {
+	if errors.Is(err, situate.ErrNotFound) || err == nil && !c.CanRead(currentAccess(r.Context(), c, j)) {
 		return notFound("job")
 	}
 	if err != nil {
@@ -582,6 +582,20 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request, c *Caller) *a
 	}
 	writeJSON(w, http.StatusOK, jobView(j))
 	return nil
+}
+
+// currentAccess is the access list a job is read under: its document's as
+// it is now (the stored record, else the queued upload), so a job names no
+// document to a key an access change has since shut out; the job's own
+// list only when neither is left.
+func currentAccess(ctx context.Context, c *Caller, j driver.Job) []string {
+	if rec, err := c.Engine().Document(j.DocID); err == nil {
+		return rec.Access
+	}
+	if up, err := c.tenant.Jobs.Upload(ctx, j.DocID); err == nil {
+		return up.Access
+	}
+	return j.Access
 }
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request, c *Caller) *apiError {
