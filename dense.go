@@ -155,32 +155,6 @@ func (e *Engine) deleteVectors(id string) error {
 	return e.vec.Delete(id)
 }
 
-// denseSearch embeds the query and returns the dense arm's top n.
-// allowed is the filter's document set (nil: all).
-func (e *Engine) denseSearch(ctx context.Context, text string, n int, allowed map[string]bool) ([]vector.Result, error) {
-	e.vecMu.Lock()
-	ix := e.vec
-	e.vecMu.Unlock()
-	if ix == nil {
-		return nil, nil
-	}
-	qv, err := e.opts.Embedder.Embed(ctx, []string{text}, driver.InputQuery)
-	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
-	}
-	if len(qv) != 1 {
-		return nil, fmt.Errorf("embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(qv))
-	}
-	var vf *vector.Filter
-	if allowed != nil {
-		vf = &vector.Filter{Groups: allowed}
-	}
-	if len(qv[0]) != ix.Dim() {
-		return nil, fmt.Errorf("dense search: %s gives %d-d vectors but the index holds %d-d ones: %w", e.opts.Embedder.Name(), len(qv[0]), ix.Dim(), ErrInvalid)
-	}
-	return ix.Search(qv[0], n, vf)
-}
-
 // vectorOptions are the vector index's options (dim 0: the stored one).
 // With a reranker, the fused top RerankCandidates all reach it, so the
 // first pass's error bound protects that many dense results instead of

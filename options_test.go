@@ -132,7 +132,7 @@ func TestFusionMethods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(hits) == 0 || hits[0].DocID != "mill" || hits[0].Explain.BM25Rank != 1 || hits[0].Explain.DenseRank != 1 {
+			if len(hits) == 0 || hits[0].DocID != "mill" || hits[0].Explain.Arm("lexical").Rank != 1 || hits[0].Explain.Arm("dense").Rank != 1 {
 				t.Fatalf("%s: %+v", fusion, hits)
 			}
 		})

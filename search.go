@@ -7,12 +7,9 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/driver"
 	"github.com/situate/situate/fusion"
-	"github.com/situate/situate/vector"
 )
 
 // Search runs a query and returns hits carrying the original chunk text with
@@ -84,10 +81,10 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var hits []Hit
 	for attempt := 0; ; attempt++ {
 		var c candidates
-		if e.opts.Backend != nil {
-			c, err = e.backendCandidates(ctx, q.Text, mode, n, q.Filter)
+		if nr, ok := e.opts.Backend.(driver.NativeRanker); ok && nr.Native() {
+			c, err = e.nativeCandidates(ctx, nr, q.Text, mode, n, q.Filter)
 		} else {
-			c, err = e.candidates(ctx, q.Text, mode, n, allowed)
+			c, err = e.candidates(ctx, q.Text, mode, n, allowed, q.Filter, q.Explain)
 		}
 		if err != nil {
 			return nil, err
@@ -109,86 +106,6 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits[i].Rank = i + 1
 	}
 	return hits, nil
-}
-
-type armHit struct {
-	rank  int
-	score float64
-}
-
-// candidates is one ranking of a query: the fused (or single-arm) order
-// and each arm's ranks for Explain.
-type candidates struct {
-	ranked         []fusion.Result
-	lexical, dense map[string]armHit
-}
-
-// candidates runs the arms of mode, each for its top n, and fuses them.
-func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allowed map[string]bool) (candidates, error) {
-	c := candidates{lexical: map[string]armHit{}, dense: map[string]armHit{}}
-	var lexList, denseList fusion.List
-	// The dense arm (query embedding + vector scan) runs while the lexical
-	// arms score: on a hybrid query they overlap instead of adding up.
-	var (
-		denseRes []vector.Result
-		denseErr error
-		denseWG  sync.WaitGroup
-	)
-	if mode != ModeBM25 {
-		denseWG.Go(func() { denseRes, denseErr = e.denseSearch(ctx, text, n, allowed) })
-	}
-	if mode != ModeDense {
-		var lf *bm25.Filter
-		if allowed != nil {
-			lf = &bm25.Filter{Groups: allowed}
-		}
-		res, err := e.lexicalSearch(text, n, lf)
-		if err != nil {
-			denseWG.Wait()
-			return c, fmt.Errorf("search: %w", err)
-		}
-		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
-		for _, r := range res {
-			push(&lexList, c.lexical, r.ID, r.Score)
-		}
-	}
-	denseWG.Wait()
-	if denseErr != nil {
-		return c, fmt.Errorf("search: %w", denseErr)
-	}
-	if mode != ModeBM25 {
-		denseList = fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-		for _, r := range denseRes {
-			push(&denseList, c.dense, r.ID, r.Score)
-		}
-	}
-	err := e.rankCandidates(&c, mode, lexList, denseList)
-	return c, err
-}
-
-// push appends an arm's next hit to the arm's fusion list and records its
-// rank and score, which explain shows.
-func push(l *fusion.List, seen map[string]armHit, id string, score float64) {
-	seen[id] = armHit{len(l.IDs) + 1, score}
-	l.IDs = append(l.IDs, id)
-	l.Scores = append(l.Scores, score)
-}
-
-// rankCandidates sets c.ranked from the arms' lists: one arm's list as it
-// is, or both fused.
-func (e *Engine) rankCandidates(c *candidates, mode string, lexList, denseList fusion.List) error {
-	switch mode {
-	case ModeBM25:
-		c.ranked = single(lexList)
-	case ModeDense:
-		c.ranked = single(denseList)
-	default:
-		var err error
-		if c.ranked, err = e.fuse(denseList, lexList); err != nil {
-			return fmt.Errorf("search: fusion: %w", err)
-		}
-	}
-	return nil
 }
 
 // hits turns the first want candidates the store holds into hits with the
@@ -284,13 +201,10 @@ func (e *Engine) hit(ctx context.Context, c candidates, r fusion.Result, docID s
 	h := Hit{DocID: docID, Chunk: index, Text: ch.Text, Context: ch.Context,
 		Heading: ch.Heading, Title: e.title(ctx, docID), Score: r.Score}
 	if explain {
-		l, d := c.lexical[r.ID], c.dense[r.ID]
-		h.Explain = &Explanation{BM25Rank: l.rank, BM25Score: l.score, DenseRank: d.rank, DenseScore: d.score, FusedScore: r.Score}
+		h.Explain = &Explanation{Arms: c.explain[r.ID], FusedScore: r.Score}
 	}
 	return h
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // title is a document's title, from the records the Engine holds or, for a
 // document committed since a reader opened, from the store.
@@ -303,28 +217,6 @@ func (e *Engine) title(ctx context.Context, id string) string {
 	}
 	rec, _ = e.store.Document(ctx, id)
 	return rec.Title
-}
-
-// single turns one arm's list into results without fusing.
-func single(l fusion.List) []fusion.Result {
-	out := make([]fusion.Result, len(l.IDs))
-	for i, id := range l.IDs {
-		out[i] = fusion.Result{ID: id, Score: l.Scores[i], Ranks: []int{i + 1}}
-	}
-	return out
-}
-
-func (e *Engine) fuse(dense, lexical fusion.List) ([]fusion.Result, error) {
-	switch e.opts.Fusion {
-	case FusionCookbook:
-		return fusion.CookbookKeyed(fusion.SplitChunkID(chunkKeySep), dense, lexical)
-	case FusionMinMax:
-		return fusion.MinMax(dense, lexical)
-	case FusionRelative:
-		return fusion.RelativeScore(dense, lexical)
-	default:
-		return fusion.RRF(fusion.DefaultRRFK, dense, lexical)
-	}
 }
 
 // rerank reorders hits by the reranker's scores of "context\n\nchunk". On
