@@ -105,23 +105,6 @@ func enabledArms(o Options) []*armSpec {
 	return out
 }
 
-// lexicalBatch holds one bm25.Batch per open arm, in e.arms order.
-type lexicalBatch []bm25.Batch
-
-func (e *Engine) newLexicalBatch() lexicalBatch { return make(lexicalBatch, len(e.arms)) }
-
-// stage adds a document's docs (the language arm's) to b; no docs deletes
-// the document.
-func (e *Engine) stage(b lexicalBatch, id string, docs []bm25.Doc) {
-	for i, a := range e.arms {
-		d := docs
-		if a.spec.docs != nil && len(docs) > 0 {
-			d = a.spec.docs(e, docs)
-		}
-		b[i].Replace(id, d)
-	}
-}
-
 // prepareLexical analyses p's docs for every lexical arm (the arm's docs,
 // tokenized and stemmed), so that Commit, which runs one at a time, only
 // appends them to the arms: documents are prepared on several goroutines.
@@ -179,69 +162,6 @@ func (e *Engine) prepareLexical(p *Prepared) error {
 	p.lex = lex
 	return nil
 }
-
-// stageAnalyzed adds a document's docs analysed by prepareLexical to b.
-func (e *Engine) stageAnalyzed(b lexicalBatch, id string, lex []*bm25.Analyzed) {
-	for i := range e.arms {
-		b[i].ReplaceAnalyzed(id, lex[i])
-	}
-}
-
-// len is the number of documents staged in b.
-func (b lexicalBatch) len() int {
-	if len(b) == 0 {
-		return 0
-	}
-	return b[0].Len()
-}
-
-// applyLexical applies one batch to every lexical arm.
-func (e *Engine) applyLexical(b lexicalBatch) error {
-	built, err := e.buildLexical(b)
-	if err != nil {
-		return err
-	}
-	return e.applyBuilt(built)
-}
-
-// buildLexical builds each arm's part of b (bm25.Index.Build); nil for
-// an arm with nothing to do.
-func (e *Engine) buildLexical(b lexicalBatch) ([]*bm25.Built, error) {
-	built := make([]*bm25.Built, len(e.arms))
-	for i, a := range e.arms {
-		if b[i].Len() == 0 {
-			continue
-		}
-		var err error
-		if built[i], err = a.ix.Build(&b[i]); err != nil {
-			return nil, fmt.Errorf("%s arm: %w", a.spec.dir, err)
-		}
-	}
-	return built, nil
-}
-
-// applyBuilt publishes each arm's built part (bm25.Index.ApplyBuilt).
-func (e *Engine) applyBuilt(built []*bm25.Built) error {
-	for i, a := range e.arms {
-		if i >= len(built) || built[i] == nil {
-			continue
-		}
-		if err := a.ix.ApplyBuilt(built[i]); err != nil {
-			return fmt.Errorf("%s arm: %w", a.spec.dir, err)
-		}
-	}
-	return nil
-}
-
-// replaceLexical replaces a document's chunks in every lexical arm.
-func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
-	b := e.newLexicalBatch()
-	e.stage(b, id, docs)
-	return e.applyLexical(b)
-}
-
-// deleteLexical removes a document from every lexical arm.
-func (e *Engine) deleteLexical(id string) error { return e.replaceLexical(id, nil) }
 
 // languageOptions are the language arm's bm25 options: the text (or chunk
 // and context) fields under each document's language analyzer.

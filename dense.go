@@ -27,15 +27,24 @@ func (e *Engine) storedVectors(ctx context.Context, rec DocumentRecord) ([]vecto
 	if err != nil {
 		return nil, err
 	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i], _ = e.embedText(c.Context.Text, c.Text)
-	}
-	vecs, err := e.embed(ctx, rec.ID, texts)
+	vecs, err := e.storedEmbeddings(ctx, chunks)
 	if err != nil {
 		return nil, err
 	}
 	return vectorItems(rec.ID, vecs), nil
+}
+
+// storedEmbeddings are the vectors of stored chunks, embedded again
+// through the embedder, whose cache usually has them.
+func (e *Engine) storedEmbeddings(ctx context.Context, chunks []StoredChunk) ([][]float32, error) {
+	if len(chunks) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i], _ = e.embedText(c.Context.Text, c.Text)
+	}
+	return e.embed(ctx, chunks[0].DocID, texts)
 }
 
 func vectorItems(docID string, vecs [][]float32) []vector.Item {

@@ -392,3 +392,190 @@ func (a backendDenseArm) search(ctx context.Context, q *armQuery) ([]fusion.Hit,
 	}
 	return hits, true, nil
 }
+
+// indexPart is one index the Engine keeps its documents in: one of its
+// BM25 arms, its vector index, or an index backend, which holds them all.
+// A commit stages every stored document in each part's batch, builds the
+// batches while the store writes, and applies them once it has; a delete
+// goes to every part. Search asks each part for the ranked lists it holds
+// (searchArms).
+type indexPart interface {
+	partName() string
+	// newBatch starts the part's share of one commit.
+	newBatch() partBatch
+	// delete removes a document from the part.
+	delete(ctx context.Context, id string) error
+}
+
+// partBatch is one part's share of a commit.
+type partBatch interface {
+	// stage adds a stored document to the batch.
+	stage(d *stagedDoc)
+	// build does the work that needs neither the store nor a lock on the
+	// part, on the committing goroutine while the store writes.
+	build() error
+	// apply publishes the batch once the store has committed.
+	apply(ctx context.Context) error
+}
+
+// stagedDoc is one stored document as the parts take it: its record,
+// chunks and vectors, and what was prepared for the BM25 arms.
+type stagedDoc struct {
+	rec     DocumentRecord
+	chunks  []StoredChunk
+	vectors [][]float32
+	// analysed are its docs analysed for each BM25 arm ahead (e.arms
+	// order; prepareLexical), or nil.
+	analysed []*bm25.Analyzed
+	// docs are the BM25 arms' docs of the language arm, made once for
+	// every arm that needs them.
+	docs []bm25.Doc
+}
+
+func (d *stagedDoc) lexicalDocs(e *Engine) []bm25.Doc {
+	if d.docs == nil {
+		d.docs = e.lexicalDocs(d.rec, d.chunks)
+	}
+	return d.docs
+}
+
+// indexParts are the parts the Engine keeps its documents in now: none for
+// a store-only engine.
+func (e *Engine) indexParts() []indexPart {
+	switch {
+	case e.opts.Backend != nil:
+		return []indexPart{backendPart{e}}
+	case e.storeOnly():
+		return nil
+	}
+	parts := make([]indexPart, 0, len(e.arms)+1)
+	for i := range e.arms {
+		parts = append(parts, localLexicalPart{e, i})
+	}
+	if e.opts.Embedder != nil {
+		parts = append(parts, localVectorPart{e})
+	}
+	return parts
+}
+
+// localLexicalPart is the write side of the Engine's BM25 arm i.
+type localLexicalPart struct {
+	e *Engine
+	i int
+}
+
+func (p localLexicalPart) partName() string { return p.e.arms[p.i].spec.dir }
+func (p localLexicalPart) newBatch() partBatch {
+	return &lexicalPartBatch{localLexicalPart: p, arm: p.e.arms[p.i]}
+}
+func (p localLexicalPart) delete(_ context.Context, id string) error {
+	b := p.newBatch().(*lexicalPartBatch)
+	b.b.Replace(id, nil)
+	if err := b.build(); err != nil {
+		return err
+	}
+	return b.apply(context.Background())
+}
+
+type lexicalPartBatch struct {
+	localLexicalPart
+	arm   *lexArm
+	b     bm25.Batch
+	built *bm25.Built
+}
+
+func (b *lexicalPartBatch) stage(d *stagedDoc) {
+	if d.analysed != nil {
+		b.b.ReplaceAnalyzed(d.rec.ID, d.analysed[b.i])
+		return
+	}
+	docs := d.lexicalDocs(b.e)
+	if b.arm.spec.docs != nil && len(docs) > 0 {
+		docs = b.arm.spec.docs(b.e, docs)
+	}
+	b.b.Replace(d.rec.ID, docs)
+}
+
+func (b *lexicalPartBatch) build() error {
+	if b.b.Len() == 0 || b.built != nil {
+		return nil
+	}
+	built, err := b.arm.ix.Build(&b.b)
+	if err != nil {
+		return fmt.Errorf("%s arm: %w", b.arm.spec.dir, err)
+	}
+	b.built = built
+	return nil
+}
+
+func (b *lexicalPartBatch) apply(context.Context) error {
+	if err := b.build(); err != nil || b.built == nil {
+		return err
+	}
+	if err := b.arm.ix.ApplyBuilt(b.built); err != nil {
+		return fmt.Errorf("%s arm: %w", b.arm.spec.dir, err)
+	}
+	return nil
+}
+
+// localVectorPart is the write side of the Engine's vector index.
+type localVectorPart struct{ e *Engine }
+
+func (localVectorPart) partName() string { return vectorDirName }
+func (p localVectorPart) newBatch() partBatch {
+	return &vectorPartBatch{e: p.e, items: map[string][]vector.Item{}}
+}
+func (p localVectorPart) delete(_ context.Context, id string) error {
+	if err := p.e.deleteVectors(id); err != nil {
+		return fmt.Errorf("vector index: %w", err)
+	}
+	return nil
+}
+
+type vectorPartBatch struct {
+	e     *Engine
+	items map[string][]vector.Item
+}
+
+func (b *vectorPartBatch) stage(d *stagedDoc) { b.items[d.rec.ID] = vectorItems(d.rec.ID, d.vectors) }
+func (b *vectorPartBatch) build() error       { return nil }
+func (b *vectorPartBatch) apply(context.Context) error {
+	if len(b.items) == 0 {
+		return nil
+	}
+	return b.e.replaceVectors(b.items)
+}
+
+// backendPart is the write side of an index backend: every arm's terms and
+// the vectors of a document in one object per chunk.
+type backendPart struct{ e *Engine }
+
+func (backendPart) partName() string { return "index backend" }
+func (p backendPart) newBatch() partBatch {
+	return &backendPartBatch{e: p.e}
+}
+func (p backendPart) delete(ctx context.Context, id string) error {
+	if err := p.e.opts.Backend.Delete(ctx, []string{id}); err != nil {
+		return fmt.Errorf("index backend: %w", err)
+	}
+	return nil
+}
+
+type backendPartBatch struct {
+	e    *Engine
+	docs []driver.BackendDocument
+}
+
+func (b *backendPartBatch) stage(d *stagedDoc) {
+	b.docs = append(b.docs, b.e.backendDocument(d.rec, d.chunks, d.vectors))
+}
+func (b *backendPartBatch) build() error { return nil }
+func (b *backendPartBatch) apply(ctx context.Context) error {
+	if len(b.docs) == 0 {
+		return nil
+	}
+	if err := b.e.opts.Backend.Replace(ctx, b.docs); err != nil {
+		return fmt.Errorf("index backend: %w", err)
+	}
+	return nil
+}

@@ -440,43 +440,43 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	}
 
 	const batchSize = 256
-	lex := e.newLexicalBatch()
+	parts := e.indexParts()
+	newBatches := func() []partBatch {
+		batches := make([]partBatch, len(parts))
+		for i, p := range parts {
+			batches[i] = p.newBatch()
+		}
+		return batches
+	}
+	batches := newBatches()
 	for _, id := range remove {
-		e.stage(lex, id, nil)
-	}
-	vecDel := map[string][]vector.Item{}
-	if e.opts.Embedder != nil {
-		for _, id := range remove {
-			vecDel[id] = nil
+		d := &stagedDoc{rec: DocumentRecord{ID: id}}
+		for _, b := range batches {
+			b.stage(d)
 		}
 	}
-	flush := func(staged []DocumentRecord, vec map[string][]vector.Item) error {
-		if err := e.applyLexical(lex); err != nil {
-			return fmt.Errorf("sync: index: %w", err)
-		}
-		if len(vec) > 0 {
-			if err := e.replaceVectors(vec); err != nil {
-				return fmt.Errorf("sync: vector index: %w", err)
+	flush := func(staged []DocumentRecord) error {
+		for _, b := range batches {
+			if err := b.apply(ctx); err != nil {
+				return fmt.Errorf("sync: index: %w", err)
 			}
 		}
 		for _, r := range staged {
 			e.shared.held[r.ID] = syncKey(r)
 		}
 		e.shared.dirty = true
-		lex = e.newLexicalBatch()
+		batches = newBatches()
 		return nil
 	}
 	var staged []DocumentRecord
-	vec := vecDel
 	if len(remove) > 0 {
-		if err := flush(nil, vec); err != nil {
+		if err := flush(nil); err != nil {
 			return res, err
 		}
 		for _, id := range remove {
 			delete(e.shared.held, id)
 		}
 		res.Removed = len(remove)
-		vec = map[string][]vector.Item{}
 	}
 	for _, r := range add {
 		chunks, err := e.store.Chunks(ctx, r.ID)
@@ -488,28 +488,25 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		if err != nil {
 			return res, fmt.Errorf("sync: %w", err)
 		}
-		if len(chunks) == 0 {
-			e.stage(lex, r.ID, nil)
-		} else {
-			e.stage(lex, r.ID, e.lexicalDocs(r, chunks))
-		}
-		if e.opts.Embedder != nil {
-			if len(chunks) == 0 {
-				vec[r.ID] = nil
-			} else if vec[r.ID], err = e.storedVectors(ctx, r); err != nil {
+		d := &stagedDoc{rec: r, chunks: chunks}
+		if e.opts.Embedder != nil && len(chunks) > 0 {
+			if d.vectors, err = e.storedEmbeddings(ctx, chunks); err != nil {
 				return res, fmt.Errorf("sync: %w", err)
 			}
 		}
+		for _, b := range batches {
+			b.stage(d)
+		}
 		staged = append(staged, r)
 		if len(staged) == batchSize {
-			if err := flush(staged, vec); err != nil {
+			if err := flush(staged); err != nil {
 				return res, err
 			}
 			res.Indexed += len(staged)
-			staged, vec = nil, map[string][]vector.Item{}
+			staged = nil
 		}
 	}
-	if err := flush(staged, vec); err != nil {
+	if err := flush(staged); err != nil {
 		return res, err
 	}
 	res.Indexed += len(staged)
