@@ -147,7 +147,7 @@ func TestSearchInvalid(t *testing.T) {
 		want string
 	}{
 		{situate.Query{Text: "  "}, "query: must not be empty"},
-		{situate.Query{Text: "x", Mode: "fuzzy"}, `mode "fuzzy"`},
+		{situate.Query{Text: "x", Mode: "fuzzy"}, `mode: "fuzzy": must be bm25, dense or hybrid`},
 		{situate.Query{Text: "x", Mode: situate.ModeDense}, "needs an embedder"},
 		{situate.Query{Text: "x", Rerank: true}, "no reranker"},
 	} {

@@ -21,8 +21,8 @@ import (
 // the top RerankCandidates go through the reranker; if it fails the fused
 // order is kept (with a warning), never an empty result.
 func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if strings.TrimSpace(q.Text) == "" {
-		return nil, fmt.Errorf("search: query: must not be empty: %w", ErrInvalid)
+	if err := e.CheckQuery(q); err != nil {
+		return nil, err
 	}
 	if e.storeOnly() {
 		return nil, fmt.Errorf("search: the engine was opened store-only (a worker): %w", ErrInvalid)
@@ -37,25 +37,7 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if k <= 0 {
 		k = DefaultK
 	}
-	mode := q.Mode
-	if mode == "" {
-		mode = ModeBM25
-		if e.opts.Embedder != nil {
-			mode = ModeHybrid
-		}
-	}
-	switch mode {
-	case ModeBM25:
-	case ModeDense, ModeHybrid:
-		if e.opts.Embedder == nil {
-			return nil, fmt.Errorf("search: mode %q needs an embedder, and none is configured: %w", mode, ErrInvalid)
-		}
-	default:
-		return nil, fmt.Errorf("search: mode %q: must be bm25, dense or hybrid: %w", mode, ErrInvalid)
-	}
-	if q.Rerank && e.opts.Reranker == nil {
-		return nil, fmt.Errorf("search: rerank: no reranker is configured: %w", ErrInvalid)
-	}
+	mode := e.mode(q)
 	var allowed map[string]bool
 	var err error
 	if e.opts.Backend != nil {
@@ -106,6 +88,53 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits[i].Rank = i + 1
 	}
 	return hits, nil
+}
+
+// QueryError is a query Search refuses: Field names what is wrong
+// ("query", "mode", "rerank"), Problem says what, for a person. It wraps
+// ErrInvalid.
+type QueryError struct {
+	Field, Problem string
+}
+
+func (e *QueryError) Error() string { return "search: " + e.Field + ": " + e.Problem }
+func (e *QueryError) Unwrap() error { return ErrInvalid }
+
+// CheckQuery is what Search checks of a query before it searches, for a
+// front end that answers a bad request before it queues it: an empty
+// query, an unknown mode, a mode or a rerank the Engine has nothing for.
+func (e *Engine) CheckQuery(q Query) error {
+	if strings.TrimSpace(q.Text) == "" {
+		return &QueryError{"query", "must not be empty"}
+	}
+	switch mode := e.mode(q); mode {
+	case ModeBM25:
+	case ModeDense, ModeHybrid:
+		if e.opts.Embedder == nil {
+			return &QueryError{"mode", fmt.Sprintf("%q needs an embedder, and none is configured (use bm25)", mode)}
+		}
+	default:
+		if len(mode) > 40 {
+			mode = mode[:40] + "…"
+		}
+		return &QueryError{"mode", fmt.Sprintf("%q: must be bm25, dense or hybrid", mode)}
+	}
+	if q.Rerank && e.opts.Reranker == nil {
+		return &QueryError{"rerank", "no reranker is configured"}
+	}
+	return nil
+}
+
+// mode is the mode q searches in: its own, else hybrid with an embedder
+// and bm25 without.
+func (e *Engine) mode(q Query) string {
+	switch {
+	case q.Mode != "":
+		return q.Mode
+	case e.opts.Embedder != nil:
+		return ModeHybrid
+	}
+	return ModeBM25
 }
 
 // hits turns the first want candidates the store holds into hits with the
