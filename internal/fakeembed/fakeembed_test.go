@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"testing"
-	"time"
 )
 
 func sum(v []float32) uint64 {
@@ -84,35 +83,5 @@ func TestScore(t *testing.T) {
 		if got := Score(c.q, c.d); got != c.want {
 			t.Errorf("Score(%q, %q) = %v, want %v", c.q, c.d, got, c.want)
 		}
-	}
-}
-
-func TestTake(t *testing.T) {
-	type fault struct {
-		path string
-		skip int
-	}
-	q := []fault{{"/a", 1}, {"", 0}, {"/a", 0}}
-	match := func(path string) func(*fault) bool {
-		return func(f *fault) bool { return f.path == "" || f.path == path }
-	}
-	skip := func(f *fault) *int { return &f.skip }
-	if f := Take(&q, match("/a"), skip); f != nil || q[0].skip != 0 || len(q) != 3 {
-		t.Fatalf("first /a request: %v, queue %v", f, q)
-	}
-	if f := Take(&q, match("/b"), skip); f == nil || f.path != "" || len(q) != 2 {
-		t.Fatalf("/b request: %v, queue %v", f, q)
-	}
-	if f := Take(&q, match("/a"), skip); f == nil || f.path != "/a" || len(q) != 1 {
-		t.Fatalf("second /a request: %v, queue %v", f, q)
-	}
-	if f := Take(&q, nil, skip); f == nil || len(q) != 0 {
-		t.Fatalf("any: %v, queue %v", f, q)
-	}
-	if f := Take(&q, nil, skip); f != nil {
-		t.Fatalf("empty queue gave %v", f)
-	}
-	if RetryAfter(1500*time.Millisecond) != "2" || RetryAfter(time.Second) != "1" {
-		t.Errorf("RetryAfter: %s %s", RetryAfter(1500*time.Millisecond), RetryAfter(time.Second))
 	}
 }
