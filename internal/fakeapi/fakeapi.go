@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -40,6 +41,9 @@ type Hooks[F any] struct {
 	// Arrive sees every request once recorded, with its sequence number
 	// (from 1) and its fault, before any answer: counters, request ids.
 	Arrive func(w http.ResponseWriter, r *http.Request, seq int, f *F)
+	// ReadError answers a request whose body could not be read; nil hands
+	// the handler what was read.
+	ReadError func(w http.ResponseWriter, r *http.Request, err error)
 	// Authorized reports whether r carries the key; Unauthorized answers
 	// one that does not (nil Authorized lets every request in).
 	Authorized   func(r *http.Request) bool
@@ -89,11 +93,12 @@ func (s *Server[F]) Start() {
 }
 
 // Handle serves pattern (an http.ServeMux pattern) with h behind the
-// skeleton: the request is read and recorded, a fault taken, the
-// credential checked and Intercept asked, in that order.
+// skeleton: the request is read and recorded, a fault taken, Arrive
+// told, a read error answered, the credential checked and Intercept
+// asked, in that order.
 func (s *Server[F]) Handle(pattern string, h Handler[F]) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, s.hooks.MaxBody+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, s.hooks.MaxBody+1))
 		s.mu.Lock()
 		s.seq++
 		seq := s.seq
@@ -106,6 +111,10 @@ func (s *Server[F]) Handle(pattern string, h Handler[F]) {
 		s.mu.Unlock()
 		if s.hooks.Arrive != nil {
 			s.hooks.Arrive(w, r, seq, f)
+		}
+		if err != nil && s.hooks.ReadError != nil {
+			s.hooks.ReadError(w, r, err)
+			return
 		}
 		if s.hooks.Authorized != nil && !s.hooks.Authorized(r) {
 			s.hooks.Unauthorized(w, r)
@@ -150,17 +159,18 @@ func (s *Server[F]) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
-// Hang holds a request until its client gives up or the server closes:
-// a server that never answers.
-func (s *Server[F]) Hang(r *http.Request) {
+// Hang holds a request (ctx is its context) until its client gives up or
+// the server closes: a server that never answers.
+func (s *Server[F]) Hang(ctx context.Context) {
 	select {
-	case <-r.Context().Done():
+	case <-ctx.Done():
 	case <-s.done:
 	}
 }
 
-// Sleep waits d; false if the request or the server ended first.
-func (s *Server[F]) Sleep(r *http.Request, d time.Duration) bool {
+// Sleep waits d of wall time; false if the request (ctx) or the server
+// ended first.
+func (s *Server[F]) Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
@@ -169,7 +179,7 @@ func (s *Server[F]) Sleep(r *http.Request, d time.Duration) bool {
 	select {
 	case <-t.C:
 		return true
-	case <-r.Context().Done():
+	case <-ctx.Done():
 	case <-s.done:
 	}
 	return false

@@ -127,7 +127,7 @@ func kindOf(f *Fault) Kind {
 // deadline, and by Close (else Close would wait for it forever).
 func TestHangEndsAtClose(t *testing.T) {
 	s := New(Hooks[Fault]{})
-	s.Handle("/", func(_ http.ResponseWriter, r *http.Request, _ []byte, _ *Fault) { s.Hang(r) })
+	s.Handle("/", func(_ http.ResponseWriter, r *http.Request, _ []byte, _ *Fault) { s.Hang(r.Context()) })
 	s.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

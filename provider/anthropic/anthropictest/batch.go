@@ -77,7 +77,7 @@ func (s *Server) batchJSON(b *batch) batchJSON {
 	return j
 }
 
-func (s *Server) handleBatchCreate(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleBatchCreate(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Requests []struct {
 			CustomID string          `json:"custom_id"`
@@ -231,7 +231,7 @@ func (s *Server) batchFor(w http.ResponseWriter, r *http.Request) *batch {
 	return b
 }
 
-func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, f *Fault, _ []byte) {
+func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, _ []byte, f *Fault) {
 	s.mu.Lock()
 	b := s.batchFor(w, r)
 	if b == nil {
@@ -247,7 +247,7 @@ func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, f *Fault
 	writeJSON(w, http.StatusOK, j)
 }
 
-func (s *Server) handleBatchCancel(w http.ResponseWriter, r *http.Request, _ *Fault, _ []byte) {
+func (s *Server) handleBatchCancel(w http.ResponseWriter, r *http.Request, _ []byte, _ *Fault) {
 	s.mu.Lock()
 	b := s.batchFor(w, r)
 	if b == nil {
@@ -261,7 +261,7 @@ func (s *Server) handleBatchCancel(w http.ResponseWriter, r *http.Request, _ *Fa
 	writeJSON(w, http.StatusOK, j)
 }
 
-func (s *Server) handleBatchResults(w http.ResponseWriter, r *http.Request, f *Fault, _ []byte) {
+func (s *Server) handleBatchResults(w http.ResponseWriter, r *http.Request, _ []byte, f *Fault) {
 	s.mu.Lock()
 	b := s.batchFor(w, r)
 	if b == nil {
