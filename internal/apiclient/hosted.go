@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -35,6 +36,7 @@ type Hosted struct {
 	key      string
 	auth     func(key string) http.Header
 	response func(c *Hosted, op string, b batch.Ref, f *Fault) *Error
+	tooLarge func(e *Error) bool
 }
 
 // HostedDefaults are what an adapter fills in and how it talks.
@@ -54,6 +56,9 @@ type HostedDefaults struct {
 	Auth func(key string) http.Header
 	// Response reads a non-2xx answer in the provider's error format.
 	Response func(c *Hosted, op string, b batch.Ref, f *Fault) *Error
+	// TooLarge reports an answer that refuses a request as carrying too
+	// many texts or tokens: Embed and Rerank split that request in two.
+	TooLarge func(e *Error) bool
 }
 
 // Hosted checks s (Check) and returns the client core with d's defaults
@@ -67,7 +72,7 @@ func (s Settings) Hosted(d HostedDefaults) (*Hosted, error) {
 	}
 	c := &Hosted{Provider: d.Provider, Model: s.Model, Base: u, Dims: s.Dimensions, MaxInput: s.MaxInputTokens,
 		BatchSize: s.BatchSize, BatchTokens: s.BatchTokens, HTTP: s.HTTPClient, Timeout: s.Timeout, Usage: s.Usage,
-		key: s.APIKey, auth: d.Auth, response: d.Response}
+		key: s.APIKey, auth: d.Auth, response: d.Response, tooLarge: d.TooLarge}
 	if c.Model == "" {
 		c.Model = d.Model
 	}
@@ -103,6 +108,13 @@ func (c *Hosted) Post(ctx context.Context, op, path string, b batch.Ref, in, out
 	return c.Errs().CallError(op, b, err, func(op string, b batch.Ref, f *Fault) *Error { return c.response(c, op, b, f) })
 }
 
+// TooLarge reports an error that refuses a request as too large
+// (HostedDefaults.TooLarge): batch.Run splits that request in two.
+func (c *Hosted) TooLarge(err error) bool {
+	var e *Error
+	return c.tooLarge != nil && errors.As(err, &e) && c.tooLarge(e)
+}
+
 // Record sends a usage record of one request to the configured recorder.
 func (c *Hosted) Record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
 	return Record(ctx, c.Usage, driver.Usage{Time: start, Provider: c.Provider, Model: c.Model,
@@ -133,10 +145,10 @@ func (c *Hosted) Name() string {
 // checked against MaxInput (an empty or too long text is an *Error naming
 // it), planned into requests by BatchSize and BatchTokens, each sent by
 // send, which returns the request's vectors in input order and the tokens
-// billed. A request refused as too large (tooLarge) is split in two. Every
+// billed. A request refused as too large (TooLarge) is split in two. Every
 // request's vectors are checked (count, one dimension across the call and
 // with *dim, finite values) and its usage recorded.
-func (c *Hosted) Embed(ctx context.Context, op string, texts []string, dim *atomic.Int64, tooLarge func(error) bool,
+func (c *Hosted) Embed(ctx context.Context, op string, texts []string, dim *atomic.Int64,
 	send func(ctx context.Context, texts []string, b batch.Ref) (vecs [][]float32, tokens int, err error)) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
@@ -161,7 +173,7 @@ func (c *Hosted) Embed(ctx context.Context, op string, texts []string, dim *atom
 			copy(out[s.Lo:s.Hi], vecs)
 		}
 		return err
-	}, tooLarge)
+	}, c.TooLarge)
 	if err != nil {
 		return nil, err
 	}
@@ -171,12 +183,12 @@ func (c *Hosted) Embed(ctx context.Context, op string, texts []string, dim *atom
 // Rerank runs one rerank call the way the hosted adapters do, over texts
 // already checked, whose estimated tokens (with the query's share) are
 // given: planned into requests by BatchSize and BatchTokens (split in two
-// when tooLarge says one was refused as too large), each sent by send,
+// when TooLarge says one was refused as too large), each sent by send,
 // which returns the request's results (indexes into the span's texts, in
 // any order) and the tokens billed. Scores are placed back in input order
 // (every index once, finite scores: a breach is an *Error naming list and
 // field of the answer) and every request's usage recorded.
-func (c *Hosted) Rerank(ctx context.Context, op string, tokens []int, list, field string, tooLarge func(error) bool,
+func (c *Hosted) Rerank(ctx context.Context, op string, tokens []int, list, field string,
 	send func(ctx context.Context, s batch.Span, b batch.Ref) (res []batch.Scored, billed int, err error)) ([]float64, error) {
 	scores := make([]float64, len(tokens))
 	err := batch.Run(ctx, batch.Plan(tokens, c.BatchSize, c.BatchTokens), func(ctx context.Context, s batch.Span, b batch.Ref) error {
@@ -191,7 +203,7 @@ func (c *Hosted) Rerank(ctx context.Context, op string, tokens []int, list, fiel
 			err = rerr
 		}
 		return err
-	}, tooLarge)
+	}, c.TooLarge)
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,18 @@ func (s Settings) Check() (*url.URL, error) {
 	return u, nil
 }
 
+// Describe is s as an adapter's Options prints it (name is
+// "cohere.Options"): the fields a caller sets, with the key shown only as
+// <redacted> or <unset>, so that %v and %#v of Options never print it.
+func (s Settings) Describe(name string) string {
+	key := "<unset>"
+	if s.APIKey != "" {
+		key = "<redacted>"
+	}
+	return fmt.Sprintf("%s{APIKey:%s BaseURL:%q Model:%q Dimensions:%d MaxInputTokens:%d BatchSize:%d BatchTokens:%d Timeout:%s}",
+		name, key, s.BaseURL, s.Model, s.Dimensions, s.MaxInputTokens, s.BatchSize, s.BatchTokens, s.Timeout)
+}
+
 // NewHTTPClient is the adapters' default client: http.DefaultTransport's
 // settings, keeping maxIdle idle connections per host.
 func NewHTTPClient(maxIdle int) *http.Client {

@@ -32,3 +32,15 @@ func TestSettingsCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsDescribeHidesKey(t *testing.T) {
+	s := Settings{APIKey: "secret-key-123", BaseURL: "https://x", Model: "m", BatchSize: 3, Timeout: time.Second}
+	want := `p.Options{APIKey:<redacted> BaseURL:"https://x" Model:"m" Dimensions:0 MaxInputTokens:0 BatchSize:3 BatchTokens:0 Timeout:1s}`
+	if got := s.Describe("p.Options"); got != want {
+		t.Errorf("Describe = %s, want %s", got, want)
+	}
+	s.APIKey = ""
+	if got := s.Describe("p.Options"); got[:len("p.Options{APIKey:<unset> ")] != "p.Options{APIKey:<unset> " {
+		t.Errorf("no key: %s", got)
+	}
+}
