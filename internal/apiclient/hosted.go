@@ -16,7 +16,7 @@ import (
 )
 
 // Hosted is the client core the hosted embedding and rerank adapters
-// (cohere, voyage, gemini) share: their options checked and completed with
+// (cohere, voyage, gemini, tei) share: their options checked and completed with
 // the adapter's defaults, one authenticated JSON POST per request with
 // errors read by the adapter's Response, usage records and input checks.
 // The adapters export it as their Client. The key is kept unexported.
@@ -42,9 +42,12 @@ type Hosted struct {
 // HostedDefaults are what an adapter fills in and how it talks.
 type HostedDefaults struct {
 	Provider, KeyEnv, BaseURL string
+	// KeyOptional accepts an empty key (a server of one's own, as TEI's
+	// without --api-key): Auth is then given "".
+	KeyOptional bool
 	// Model is the default model; MaxInput and BatchTokens the model's
-	// limits (BatchTokens nil: no token limit per request); MaxBatch the
-	// most texts per request.
+	// limits (nil: MaxInput stays as configured, no token limit per
+	// request); MaxBatch the most texts per request.
 	Model       string
 	MaxInput    func(model string) int
 	BatchTokens func(model string) int
@@ -65,7 +68,7 @@ type HostedDefaults struct {
 // for what s leaves at zero. An error names the provider and the field
 // and wraps situate.ErrInvalid.
 func (s Settings) Hosted(d HostedDefaults) (*Hosted, error) {
-	s.KeyEnv, s.DefaultBaseURL = d.KeyEnv, d.BaseURL
+	s.KeyEnv, s.DefaultBaseURL, s.KeyOptional = d.KeyEnv, d.BaseURL, d.KeyOptional
 	u, err := s.Check()
 	if err != nil {
 		return nil, fmt.Errorf("%s: options: %w: %w", d.Provider, err, driver.ErrInvalid)
@@ -76,7 +79,7 @@ func (s Settings) Hosted(d HostedDefaults) (*Hosted, error) {
 	if c.Model == "" {
 		c.Model = d.Model
 	}
-	if c.MaxInput == 0 {
+	if c.MaxInput == 0 && d.MaxInput != nil {
 		c.MaxInput = d.MaxInput(c.Model)
 	}
 	if c.BatchSize == 0 || c.BatchSize > d.MaxBatch {
@@ -103,9 +106,17 @@ func (c *Hosted) Errs() Caller { return Caller{Provider: c.Provider, Model: c.Mo
 // Post sends in as JSON to path and decodes the answer into out; an error
 // is an *Error about request b.
 func (c *Hosted) Post(ctx context.Context, op, path string, b batch.Ref, in, out any) error {
-	_, err := Do(ctx, c.HTTP, c.Timeout, Request{Method: http.MethodPost, URL: c.Base.JoinPath(path).String(),
+	_, err := c.Call(ctx, op, http.MethodPost, path, b, in, out)
+	return err
+}
+
+// Call sends an authenticated request (in as JSON; nil sends no body) and
+// decodes the answer into out. It returns the answer's header whenever a
+// 2xx answer was read; an error is an *Error about request b.
+func (c *Hosted) Call(ctx context.Context, op, method, path string, b batch.Ref, in, out any) (http.Header, error) {
+	h, err := Do(ctx, c.HTTP, c.Timeout, Request{Method: method, URL: c.Base.JoinPath(path).String(),
 		Header: c.auth(c.key), In: in}, out)
-	return c.Errs().CallError(op, b, err, func(op string, b batch.Ref, f *Fault) *Error { return c.response(c, op, b, f) })
+	return h, c.Errs().CallError(op, b, err, func(op string, b batch.Ref, f *Fault) *Error { return c.response(c, op, b, f) })
 }
 
 // TooLarge reports an error that refuses a request as too large

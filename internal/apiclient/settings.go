@@ -13,9 +13,11 @@ import (
 // Settings are the options the hosted adapters (cohere, voyage, gemini)
 // have alike.
 type Settings struct {
-	// APIKey is required; KeyEnv names the environment variable the
+	// APIKey is required unless KeyOptional (a server of one's own may
+	// run without a key); KeyEnv names the environment variable the
 	// "empty" message points to.
 	APIKey, KeyEnv string
+	KeyOptional    bool
 	// BaseURL "" means DefaultBaseURL.
 	BaseURL, DefaultBaseURL string
 	// Dimensions, MaxInputTokens, BatchSize, BatchTokens and Timeout must
@@ -33,7 +35,7 @@ type Settings struct {
 // ("APIKey: empty (set CO_API_KEY)", "BatchSize: must be >= 0, got -1")
 // for the adapter to wrap with its name and its sentinel.
 func (s Settings) Check() (*url.URL, error) {
-	if strings.TrimSpace(s.APIKey) == "" {
+	if strings.TrimSpace(s.APIKey) == "" && !s.KeyOptional {
 		return nil, fmt.Errorf("APIKey: empty (set %s)", s.KeyEnv)
 	}
 	base := s.BaseURL
