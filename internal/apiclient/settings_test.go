@@ -44,3 +44,14 @@ func TestSettingsDescribeHidesKey(t *testing.T) {
 		t.Errorf("no key: %s", got)
 	}
 }
+
+func TestSettingsKeyOptional(t *testing.T) {
+	s := Settings{BaseURL: "http://localhost:8080", KeyEnv: "X_KEY"}
+	if _, err := s.Check(); err == nil || err.Error() != "APIKey: empty (set X_KEY)" {
+		t.Errorf("required key: %v", err)
+	}
+	s.KeyOptional = true
+	if _, err := s.Check(); err != nil {
+		t.Errorf("optional key: %v", err)
+	}
+}
