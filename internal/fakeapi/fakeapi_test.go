@@ -175,3 +175,15 @@ func TestShape(t *testing.T) {
 		t.Errorf("TruncateTokens: %q", got)
 	}
 }
+
+func TestContextFor(t *testing.T) {
+	for prompt, want := range map[string]string{
+		"<document>a b</document> <chunk>one two three four</chunk> tail": "Context for: one two three",
+		"<chunk>old</chunk> then <chunk>new words here</chunk>":           "Context for: new words here",
+		"no tags at all in this prompt":                                   "Context for: no tags at",
+	} {
+		if got := ContextFor(prompt, 3); got != want {
+			t.Errorf("ContextFor(%q) = %q, want %q", prompt, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -114,4 +115,22 @@ func ShapeResults[T any](res []T, k Kind, index func(*T) *int) []T {
 		*index(&res[1]) = *index(&res[0])
 	}
 	return res
+}
+
+// ContextFor is the fake LLMs' situating context for a prompt: "Context
+// for: " and the first n words of the last <chunk>...</chunk> in prompt
+// (of the whole prompt if it has none), so a test can tell which chunk a
+// context was written for.
+func ContextFor(prompt string, n int) string {
+	if i := strings.LastIndex(prompt, "<chunk>"); i >= 0 {
+		prompt = prompt[i+len("<chunk>"):]
+		if j := strings.Index(prompt, "</chunk>"); j >= 0 {
+			prompt = prompt[:j]
+		}
+	}
+	words := strings.Fields(prompt)
+	if len(words) > n {
+		words = words[:n]
+	}
+	return "Context for: " + strings.Join(words, " ")
 }

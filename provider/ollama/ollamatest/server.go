@@ -315,19 +315,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, body []byte,
 	line(final)
 }
 
-func generate(content string) string {
-	if i := strings.LastIndex(content, "<chunk>"); i >= 0 {
-		content = content[i+len("<chunk>"):]
-		if j := strings.Index(content, "</chunk>"); j >= 0 {
-			content = content[:j]
-		}
-	}
-	words := strings.Fields(content)
-	if len(words) > 6 {
-		words = words[:6]
-	}
-	return "Context for: " + strings.Join(words, " ")
-}
+func generate(content string) string { return fakeapi.ContextFor(content, 6) }
 
 func (s *Server) handleShow(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {

@@ -471,19 +471,7 @@ func (s *Server) cache(req chatRequest, prompt string) int {
 	return cached
 }
 
-func defaultGenerate(content string) string {
-	if i := strings.LastIndex(content, "<chunk>"); i >= 0 {
-		content = content[i+len("<chunk>"):]
-		if j := strings.Index(content, "</chunk>"); j >= 0 {
-			content = content[:j]
-		}
-	}
-	words := strings.Fields(content)
-	if len(words) > 6 {
-		words = words[:6]
-	}
-	return "Context for: " + strings.Join(words, " ")
-}
+func defaultGenerate(content string) string { return fakeapi.ContextFor(content, 6) }
 
 // Vector is the fake's deterministic embedding of text: dim values from an
 // FNV hash of the text, L2-normalised.
