@@ -27,45 +27,31 @@ type HostedHarness struct {
 // format.
 func TestHosted(t *testing.T, h HostedHarness) {
 	if h.Embedder != nil {
+		build, fault := builders(h.Serve, h.Embedder)
 		t.Run("Embedder", func(t *testing.T) {
-			TestEmbedder(t, EmbedderHarness{
-				New: func(t *testing.T, rec driver.UsageRecorder) driver.Embedder {
-					e, err := h.Embedder(h.Serve(t), rec)
-					mustBuild(t, err)
-					return e
-				},
-				Fault: func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
-					e, err := h.Embedder(url, rec)
-					mustBuild(t, err)
-					return e
-				},
-				ErrorBody: h.ErrorBody,
-			})
+			TestEmbedder(t, EmbedderHarness{New: build, Fault: fault, ErrorBody: h.ErrorBody})
 		})
 	}
 	if h.Reranker != nil {
+		build, fault := builders(h.Serve, h.Reranker)
 		t.Run("Reranker", func(t *testing.T) {
-			TestReranker(t, RerankerHarness{
-				New: func(t *testing.T, rec driver.UsageRecorder) driver.Reranker {
-					r, err := h.Reranker(h.Serve(t), rec)
-					mustBuild(t, err)
-					return r
-				},
-				Fault: func(t *testing.T, url string, rec driver.UsageRecorder) driver.Reranker {
-					r, err := h.Reranker(url, rec)
-					mustBuild(t, err)
-					return r
-				},
-				ErrorBody: h.ErrorBody,
-			})
+			TestReranker(t, RerankerHarness{New: build, Fault: fault, ErrorBody: h.ErrorBody})
 		})
 	}
 }
 
-// mustBuild fails the test if building the adapter failed.
-func mustBuild(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
+// builders are a harness's New (the adapter against a fake server from
+// serve) and Fault (against the server at url), failing the test if
+// building the adapter fails.
+func builders[A any](serve func(t *testing.T) string, build func(url string, rec driver.UsageRecorder) (A, error)) (
+	func(t *testing.T, rec driver.UsageRecorder) A, func(t *testing.T, url string, rec driver.UsageRecorder) A) {
+	fault := func(t *testing.T, url string, rec driver.UsageRecorder) A {
+		t.Helper()
+		a, err := build(url, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
 	}
+	return func(t *testing.T, rec driver.UsageRecorder) A { return fault(t, serve(t), rec) }, fault
 }
