@@ -85,3 +85,21 @@ func TestScore(t *testing.T) {
 		}
 	}
 }
+
+func TestHashVector(t *testing.T) {
+	a, b := HashVector("some text", 16), HashVector("some text.", 16)
+	var norm, dot float64
+	for i := range a {
+		norm += a[i] * a[i]
+		dot += a[i] * b[i]
+	}
+	if math.Abs(norm-1) > 1e-9 || len(a) != 16 {
+		t.Errorf("norm %v, len %d: want a unit vector of 16", norm, len(a))
+	}
+	if dot > 0.9 {
+		t.Errorf("texts differing by one character have similar vectors (cosine %v)", dot)
+	}
+	if c := HashVector("some text", 16); c[3] != a[3] {
+		t.Error("not deterministic")
+	}
+}

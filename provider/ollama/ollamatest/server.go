@@ -28,7 +28,8 @@
 // chunk.
 //
 // The package imports nothing from situate but internal/fakeapi, the
-// fakes' server skeleton (request recording, fault queue).
+// fakes' server skeleton (request recording, fault queue), and
+// internal/fakeembed (HashVector).
 package ollamatest
 
 import (
@@ -37,14 +38,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/situate/situate/internal/fakeapi"
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Defaults of Config.
@@ -347,21 +347,9 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request, body []byte,
 	})
 }
 
-// Vector is the fake's deterministic embedding of text.
-func Vector(text string, dim int) []float64 {
-	v := make([]float64, dim)
-	var norm float64
-	for i := range v {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%d:%s", i, text)
-		v[i] = float64(h.Sum64()%2001)/1000 - 1
-		norm += v[i] * v[i]
-	}
-	for i := range v {
-		v[i] /= math.Sqrt(norm)
-	}
-	return v
-}
+// Vector is the fake's deterministic embedding of text: dim values from an
+// FNV hash of the text, L2-normalised (fakeembed.HashVector).
+func Vector(text string, dim int) []float64 { return fakeembed.HashVector(text, dim) }
 
 func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {

@@ -31,5 +31,6 @@
 // non-streamed answer, NaN in an embedding and a short vector/result list.
 //
 // The package imports nothing from situate but internal/fakeapi, the
-// fakes' server skeleton (request recording, fault queue, key check).
+// fakes' server skeleton (request recording, fault queue, key check), and
+// internal/fakeembed (HashVector).
 package openaitest

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/situate/situate/internal/fakeapi"
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Flavors the fake imitates (the same strings as package openai's).
@@ -474,24 +475,8 @@ func (s *Server) cache(req chatRequest, prompt string) int {
 func defaultGenerate(content string) string { return fakeapi.ContextFor(content, 6) }
 
 // Vector is the fake's deterministic embedding of text: dim values from an
-// FNV hash of the text, L2-normalised.
-func Vector(text string, dim int) []float64 {
-	v := make([]float64, dim)
-	var norm float64
-	for i := range v {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%d:%s", i, text)
-		v[i] = float64(h.Sum64()%2001)/1000 - 1
-		norm += v[i] * v[i]
-	}
-	norm = math.Sqrt(norm)
-	for i := range v {
-		if norm > 0 {
-			v[i] /= norm
-		}
-	}
-	return v
-}
+// FNV hash of the text, L2-normalised (fakeembed.HashVector).
+func Vector(text string, dim int) []float64 { return fakeembed.HashVector(text, dim) }
 
 func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
