@@ -15,11 +15,12 @@ import (
 	"github.com/situate/situate/internal/batch"
 )
 
-// Hosted is the client core the hosted embedding and rerank adapters
-// (cohere, voyage, gemini, tei) share: their options checked and completed with
-// the adapter's defaults, one authenticated JSON POST per request with
+// Hosted is the client core the embedding and rerank adapters (cohere,
+// voyage, gemini, tei) share: their options checked and completed with
+// the adapter's defaults, one authenticated JSON request per call with
 // errors read by the adapter's Response, usage records and input checks.
-// The adapters export it as their Client. The key is kept unexported.
+// The adapters export it as their Client (tei embeds it in its own). The
+// key is kept unexported.
 type Hosted struct {
 	Provider string
 	Model    string

@@ -17,8 +17,9 @@ import "github.com/situate/situate/internal/fakeembed"
 //     chunk's bag of words plus, at weight 0.3, that of its whole document.
 //   - Score is the fake reranker: the share of the query's distinct terms
 //     that occur in doc, in [0, 1].
-//   - Tokens approximates the token count of a BERT-style tokenizer: a token per 4
-//     ASCII bytes, per Han/kana/Hangul character and per 2 other characters.
+//   - Tokens approximates the token count of a BERT-style tokenizer: a
+//     token per 4 ASCII bytes, per Han/kana/Hangul character and per 2
+//     other characters.
 var (
 	Terms         = fakeembed.Terms
 	Vector        = fakeembed.Vector
