@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Message Batches limits the fake enforces at creation.
@@ -124,7 +126,7 @@ func (s *Server) handleBatchCreate(w http.ResponseWriter, r *http.Request, body 
 	j := s.batchJSON(b)
 	s.mu.Unlock()
 	if f != nil && f.Kind == FaultTruncated {
-		writeTruncated(w, j)
+		fakeapi.WriteJSON(w, "", j, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, j)
@@ -241,7 +243,7 @@ func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, _ []byte
 	j := s.batchJSON(b)
 	s.mu.Unlock()
 	if f != nil && f.Kind == FaultTruncated {
-		writeTruncated(w, j)
+		fakeapi.WriteJSON(w, "", j, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, j)

@@ -313,14 +313,6 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 		"request_id": w.Header().Get("request-id")})
 }
 
-// writeTruncated writes the first half of v's JSON.
-func writeTruncated(w http.ResponseWriter, v any) {
-	data, _ := json.Marshal(v)
-	w.Header().Set("content-type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(data[:len(data)/2])
-}
-
 // apiError is a 4xx answer found while validating a request.
 type apiError struct {
 	status int
@@ -692,7 +684,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, body []b
 			m.Content = append(m.Content, textBlockJSON{"text", text})
 		}
 		if kind == FaultTruncated {
-			writeTruncated(w, m)
+			fakeapi.WriteJSON(w, "", m, true)
 			return
 		}
 		writeJSON(w, http.StatusOK, m)
@@ -781,7 +773,7 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request, body 
 	s.mu.Unlock()
 	v := map[string]int{"input_tokens": t.total}
 	if f != nil && f.Kind == FaultTruncated {
-		writeTruncated(w, v)
+		fakeapi.WriteJSON(w, "", v, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
