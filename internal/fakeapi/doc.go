@@ -1,7 +1,8 @@
 // Package fakeapi is the skeleton the fake provider servers share
 // (provider/cohere/coheretest, provider/voyage/voyagetest,
 // provider/gemini/geminitest, provider/tei/teitest,
-// provider/openai/openaitest, provider/anthropic/anthropictest): an
+// provider/openai/openaitest, provider/anthropic/anthropictest,
+// provider/ollama/ollamatest): an
 // httptest server that reads and records every request (Request), checks
 // its credential, takes the first queued fault that matches it (Take) and
 // hands the request's body and fault to the endpoint's handler.
@@ -12,7 +13,9 @@
 // closes (Server.Hang), a JSON answer cut in half (WriteJSON with
 // truncate), and the faults of the embedding and rerank fakes (Kind,
 // Fault; Shape: a vector too few, one value short, none, all zeros;
-// ShapeResults: a result too few, none, a repeated index).
+// ShapeResults: a result too few, none, a repeated index), an input cut
+// at a context length (TruncateTokens) and the fake LLMs' answer
+// (ContextFor).
 //
 // Wire formats stay in the fakes: each writes its provider's error
 // bodies, status mapping and answers, and says in its package comment
