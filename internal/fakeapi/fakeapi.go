@@ -185,6 +185,12 @@ func (s *Server[F]) Sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
+// Bearer is an Authorized hook for an API that takes its key as
+// "Authorization: Bearer <key>"; an empty key lets every request in.
+func Bearer(key string) func(r *http.Request) bool {
+	return func(r *http.Request) bool { return key == "" || r.Header.Get("Authorization") == "Bearer "+key }
+}
+
 // Take serves a fault queue: it finds the first fault in *queue that
 // matches (a nil matches accepts any). If that fault's skip count
 // (*skip(f), with skip not nil) is above 0 it counts it down and returns

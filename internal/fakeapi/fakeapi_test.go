@@ -54,11 +54,9 @@ func TestRetryAfter(t *testing.T) {
 func TestServer(t *testing.T) {
 	var arrived []int
 	s := New(FaultHooks(Hooks[Fault]{
-		MaxBody: 8,
-		Arrive:  func(_ http.ResponseWriter, _ *http.Request, seq int, _ *Fault) { arrived = append(arrived, seq) },
-		Authorized: func(r *http.Request) bool {
-			return r.Header.Get("authorization") == "Bearer k"
-		},
+		MaxBody:      8,
+		Arrive:       func(_ http.ResponseWriter, _ *http.Request, seq int, _ *Fault) { arrived = append(arrived, seq) },
+		Authorized:   Bearer("k"),
 		Unauthorized: func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no key", http.StatusUnauthorized) },
 		Intercept: func(w http.ResponseWriter, _ *http.Request, _ []byte, f *Fault) bool {
 			if !f.Is(RateLimited) {

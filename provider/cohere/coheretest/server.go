@@ -104,9 +104,7 @@ func NewServer(cfg Config) *Server {
 				s.stats.Faults++
 			}
 		},
-		Authorized: func(r *http.Request) bool {
-			return s.cfg.APIKey == "" || r.Header.Get("Authorization") == "Bearer "+s.cfg.APIKey
-		},
+		Authorized: fakeapi.Bearer(cfg.APIKey),
 		Unauthorized: func(w http.ResponseWriter, _ *http.Request) {
 			s.writeError(w, http.StatusUnauthorized, "invalid api token")
 		},

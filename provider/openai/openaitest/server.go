@@ -175,9 +175,7 @@ func NewServer(cfg Config) *Server {
 			}
 			w.Header().Set("x-request-id", fmt.Sprintf("req_%d", seq))
 		},
-		Authorized: func(r *http.Request) bool {
-			return s.cfg.APIKey == "" || r.Header.Get("authorization") == "Bearer "+s.cfg.APIKey
-		},
+		Authorized: fakeapi.Bearer(cfg.APIKey),
 		Unauthorized: func(w http.ResponseWriter, _ *http.Request) {
 			s.writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
 		},

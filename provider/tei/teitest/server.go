@@ -135,9 +135,7 @@ func NewServer(cfg Config) *Server {
 			}
 		},
 		// TEI's --api-key middleware answers a bare 401.
-		Authorized: func(r *http.Request) bool {
-			return s.cfg.APIKey == "" || r.Header.Get("Authorization") == "Bearer "+s.cfg.APIKey
-		},
+		Authorized:   fakeapi.Bearer(cfg.APIKey),
 		Unauthorized: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) },
 		Intercept:    s.intercept,
 	})
