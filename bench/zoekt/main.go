@@ -51,7 +51,7 @@ func main() {
 	queries := flag.String("queries", "", "answers-format queries.jsonl")
 	situate := flag.String("situate", "", "situate eval --per-query output: the questions it lists are the ones measured (the half) and its rankings are scored")
 	modes := flag.String("modes", "default,bm25", "Zoekt scoring modes to run: default (Zoekt's ranking with ctags symbol boosts), bm25 (UseBM25Scoring)")
-	ctags := flag.String("ctags", "", "universal-ctags binary (default: universal-ctags or ctags on PATH)")
+	ctags := flag.String("ctags", "", "universal-ctags binary (default: universal-ctags or ctags on PATH; none: index without symbols)")
 	flag.Parse()
 	if *indexDir == "" || *docs == "" {
 		log.Fatal("zoektbench: -index and -docs are required")
@@ -98,6 +98,9 @@ func keep(rel string, include, exclude []string) bool {
 }
 
 func ctagsPath(flagValue string) string {
+	if flagValue == "none" {
+		return ""
+	}
 	if flagValue != "" {
 		return flagValue
 	}
@@ -402,6 +405,7 @@ func measure(ctx context.Context, indexDir, docs, queriesPath, situatePath strin
 	defer ss.Close()
 	fmt.Printf("%-16s %3s   %-20s   %-20s\n", "", "", "file level", "chunk level (±18 lines)")
 	fmt.Printf("%-16s %3s   %-5s  %-5s  %-5s    %-5s  %-5s  %-5s\n", "system", "n", "hit@1", "hit@5", "mrr10", "hit@1", "hit@5", "mrr10")
+	sitRanks := map[string]ranks{}
 	if sit != nil {
 		var t tally
 		for _, id := range ids {
@@ -409,7 +413,8 @@ func measure(ctx context.Context, indexDir, docs, queriesPath, situatePath strin
 			if !ok {
 				return fmt.Errorf("%s: question %s is not in %s", situatePath, id, queriesPath)
 			}
-			t.add(situateRanks(q, sit[id]))
+			sitRanks[id] = situateRanks(q, sit[id])
+			t.add(sitRanks[id])
 		}
 		fmt.Println(t.row("situate"))
 	}
@@ -428,9 +433,15 @@ func measure(ctx context.Context, indexDir, docs, queriesPath, situatePath strin
 				return fmt.Errorf("%s: %w", id, err)
 			}
 			t.add(r)
-			perQ = append(perQ, fmt.Sprintf("  %s file %d chunk %d", id, r.file, r.chunk))
+			line := fmt.Sprintf("  %-50s zoekt file %2d chunk %2d", id, r.file, r.chunk)
+			if sr, ok := sitRanks[id]; ok {
+				line += fmt.Sprintf("   situate file %2d chunk %2d", sr.file, sr.chunk)
+			}
+			perQ = append(perQ, line)
 		}
 		fmt.Println(t.row("zoekt-"+mode) + fmt.Sprintf("   (%.1f ms/question)", float64(time.Since(start).Microseconds())/1000/float64(max(len(ids), 1))))
+		// ZOEKTBENCH_PERQUERY=1 lists every question's ranks (0: not in
+		// the top 10).
 		if os.Getenv("ZOEKTBENCH_PERQUERY") != "" {
 			fmt.Println(strings.Join(perQ, "\n"))
 		}
