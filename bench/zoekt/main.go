@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -44,13 +45,17 @@ import (
 // line for a chunk-level hit: about half of one of situate's chunks.
 const lineWindow = 18
 
+// defaultMinLen is the shortest keyword Zoekt is asked for unless the mode
+// says otherwise ("bm25:4").
+const defaultMinLen = 3
+
 func main() {
 	indexDir := flag.String("index", "", "Zoekt index directory (built when -queries is not given)")
 	docs := flag.String("docs", "", "document folder (the answers set's --docs)")
 	config := flag.String("config", "", "situate.toml whose include/exclude globs pick the corpus (optional)")
 	queries := flag.String("queries", "", "answers-format queries.jsonl")
 	situate := flag.String("situate", "", "situate eval --per-query output: the questions it lists are the ones measured (the half) and its rankings are scored")
-	modes := flag.String("modes", "default,bm25", "Zoekt scoring modes to run: default (Zoekt's ranking with ctags symbol boosts), bm25 (UseBM25Scoring)")
+	modes := flag.String("modes", "default,bm25,default:4,bm25:4", "Zoekt modes to run: default (Zoekt's ranking with ctags symbol boosts) or bm25 (UseBM25Scoring), each optionally :N, the shortest keyword (default 3)")
 	ctags := flag.String("ctags", "", "universal-ctags binary (default: universal-ctags or ctags on PATH; none: index without symbols)")
 	flag.Parse()
 	if *indexDir == "" || *docs == "" {
@@ -299,13 +304,13 @@ func init() {
 }
 
 // keywords are the question's words, lower-cased, without English stop words
-// and words shorter than three letters, each once.
-func keywords(text string) []string {
+// and words shorter than minLen letters, each once.
+func keywords(text string, minLen int) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	}) {
-		if len([]rune(w)) < 3 || stopwords[w] || slices.Contains(out, w) {
+		if len([]rune(w)) < minLen || stopwords[w] || slices.Contains(out, w) {
 			continue
 		}
 		out = append(out, w)
@@ -326,9 +331,28 @@ func needleLine(docs string, q question) (int, error) {
 	return strings.Count(string(data[:i]), "\n") + 1, nil
 }
 
+// parseMode splits "bm25:4" into its scoring and shortest keyword length.
+func parseMode(mode string) (scoring string, minLen int, err error) {
+	scoring, n, ok := strings.Cut(mode, ":")
+	minLen = defaultMinLen
+	if ok {
+		if minLen, err = strconv.Atoi(n); err != nil || minLen < 1 {
+			return "", 0, fmt.Errorf("mode %q: the shortest keyword length after the colon must be a positive number", mode)
+		}
+	}
+	if scoring != "default" && scoring != "bm25" {
+		return "", 0, fmt.Errorf("mode %q: must be default or bm25, optionally with :N", mode)
+	}
+	return scoring, minLen, nil
+}
+
 func zoektRanks(ctx context.Context, s zoekt.Searcher, q question, needle int, mode string) (ranks, error) {
+	scoring, minLen, err := parseMode(mode)
+	if err != nil {
+		return ranks{}, err
+	}
 	var ors []query.Q
-	for _, w := range keywords(q.Query) {
+	for _, w := range keywords(q.Query, minLen) {
 		// Content and file name (neither flag set), case-insensitive: what
 		// Zoekt's query language makes of "w1 or w2 ...".
 		ors = append(ors, &query.Substring{Pattern: w})
@@ -339,7 +363,7 @@ func zoektRanks(ctx context.Context, s zoekt.Searcher, q question, needle int, m
 	opts := &zoekt.SearchOptions{
 		ShardMaxMatchCount: 100000, TotalMaxMatchCount: 1000000,
 		MaxDocDisplayCount: 10, MaxWallTime: time.Minute,
-		UseBM25Scoring: mode == "bm25",
+		UseBM25Scoring: scoring == "bm25",
 	}
 	res, err := s.Search(ctx, query.Simplify(query.NewOr(ors...)), opts)
 	if err != nil {
@@ -419,6 +443,9 @@ func measure(ctx context.Context, indexDir, docs, queriesPath, situatePath strin
 		fmt.Println(t.row("situate"))
 	}
 	for _, mode := range modes {
+		if _, _, err := parseMode(mode); err != nil {
+			return err
+		}
 		var t tally
 		start := time.Now()
 		var perQ []string

@@ -11,9 +11,12 @@ import (
 )
 
 func TestKeywords(t *testing.T) {
-	got := strings.Join(keywords("How does the HTTP client limit redirects? The client's limit_redirects, io"), " ")
+	got := strings.Join(keywords("How does the HTTP client limit redirects? The client's limit_redirects, io", 3), " ")
 	if want := "http client limit redirects limit_redirects"; got != want {
 		t.Errorf("keywords = %q, want %q", got, want)
+	}
+	if got := strings.Join(keywords("How does the HTTP client limit redirects?", 6), " "); got != "client redirects" {
+		t.Errorf("keywords of 6 letters or more = %q", got)
 	}
 }
 
