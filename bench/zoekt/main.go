@@ -12,7 +12,7 @@
 // Usage (see run.sh):
 //
 //	zoektbench -index DIR -docs DOCS [-config situate.toml]        # build the index, print its time
-//	zoektbench -index DIR -docs DOCS -queries Q.jsonl -situate PERQUERY.txt [-modes default,bm25]
+//	zoektbench -index DIR -docs DOCS -queries Q.jsonl -situate PERQUERY.txt [-modes default,bm25,default:4,bm25:4]
 package main
 
 import (
@@ -82,6 +82,11 @@ func globs(path string) (include, exclude []string, err error) {
 	if _, err := toml.DecodeFile(path, &cfg); err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	for _, g := range append(slices.Clone(cfg.Include), cfg.Exclude...) {
+		if !doublestar.ValidatePattern(g) {
+			return nil, nil, fmt.Errorf("read %s: include/exclude: %q is not a valid glob pattern", path, g)
+		}
+	}
 	return cfg.Include, cfg.Exclude, nil
 }
 
@@ -141,7 +146,7 @@ func build(indexDir, docs, config, ctags string) error {
 	start := time.Now()
 	b, err := index.NewBuilder(opts)
 	if err != nil {
-		return err
+		return fmt.Errorf("zoekt builder: %w", err)
 	}
 	n := 0
 	var size int64
@@ -172,13 +177,16 @@ func build(indexDir, docs, config, ctags string) error {
 		}
 		n++
 		size += int64(len(content))
-		return b.Add(index.Document{Name: rel, Content: content})
+		if err := b.Add(index.Document{Name: rel, Content: content}); err != nil {
+			return fmt.Errorf("add %s: %w", rel, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if err := b.Finish(); err != nil {
-		return err
+		return fmt.Errorf("zoekt builder: finish: %w", err)
 	}
 	fmt.Printf("zoekt index: %d files, %.1f MiB, ctags %q, %s wall\n", n, float64(size)/(1<<20), opts.CTagsPath, time.Since(start).Round(time.Millisecond))
 	return nil
@@ -367,7 +375,7 @@ func zoektRanks(ctx context.Context, s zoekt.Searcher, q question, needle int, m
 	}
 	res, err := s.Search(ctx, query.Simplify(query.NewOr(ors...)), opts)
 	if err != nil {
-		return ranks{}, err
+		return ranks{}, fmt.Errorf("zoekt search %s: %w", mode, err)
 	}
 	var out ranks
 	for i, f := range res.Files {
@@ -424,7 +432,7 @@ func measure(ctx context.Context, indexDir, docs, queriesPath, situatePath strin
 	}
 	ss, err := search.NewDirectorySearcher(indexDir)
 	if err != nil {
-		return err
+		return fmt.Errorf("open zoekt index %s: %w", indexDir, err)
 	}
 	defer ss.Close()
 	fmt.Printf("%-16s %3s   %-20s   %-20s\n", "", "", "file level", "chunk level (±18 lines)")
