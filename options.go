@@ -113,9 +113,11 @@ type Recipe struct {
 	DocumentWeight float64
 	// TestPenalty lowers the lexical score of every chunk of a test file
 	// (rank.IsTestFile of the document id: "_test.go", "test_*.py",
-	// "*.spec.ts", ...) by this share, unless the query asks about tests
-	// (rank.AsksForTests): a question about how something works wants the
-	// implementation, not the tests that call it. In [0, 1]; 0 disables it.
+	// "*.spec.ts", ...) or of a Go package documentation file (doc.go,
+	// rank.IsPackageDocFile) by this share, unless the query asks about
+	// tests (rank.AsksForTests): a question about how something works
+	// wants the implementation, not the tests that call it or the package
+	// comment that describes it. In [0, 1]; 0 disables it.
 	TestPenalty float64
 
 	// Candidates is each arm's top N before fusion/rerank.

@@ -80,7 +80,7 @@ func (e *Engine) searchArms(mode string) []searchArm {
 
 // recipe is the fusion recipe of e's options.
 func (e *Engine) recipe() fusion.Recipe {
-	return fusion.Recipe{DocumentWeight: e.opts.DocumentWeight, TestPenalty: e.opts.TestPenalty, IsTest: rank.IsTestFile,
+	return fusion.Recipe{DocumentWeight: e.opts.DocumentWeight, TestPenalty: e.opts.TestPenalty, IsTest: rank.IsAsideFile,
 		Method: e.opts.Fusion, LexicalWeight: e.opts.LexicalWeight, ChunkKey: fusion.SplitChunkID(chunkKeySep)}
 }
 

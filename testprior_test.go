@@ -52,6 +52,41 @@ func TestSearchTestPenalty(t *testing.T) {
 	}
 }
 
+// TestSearchPackageDocPenalty: a Go package comment (doc.go) that says in
+// the question's words what the package's code does ranks below that code
+// with the default recipe; TestPenalty 0 leaves BM25's order.
+func TestSearchPackageDocPenalty(t *testing.T) {
+	ctx := context.Background()
+	exec := "package template\n\n// walkRange evaluates a range over a slice, map or channel.\nfunc (s *state) walkRange(dot reflect.Value, r *parse.RangeNode) {\n\tval, _ := indirect(s.evalPipeline(dot, r.Pipe))\n}\n"
+	doc := "// Package template implements data-driven templates.\n//\n// A range action iterates over a slice, map or channel: {{range pipeline}}\n// T1 {{end}}. The value of the pipeline must be an array, slice, map,\n// iter.Seq, iter.Seq2, integer or channel; range over a slice, a map or\n// a channel sets dot to each element in turn.\npackage template\n"
+	search := func(opts situate.Options) string {
+		t.Helper()
+		eng := openMemEngine(t, opts)
+		for _, d := range []situate.Document{{ID: "text/template/exec.go", Text: exec}, {ID: "text/template/doc.go", Text: doc}} {
+			d.Lang, d.Format = "en", situate.FormatCode
+			if _, err := eng.Put(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits, err := eng.Search(ctx, situate.Query{Text: "range over a slice, map or channel", K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Fatal("no hits")
+		}
+		return hits[0].DocID
+	}
+	off := situate.DefaultOptions()
+	off.TestPenalty = 0
+	if got := search(off); got != "text/template/doc.go" {
+		t.Fatalf("without the penalty the package comment should rank first (the premise of this test), got %s", got)
+	}
+	if got := search(situate.DefaultOptions()); got != "text/template/exec.go" {
+		t.Errorf("default recipe: first hit %s, want the implementation text/template/exec.go", got)
+	}
+}
+
 // TestSearchDefsArm: a question about what a function does finds the chunk
 // that declares a function named so above a caller whose words match the
 // question better; without the declaration arm the caller wins.

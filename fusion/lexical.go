@@ -316,7 +316,7 @@ func top(hits []Hit, k int) []Hit {
 }
 
 // TestPrior multiplies the score of every hit whose document is a test file
-// (isTest of Hit.Doc; rank.IsTestFile in situate) by 1 − penalty and returns the hits in the new
+// (isTest of Hit.Doc; rank.IsAsideFile in situate: test files and Go's doc.go) by 1 − penalty and returns the hits in the new
 // order (score descending, then ID ascending). A question about how something
 // works wants the code that does it; the tests that exercise it share its
 // identifiers and often its words, and rank above it otherwise. Callers skip

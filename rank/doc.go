@@ -1,7 +1,7 @@
 // Package rank holds situate's lexical recipe: its defaults (the BM25
 // parameters and weights of each arm), the text of the phrase-like word-pair
 // BM25 arm (PairText, PairQuery), and which chunks belong to test files and
-// which questions ask about tests (IsTestFile, AsksForTests). The steps that
+// which questions ask about tests (IsTestFile, IsAsideFile, AsksForTests). The steps that
 // combine the arms' lists (Combine, DocumentEvidence, DocumentBlend,
 // TestPrior) are in package fusion, where every list is merged. Levers that
 // were measured and not adopted (identifier emphasis, a lead prior) are
@@ -30,9 +30,10 @@
 //  4. fusion.DocumentBlend with DefaultDocumentWeight: each chunk gains that share
 //     of the best score of any chunk of its document.
 //  5. Unless the query asks about tests (AsksForTests), fusion.TestPrior with
-//     DefaultTestPenalty: chunks of test files (IsTestFile) lose that share
-//     of their score (chosen on the tune half of the code-search set on
-//     GOROOT, bench/codesearch).
+//     DefaultTestPenalty: chunks of test files and of Go package
+//     documentation files (IsAsideFile: IsTestFile, IsPackageDocFile) lose
+//     that share of their score (chosen on the tune half of the code-search
+//     set on GOROOT, bench/codesearch).
 //
 // Steps 3 and 4 never reorder the chunks of one document; the word pairs
 // say which documents hold the query's phrases, the chunk arms which of

@@ -44,6 +44,26 @@ func IsTestFile(id string) bool {
 	return dirHas(dir, "__tests__") || dirHas(dir, "src/test")
 }
 
+// IsPackageDocFile reports whether a document id names a Go package
+// documentation file: "doc.go", by Go's convention the package comment and
+// the package clause only. Its prose restates, in the words a question
+// uses, what the package's code does; a question about how something works
+// wants that code (on the tune half of the code-search set, text/template's
+// doc.go ranked first for "range over a slice, map or channel in a
+// template" and "how does template execution evaluate a field", above
+// exec.go, which does it).
+func IsPackageDocFile(id string) bool {
+	return path.Base(strings.ReplaceAll(id, "\\", "/")) == "doc.go"
+}
+
+// IsAsideFile reports whether a document id names a file that shares a
+// question's words with the code the question is about without being that
+// code: a test file (IsTestFile) or a Go package documentation file
+// (IsPackageDocFile). TestPrior lowers their chunks.
+func IsAsideFile(id string) bool {
+	return IsTestFile(id) || IsPackageDocFile(id)
+}
+
 // dirHas reports whether "/"+dir+"/" contains "/"+sub+"/", without
 // building the string (TestPrior asks for every candidate of a search).
 func dirHas(dir, sub string) bool {

@@ -47,3 +47,32 @@ func TestAsksForTests(t *testing.T) {
 		}
 	}
 }
+
+func TestIsPackageDocFile(t *testing.T) {
+	for id, want := range map[string]bool{
+		"text/template/doc.go":  true,
+		"doc.go":                true,
+		`win\pkg\doc.go`:        true,
+		"text/template/exec.go": false,
+		"pkg/godoc.go":          false,
+		"pkg/doc_test.go":       false, // a test file, not the package comment
+		"docs/doc.md":           false,
+		"pkg/doc.go/notes.txt":  false,
+		"text/template/docs.go": false,
+	} {
+		if got := IsPackageDocFile(id); got != want {
+			t.Errorf("IsPackageDocFile(%q) = %v, want %v", id, got, want)
+		}
+	}
+	for id, want := range map[string]bool{
+		"text/template/doc.go":   true,
+		"net/http/serve_test.go": true,
+		"pkg/test_parser.py":     true,
+		"text/template/exec.go":  false,
+		"README.md":              false,
+	} {
+		if got := IsAsideFile(id); got != want {
+			t.Errorf("IsAsideFile(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
