@@ -99,6 +99,10 @@ func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allow
 	var c candidates
 	arms := e.searchArms(mode)
 	r := e.recipe()
+	if rank.AsksForTests(text) {
+		// A question about tests wants them: no test prior.
+		r.TestPenalty = 0
+	}
 	lexical := 0
 	for _, a := range arms {
 		if a.kind() != fusion.Dense {

@@ -16,7 +16,7 @@ func TestSearchTestPenalty(t *testing.T) {
 	ctx := context.Background()
 	impl := "package chunk\n\n// readChunk decodes one chunk of chunked transfer encoding.\nfunc readChunk(r io.Reader) ([]byte, error) {\n\treturn nil, nil\n}\n"
 	test := "package chunk\n\n// chunked transfer encoding: readChunk on chunked input, chunked chunked.\nfunc TestReadChunk(t *testing.T) {\n\treadChunk(chunked(\"chunked transfer encoding\"))\n}\n"
-	search := func(opts situate.Options, query string) string {
+	first := func(opts situate.Options, query string) situate.Hit {
 		t.Helper()
 		eng := openMemEngine(t, opts)
 		for _, d := range []situate.Document{{ID: "chunk/read.go", Text: impl}, {ID: "chunk/read_test.go", Text: test}} {
@@ -32,10 +32,20 @@ func TestSearchTestPenalty(t *testing.T) {
 		if len(hits) == 0 {
 			t.Fatalf("%q: no hits", query)
 		}
-		return hits[0].DocID
+		return hits[0]
 	}
+	search := func(opts situate.Options, query string) string { return first(opts, query).DocID }
 	off := situate.DefaultOptions()
 	off.TestPenalty = 0
+	// A query about tests is ranked as without the penalty: the test
+	// file's score is the same.
+	asks := "tests of chunked transfer encoding"
+	if on, without := first(situate.DefaultOptions(), asks), first(off, asks); on.DocID != without.DocID || on.Score != without.Score {
+		t.Errorf("a query about tests: first hit %s %g, want %s %g as with TestPenalty 0", on.DocID, on.Score, without.DocID, without.Score)
+	}
+	if on, without := first(situate.DefaultOptions(), "chunked transfer encoding"), first(off, "chunked transfer encoding"); on.DocID == without.DocID && on.Score == without.Score {
+		t.Errorf("a query not about tests: first hit %s %g as with TestPenalty 0, want the penalty applied", on.DocID, on.Score)
+	}
 	if got := search(off, "chunked transfer encoding"); got != "chunk/read_test.go" {
 		t.Fatalf("without the penalty the test file should rank first (the premise of this test), got %s", got)
 	}
