@@ -264,8 +264,11 @@ func lowercaseWords(text string) map[string]bool {
 // opens with a preposition, an adverb or a number, or ends at a comma) of a
 // sentence that does not open with one: "In 2019, Acme Corp opened ..." -> "Acme Corp", "Founded in
 // 1987, Brightwater Logistics is ..." -> "Brightwater Logistics",
-// "2023年，星河电池公司…" -> "星河电池公司".
-func laterName(sentence string) string {
+// "2023年，星河电池公司…" -> "星河电池公司". In an untitled document (no
+// title, or one made from its file name) whose opening sentence has no
+// opening phrase, a name of two or more capitalised words further on is
+// taken too: nothing else names such a document's subject.
+func laterName(sentence string, untitled bool) string {
 	s := strings.TrimSpace(sentence)
 	if hanCount(s) >= 4 {
 		if i := strings.Index(s, "，"); i > 0 {
@@ -292,8 +295,37 @@ func laterName(sentence string) string {
 				return subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false })
 			}
 		}
+		return ""
+	}
+	// No opening phrase: in an untitled document the first capitalised
+	// word further on is taken when it opens a name of two or more
+	// capitalised words ("This report describes the work of the Ashgrove
+	// Trust", "Last year Pellham Mills expanded", "Welcome to the
+	// Harbourside Library"). A single word there is a modifier named in
+	// passing ("Much of the Node.js core API", "modeled on standard POSIX
+	// functions"), and under a title that names the document a later name
+	// is mostly one too ("Black Death": "... in the Middle Ages").
+	for k := 1; untitled && k < len(words); k++ {
+		if isCapitalised(words[k]) {
+			if name := subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false }); capitalisedWords(name) >= 2 {
+				return name
+			}
+			return ""
+		}
 	}
 	return ""
+}
+
+// capitalisedWords counts the capitalised words of name ("Ashgrove Trust"
+// 2, "Bank of England" 2, "TLS 1.2" 1).
+func capitalisedWords(name string) int {
+	n := 0
+	for w := range strings.FieldsSeq(name) {
+		if isCapitalised(w) {
+			n++
+		}
+	}
+	return n
 }
 
 // midSentenceCaps counts, by stemKey, the capitalised words that occur in
