@@ -49,6 +49,24 @@ var articles = map[string]bool{
 	"le": true, "les": true, "il": true, "это": true,
 }
 
+// prepositions open an adverbial phrase before a sentence's subject ("For
+// each new release the Debian Project ...", "Для каждого нового выпуска
+// Проект Debian делает ...", "Tras la guerra, ..."): like the adverbs and
+// prepositions of leadWords they announce a name further on (laterName),
+// but they are not skipped before one ("By Design Ltd", "Over" as a name).
+var prepositions = map[string]bool{
+	"for": true, "after": true, "before": true, "during": true, "from": true, "by": true, "with": true,
+	"under": true, "over": true, "through": true, "throughout": true, "across": true, "among": true,
+	"within": true, "following": true, "on": true, "unlike": true, "despite": true,
+	"für": true, "nach": true, "während": true, "mit": true, "von": true, "bei": true, "unter": true,
+	"über": true, "vor": true, "aus": true, "durch": true, "trotz": true,
+	"para": true, "por": true, "tras": true, "durante": true, "con": true, "según": true, "sobre": true,
+	"bajo": true, "entre": true, "ante": true, "antes": true, "después": true,
+	"для": true, "по": true, "при": true, "после": true, "из": true, "от": true, "за": true, "до": true,
+	"согласно": true, "среди": true, "под": true, "над": true, "перед": true, "через": true, "у": true,
+	"о": true, "об": true, "к": true, "ко": true,
+}
+
 // nameJoiners may sit inside a name between capitalised words ("Bank of
 // England", "Torrecampo de la Sierra", "Haus der Kunst").
 var nameJoiners = map[string]bool{
@@ -281,7 +299,7 @@ func laterName(sentence string, untitled bool) string {
 		return ""
 	}
 	first := strings.ToLower(strings.Trim(words[0], ",;:"))
-	phrase := leadWords[first] && !articles[first] || isNumber(first)
+	phrase := leadWords[first] && !articles[first] || prepositions[first] || isNumber(first)
 	for k := 1; k < len(words); k++ {
 		// "Much of the Node.js core API": a modifier, not the subject;
 		// "Wendlingsfeld ist eine Kleinstadt im Norden Hessens, gelegen im

@@ -92,6 +92,10 @@ func TestLaterName(t *testing.T) {
 		{"Seit 2004 stellt die Falkenried Solar GmbH in Lindenhain Module her.", "Falkenried Solar GmbH"},
 		{"2023年，星河电池公司成为全省最大的储能企业。", "星河电池公司"},
 		{"the company was founded by two brothers.", ""},
+		// A preposition opens a phrase too (issue 29: the Debian FAQ's
+		// release-goals section lost "Проект Debian" at 298d52a).
+		{"Для каждого нового выпуска Проект Debian делает попытку сконцентрироваться на нескольких задачах.", "Проект Debian"},
+		{"For each new release the Debian Project sets a few goals.", "Debian Project"},
 	} {
 		if got := laterName(tc.sentence, false); got != tc.want {
 			t.Errorf("laterName(%q) = %q, want %q", tc.sentence, got, tc.want)
