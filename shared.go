@@ -256,6 +256,7 @@ open:
 			e.log.Warn("local indexes do not hold the shared store's chunks, rebuilding them", "dir", dir)
 			e.closeIndexes()
 			e.shared = sharedState{}
+			e.syncedStamp.Store("")
 			if err := os.Remove(filepath.Join(dir, syncFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("open engine: %w", err)
 			}
@@ -283,7 +284,7 @@ func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) (bool
 	if _, ok := e.store.(driver.ChangeLister); !ok || reset || e.shared.dir == "" || st.Stamp == "" || id == "" || st.StoreID != id {
 		return false, nil
 	}
-	e.shared.stamp = st.Stamp
+	e.setSyncStamp(st.Stamp)
 	e.shared.dirty = false // the SYNC file says it all until something changes
 	return true, nil
 }
@@ -365,7 +366,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 				e.dropDoc(id)
 			}
 			e.mu.Unlock()
-			e.shared.stamp = stamp
+			e.setSyncStamp(stamp)
 			return res, nil
 		}
 		for _, r := range ch.Written {
@@ -397,7 +398,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 			// The index is shared too: only the records (titles,
 			// filters) are this process's.
 			e.loadDocs(all)
-			e.shared.stamp = stamp
+			e.setSyncStamp(stamp)
 			return res, nil
 		}
 		want := make(map[string]DocumentRecord, len(all))
@@ -435,7 +436,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	// store's text, and a document the store no longer holds is skipped.
 	records()
 	if len(add) == 0 && len(remove) == 0 {
-		e.shared.stamp = stamp
+		e.setSyncStamp(stamp)
 		return res, e.writeSync()
 	}
 
@@ -510,7 +511,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	res.Indexed += len(staged)
-	e.shared.stamp = stamp
+	e.setSyncStamp(stamp)
 	if err := e.writeSync(); err != nil {
 		return res, fmt.Errorf("sync: %w", err)
 	}
@@ -528,4 +529,34 @@ func (e *Engine) storedVersion(ctx context.Context, id string) (rec DocumentReco
 		return rec, false, err
 	}
 	return rec, true, nil
+}
+
+// setSyncStamp records the store's change stamp the Engine is synced to;
+// the caller holds writeMu.
+func (e *Engine) setSyncStamp(stamp string) {
+	e.shared.stamp = stamp
+	e.syncedStamp.Store(stamp)
+}
+
+// SyncIfChanged is Sync when the shared store changed since the last Sync,
+// as its change stamp says (driver.ChangeStamper), and costs that one read
+// when it did not: a server calls it before each request, so that a read
+// sees every change committed before it by any process — an access list
+// another server narrowed above all — not only those of its periodic Sync.
+func (e *Engine) SyncIfChanged(ctx context.Context) (SyncResult, error) {
+	if !e.opts.SharedStore || e.storeOnly() {
+		return SyncResult{}, nil
+	}
+	cs, ok := e.store.(driver.ChangeStamper)
+	if !ok {
+		return SyncResult{}, nil
+	}
+	stamp, err := cs.ChangeStamp(ctx)
+	if err != nil {
+		return SyncResult{}, fmt.Errorf("sync: %w", err)
+	}
+	if synced, _ := e.syncedStamp.Load().(string); stamp != "" && stamp == synced {
+		return SyncResult{}, nil
+	}
+	return e.Sync(ctx)
 }
