@@ -336,3 +336,43 @@ func TestBackendNativeRanking(t *testing.T) {
 		t.Errorf("a bm25 search handed SearchNative %+v, want no vector (nothing embedded)", nb.queries)
 	}
 }
+
+// TestBackendSharedStoreSync: engines over one shared store and one
+// backend share the index; Sync brings a second engine's records (title,
+// access list) to what the first wrote, so its hits carry the new title
+// and a document deleted elsewhere is not returned.
+func TestBackendSharedStoreSync(t *testing.T) {
+	ctx := context.Background()
+	store := newSQLiteStore(t)
+	opts := situate.DefaultOptions()
+	opts.Contextualizer = nil
+	opts.SharedStore = true
+	b := newMemBackend()
+	w := backendEngine(t, store, b, &opts)
+	a := doc("a", "ferry at dawn")
+	a.Title = "Old title"
+	if _, err := w.Put(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Put(ctx, doc("b", "ferry at dusk")); err != nil {
+		t.Fatal(err)
+	}
+	r := backendEngine(t, store, b.reopen(), &opts)
+	a.Title, a.Text = "New title", "ferry at dawn, and at noon"
+	if _, err := w.Put(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Delete(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits := search(t, r, situate.Query{Text: "ferry", K: 5, Mode: situate.ModeBM25})
+	if len(hits) != 1 || hits[0].DocID != "a" || hits[0].Title != "New title" {
+		t.Errorf("after Sync: %+v, want a with its new title only", hits)
+	}
+	if got := r.Documents(); len(got) != 1 || got[0].Title != "New title" {
+		t.Errorf("records after Sync: %+v", got)
+	}
+}
