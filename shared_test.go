@@ -299,3 +299,69 @@ func TestSharedEnginesSyncVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedLocalIndexDamaged: a shared engine whose local index files
+// are damaged or gone rebuilds them from the store on Open (they are
+// derived data), and Check and Repair over the directory do the same.
+func TestSharedLocalIndexDamaged(t *testing.T) {
+	docs := []situate.Document{doc("harbour", "The harbour master counts the ships."), doc("garden", "Roses grow in the walled garden.")}
+	setup := func(t *testing.T, store driver.Store, opts situate.Options) string {
+		dir := t.TempDir()
+		e := openSharedEngine(t, dir, store, opts)
+		for _, d := range docs {
+			if _, err := e.Put(context.Background(), d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	damage := map[string]func(t *testing.T, dir string){
+		"bm25 manifest flipped": func(t *testing.T, dir string) { flipByte(t, filepath.Join(dir, "bm25", "MANIFEST")) },
+		"vector manifest flipped": func(t *testing.T, dir string) {
+			flipByte(t, filepath.Join(dir, "vectors", "MANIFEST"))
+		},
+		"bm25 arm removed": func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "bm25")); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, store := range sharedStores(t) {
+		for how, hurt := range damage {
+			t.Run(name+"/"+how, func(t *testing.T) {
+				opts := sharedOpts()
+				opts.Embedder = &hashEmbedder{dim: 32}
+				dir := setup(t, store, opts)
+				hurt(t, dir)
+				e := openSharedEngine(t, dir, store, opts)
+				checkIndexed(t, e, "garden", "harbour")
+				for _, mode := range []string{situate.ModeBM25, situate.ModeDense} {
+					if got := searchIDs(t, e, situate.Query{Text: "harbour master ships", K: 1, Mode: mode}); !slices.Equal(got, []string{"harbour"}) {
+						t.Errorf("%s search after the damage: %v, want harbour", mode, got)
+					}
+				}
+				e.Close()
+				hurt(t, dir)
+				r, err := situate.Repair(context.Background(), dir, store, opts)
+				if err != nil || r.RepairErr != nil || !r.OK() {
+					t.Errorf("Repair of the damaged shared directory: %+v, %v", r, err)
+				}
+			})
+		}
+	}
+}
+
+func flipByte(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x10
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
