@@ -340,10 +340,16 @@ func TestBackendNativeRanking(t *testing.T) {
 // TestBackendSharedStoreSync: engines over one shared store and one
 // backend share the index; Sync brings a second engine's records (title,
 // access list) to what the first wrote, so its hits carry the new title
-// and a document deleted elsewhere is not returned.
+// and a document deleted elsewhere is not returned; over a store that
+// lists its changes and one that does not.
 func TestBackendSharedStoreSync(t *testing.T) {
+	for name, store := range sharedStores(t) {
+		t.Run(name, func(t *testing.T) { backendSharedStoreSync(t, store) })
+	}
+}
+
+func backendSharedStoreSync(t *testing.T, store driver.Store) {
 	ctx := context.Background()
-	store := newSQLiteStore(t)
 	opts := situate.DefaultOptions()
 	opts.Contextualizer = nil
 	opts.SharedStore = true
@@ -374,5 +380,22 @@ func TestBackendSharedStoreSync(t *testing.T) {
 	}
 	if got := r.Documents(); len(got) != 1 || got[0].Title != "New title" {
 		t.Errorf("records after Sync: %+v", got)
+	}
+	// A second round: a store that lists its changes is read from the
+	// first Sync's stamp.
+	a.Title = "Newest title"
+	if _, err := w.Put(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Put(ctx, doc("c", "ferry at midnight")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range search(t, r, situate.Query{Text: "ferry", K: 5, Mode: situate.ModeBM25}) {
+		if rec, err := r.Document(h.DocID); err != nil || h.DocID == "a" && (h.Title != "Newest title" || rec.Title != "Newest title") {
+			t.Errorf("after the second Sync: hit %s titled %q, record %+v, %v", h.DocID, h.Title, rec, err)
+		}
 	}
 }
