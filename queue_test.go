@@ -3,6 +3,7 @@ package situate_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,98 @@ func jobStates(jobs []driver.Job) map[string]string {
 		out[j.DocID] = j.State + " " + j.Change
 	}
 	return out
+}
+
+// TestQueueThenRunJobs: Queue stores each new or changed document as an
+// upload with a job and indexes none; JobRunners index them; a second
+// Queue of the same source queues nothing the store holds (a document
+// without a format included); a change of
+// attributes alone holds at once with no job; Prune removes a document
+// and its upload; a document with its own chunks, or without an id,
+// fails alone.
+func TestQueueThenRunJobs(t *testing.T) {
+	ctx := context.Background()
+	eng, store := openTestEngine(t, t.TempDir(), situate.DefaultOptions())
+	docs := []situate.Document{doc("a", "The ferry crosses the sound at dawn."),
+		doc("b", "Stone bridges span the river."), doc("c", "The bakery sells rye bread.")}
+	res, err := eng.Queue(ctx, situate.Documents(docs...), store, situate.QueueOptions{})
+	if err != nil || res.Added != 3 {
+		t.Fatalf("first Queue: %+v, %v; want 3 added", res, err)
+	}
+	if ids := searchIDs(t, eng, situate.Query{Text: "ferry bridges bakery", K: 10}); len(ids) != 0 {
+		t.Errorf("Queue indexed %v; the runners index", ids)
+	}
+	if c, _ := store.JobCounts(ctx); c[situate.JobQueued] != 3 {
+		t.Errorf("job counts after Queue: %v, want 3 queued", c)
+	}
+	// The same source again, before any runner: no second job each.
+	if _, err := eng.Queue(ctx, situate.Documents(docs...), store, situate.QueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := store.JobCounts(ctx); c[situate.JobQueued] != 3 {
+		t.Errorf("job counts after queueing the same source twice: %v, want 3 queued", c)
+	}
+	ended := runQueued(t, &situate.JobRunner{Engine: eng, Jobs: store})
+	if got := jobStates(ended); len(got) != 3 || got["a"] != "done added" || got["b"] != "done added" || got["c"] != "done added" {
+		t.Errorf("jobs ended %v, want a, b, c done added", got)
+	}
+	if ids := searchIDs(t, eng, situate.Query{Text: "ferry bridges bakery", K: 10}); !slices.Equal(ids, []string{"a", "b", "c"}) {
+		t.Errorf("after the runners: %v", ids)
+	}
+
+	// The source again after the runners: the store holds every
+	// document's content (read as a runner reads an upload: a document
+	// without a format is text), so nothing is queued.
+	res, err = eng.Queue(ctx, situate.Documents(docs...), store, situate.QueueOptions{})
+	if err != nil || res.Unchanged != 3 {
+		t.Errorf("Queue of the indexed source: %+v, %v; want 3 unchanged", res, err)
+	}
+	if c, _ := store.JobCounts(ctx); c[situate.JobQueued] != 0 {
+		t.Errorf("Queue of the indexed source queued jobs: %v", c)
+	}
+
+	// b only changes access, c is gone: Prune.
+	b := docs[1]
+	b.Access = []string{"staff"}
+	res, err = eng.Queue(ctx, situate.Documents(docs[0], b), store, situate.QueueOptions{Prune: true})
+	if err != nil || res.Unchanged != 1 || res.Updated != 1 || res.Removed != 1 {
+		t.Fatalf("Queue of a, b with new access, without c: %+v, %v; want 1 unchanged, 1 updated, 1 removed", res, err)
+	}
+	if c, _ := store.JobCounts(ctx); c[situate.JobQueued] != 0 {
+		t.Errorf("an access change queued a job: %v", c)
+	}
+	if ids := searchIDs(t, eng, situate.Query{Text: "bridges", K: 10, Filter: situate.Filter{Principals: []string{"visitor"}}}); len(ids) != 0 {
+		t.Errorf("b's new access list does not hold at once: a visitor finds %v", ids)
+	}
+	if _, err := store.Upload(ctx, "c"); !errors.Is(err, situate.ErrNotFound) {
+		t.Errorf("c's upload after Prune: %v, want ErrNotFound", err)
+	}
+	if _, err := eng.Document("c"); !errors.Is(err, situate.ErrNotFound) {
+		t.Errorf("c after Prune: %v, want ErrNotFound", err)
+	}
+
+	own := func(ctx context.Context, f *situate.Feed) error {
+		if err := f.AddChunks(doc("own", "x"), []situate.Chunk{{Text: "x"}}, nil); err != nil {
+			return err
+		}
+		if err := f.Add(situate.Document{Text: "no id"}, ""); err != nil {
+			return err
+		}
+		return f.Add(doc("d", "Lanterns light the quay."), "")
+	}
+	res, err = eng.Queue(ctx, own, store, situate.QueueOptions{})
+	if err != nil || res.Added != 1 || res.Failed != 2 {
+		t.Fatalf("Queue of a pre-chunked document, one without id and d: %+v, %v; want d added, 2 failed", res, err)
+	}
+	for _, f := range res.Failures {
+		if !errors.Is(f.Err, situate.ErrInvalid) {
+			t.Errorf("failure %s: %v, want ErrInvalid", f.DocID, f.Err)
+		}
+	}
+
+	if _, err := eng.Queue(ctx, situate.Documents(), nil, situate.QueueOptions{}); !errors.Is(err, situate.ErrInvalid) {
+		t.Errorf("Queue without a job store: %v, want ErrInvalid", err)
+	}
 }
 
 // failingContextualizer fails every call with err.
