@@ -142,8 +142,8 @@ func (f failingContextualizer) Contextualize(context.Context, situate.Document, 
 	return nil, f.err
 }
 
-// TestRunJobOutcomes: how a job ends when its upload is gone before it
-// runs (done, "deleted"), when its upload cannot be parsed (failed, the
+// TestRunJobOutcomes: how a job ends when its upload is deleted while it
+// runs (done, "deleted", nothing indexed), when its upload cannot be parsed (failed, the
 // error naming the document), when a newer upload replaces it while it
 // runs (done, "superseded": the newer job indexes), when the store holds
 // its content (done, "unchanged"), and when its contextualizer fails
@@ -158,10 +158,7 @@ func TestRunJobOutcomes(t *testing.T) {
 		}
 	}
 
-	enqueue("gone", "A document deleted before its job ran.")
-	if err := store.DeleteUpload(ctx, "gone"); err != nil {
-		t.Fatal(err)
-	}
+	enqueue("gone", "A document deleted while its job runs.")
 	enqueue("bad", "unparsable")
 	enqueue("raced", "The first version.")
 	parse := func(ctx context.Context, u driver.Upload) (situate.Document, error) {
@@ -172,12 +169,18 @@ func TestRunJobOutcomes(t *testing.T) {
 	}
 	raced := false
 	r := &situate.JobRunner{Engine: eng, Jobs: store, Parse: parse,
-		// A newer upload lands while raced's first job runs.
+		// While the jobs run, before they commit: a newer upload of
+		// raced lands, and gone is deleted (a DELETE of the document).
 		Lock: func(id string) func() {
-			if id == "raced" && !raced {
+			switch {
+			case id == "raced" && !raced:
 				raced = true
 				time.Sleep(time.Millisecond) // a later UpdatedAt on coarse clocks
 				enqueue("raced", "The second version.")
+			case id == "gone":
+				if err := store.DeleteUpload(ctx, "gone"); err != nil {
+					t.Fatal(err)
+				}
 			}
 			return func() {}
 		}}
@@ -196,8 +199,11 @@ func TestRunJobOutcomes(t *testing.T) {
 	if rec, err := eng.Document("raced"); err != nil || !strings.Contains(searchText(t, eng, "second version"), "second") {
 		t.Errorf("the newer upload was not indexed by its own job: %+v %v", rec, err)
 	}
-	if _, ok := got["gone"]; ok && (got["gone"].State != situate.JobDone || got["gone"].Change != "deleted") {
-		t.Errorf("the deleted upload's job: %+v, want done deleted", got["gone"])
+	if j := got["gone"]; j.State != situate.JobDone || j.Change != "deleted" {
+		t.Errorf("the job of the upload deleted while it ran: %s %q, want done deleted", j.State, j.Change)
+	}
+	if _, err := eng.Document("gone"); !errors.Is(err, situate.ErrNotFound) {
+		t.Errorf("the upload deleted while its job ran was indexed: %v", err)
 	}
 
 	// The stored content again: unchanged, nothing called.

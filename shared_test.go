@@ -331,6 +331,9 @@ func TestSharedLocalIndexDamaged(t *testing.T) {
 	}
 	for name, store := range sharedStores(t) {
 		for how, hurt := range damage {
+			if name == "change-list" && how != "bm25 arm removed" {
+				continue // a damaged file is found the same way over either store
+			}
 			t.Run(name+"/"+how, func(t *testing.T) {
 				opts := sharedOpts()
 				opts.Embedder = &hashEmbedder{dim: 32}
