@@ -124,8 +124,11 @@ func TestQueueThenRunJobs(t *testing.T) {
 		t.Fatalf("Queue of a pre-chunked document, one without id and d: %+v, %v; want d added, 2 failed", res, err)
 	}
 	for _, f := range res.Failures {
-		if !errors.Is(f.Err, situate.ErrInvalid) {
-			t.Errorf("failure %s: %v, want ErrInvalid", f.DocID, f.Err)
+		// A DocumentError is an error naming the document and wrapping
+		// the cause.
+		var err error = f
+		if !errors.Is(err, situate.ErrInvalid) || f.DocID != "" && !strings.HasPrefix(err.Error(), f.DocID+": ") {
+			t.Errorf("failure %q: %v, want ErrInvalid, the document named", f.DocID, err)
 		}
 	}
 

@@ -186,8 +186,19 @@ func TestSharedEnginesSync(t *testing.T) {
 			if got := hitDocs(t, b, "harbour ships"); !slices.Equal(got, []string{"harbour"}) {
 				t.Errorf("b after sync: %v", got)
 			}
+			// b changes a document a indexed: the version comes from the
+			// store, not from b's memory; the same text again is unchanged.
 			if ch := put(b, "harbour", "The lighthouse keeper watches the ships in the storm."); ch != situate.Updated {
 				t.Errorf("b's update of a's document: %v, want updated", ch)
+			}
+			if rec, err := store.Document(ctx, "harbour"); err != nil || rec.Version != 2 {
+				t.Errorf("stored version after b's update: %d, %v; want 2", rec.Version, err)
+			}
+			if ch := put(b, "harbour", "The lighthouse keeper watches the ships in the storm."); ch != situate.Unchanged {
+				t.Errorf("the same text again: %v, want unchanged", ch)
+			}
+			if ch := put(a, "harbour", "The lighthouse keeper watches the ships in the storm."); ch != situate.Unchanged {
+				t.Errorf("the same text again through a, which has not synced: %v, want unchanged (the store holds it)", ch)
 			}
 			if err := b.Delete(ctx, "garden"); err != nil {
 				t.Fatal(err)
