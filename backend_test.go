@@ -338,10 +338,10 @@ func TestBackendNativeRanking(t *testing.T) {
 }
 
 // TestBackendSharedStoreSync: engines over one shared store and one
-// backend share the index; Sync brings a second engine's records (title,
-// access list) to what the first wrote, so its hits carry the new title
-// and a document deleted elsewhere is not returned; over a store that
-// lists its changes and one that does not.
+// backend share the index; Sync brings a second engine's records to what
+// the first wrote, so its hits carry the new title, a document added
+// elsewhere is returned and one deleted elsewhere is not; over a store
+// that lists its changes and one that does not.
 func TestBackendSharedStoreSync(t *testing.T) {
 	for name, store := range sharedStores(t) {
 		t.Run(name, func(t *testing.T) { backendSharedStoreSync(t, store) })
@@ -393,9 +393,16 @@ func backendSharedStoreSync(t *testing.T, store driver.Store) {
 	if _, err := r.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range search(t, r, situate.Query{Text: "ferry", K: 5, Mode: situate.ModeBM25}) {
+	hits = search(t, r, situate.Query{Text: "ferry", K: 5, Mode: situate.ModeBM25})
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.DocID)
 		if rec, err := r.Document(h.DocID); err != nil || h.DocID == "a" && (h.Title != "Newest title" || rec.Title != "Newest title") {
 			t.Errorf("after the second Sync: hit %s titled %q, record %+v, %v", h.DocID, h.Title, rec, err)
 		}
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"a", "c"}) {
+		t.Errorf("after the second Sync: hits %v, want a and the new c", ids)
 	}
 }
