@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -102,20 +103,10 @@ func (s *changeLogStore) DocumentChanges(ctx context.Context, since string) (dri
 			ch.Deleted = append(ch.Deleted, id)
 		}
 	}
-	slices.SortFunc(ch.Written, func(a, b situate.DocumentRecord) int { return compareStrings(a.ID, b.ID) })
+	slices.SortFunc(ch.Written, func(a, b situate.DocumentRecord) int { return strings.Compare(a.ID, b.ID) })
 	slices.Sort(ch.Deleted)
 	ch.Stamp = strconv.FormatInt(s.n, 10)
 	return ch, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sharedStores are the two kinds of shared store Sync reads: one it
