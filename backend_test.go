@@ -33,6 +33,7 @@ func memBackendHarness() situatetest.IndexBackendHarness {
 // from the driver's documentation, is the backend, so the suite runs
 // without a Weaviate server.
 func TestIndexBackendSuiteOnMemBackend(t *testing.T) {
+	t.Parallel() // its own stores and directories; waits on fsync, so it overlaps well
 	situatetest.TestIndexBackend(t, memBackendHarness())
 }
 

@@ -148,6 +148,7 @@ func hitDocs(t *testing.T, e *situate.Engine, q string) []string {
 // writes without indexes and a reader builds its indexes in memory. Over
 // a store that lists its changes and one that does not.
 func TestSharedEnginesSync(t *testing.T) {
+	t.Parallel() // its own stores and directories; waits on fsync, so it overlaps well
 	for name, store := range sharedStores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -259,6 +260,7 @@ func TestSharedEnginesSync(t *testing.T) {
 // finds what another engine wrote and not what it deleted; a changed
 // embedder rebuilds the local indexes from the store on Open.
 func TestSharedEnginesSyncVectors(t *testing.T) {
+	t.Parallel() // its own stores and directories; waits on fsync, so it overlaps well
 	for name, store := range sharedStores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -306,6 +308,7 @@ func TestSharedEnginesSyncVectors(t *testing.T) {
 // are damaged or gone rebuilds them from the store on Open (they are
 // derived data), and Check and Repair over the directory do the same.
 func TestSharedLocalIndexDamaged(t *testing.T) {
+	t.Parallel() // its own stores and directories; waits on fsync, so it overlaps well
 	docs := []situate.Document{doc("harbour", "The harbour master counts the ships."), doc("garden", "Roses grow in the walled garden.")}
 	setup := func(t *testing.T, store driver.Store, opts situate.Options) string {
 		dir := t.TempDir()
