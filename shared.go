@@ -230,14 +230,16 @@ open:
 	}
 	e.shared.dir = dir
 	e.shared.dirty = true
-	fast, err := e.resumeSync(ctx, st, reset)
-	if err != nil {
+	if err := e.resumeSync(ctx, st, reset); err != nil {
 		return err
 	}
 	if _, err := e.Sync(ctx); err != nil {
 		return err
 	}
-	if fast {
+	if !reset {
+		// The SYNC file was trusted (and, with a ChangeLister, only the
+		// changes since it read): Sync indexed only what it did not list,
+		// so an index emptied or lost behind it would stay so.
 		ok, err := e.sameChunkCount(ctx)
 		if err != nil {
 			return err
@@ -273,20 +275,19 @@ open:
 // resumeSync sets the engine up to read only the store's changes since the
 // SYNC file's stamp, when the local indexes were synced to this very store
 // and the store lists changes (ChangeLister): then no document list is read
-// on Open, and the records are read on first need (ensureDocs). It reports
-// whether it did.
-func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) (bool, error) {
+// on Open, and the records are read on first need (ensureDocs).
+func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) error {
 	id, err := e.sharedID(ctx)
 	if err != nil {
-		return false, fmt.Errorf("open engine: %w", err)
+		return fmt.Errorf("open engine: %w", err)
 	}
 	e.shared.id = id
 	if _, ok := e.store.(driver.ChangeLister); !ok || reset || e.shared.dir == "" || st.Stamp == "" || id == "" || st.StoreID != id {
-		return false, nil
+		return nil
 	}
 	e.setSyncStamp(st.Stamp)
 	e.shared.dirty = false // the SYNC file says it all until something changes
-	return true, nil
+	return nil
 }
 
 // sameChunkCount reports whether the language arm holds as many chunks as
