@@ -48,6 +48,11 @@ func engineOptionsWith(c *config, e *env, store backingStore, es embedStore, log
 	o := situate.DefaultOptions()
 	o.Logger = log
 	var err error
+	// The recipe first; the flags given refine it (--recipe lucene
+	// --bm25-k1 0.9), the ones left at their defaults do not undo it.
+	if o.Recipe, err = situate.RecipeNamed(c.str("recipe")); err != nil {
+		return o, usagef("--recipe %q (from %s): must be situate or lucene", c.str("recipe"), c.settings["recipe"].origin)
+	}
 	if o.ChunkSize, err = c.int("chunk-size"); err != nil {
 		return o, err
 	}
@@ -63,20 +68,15 @@ func engineOptionsWith(c *config, e *env, store backingStore, es embedStore, log
 	if o.ContextWeight, err = c.float("context-weight"); err != nil {
 		return o, err
 	}
-	if o.CompoundWeight, err = c.float("compound-weight"); err != nil {
-		return o, err
+	if o.CompoundWeight > 0 || c.settings["compound-weight"].origin != "default" {
+		if o.CompoundWeight, err = c.float("compound-weight"); err != nil {
+			return o, err
+		}
 	}
 	if o.ParallelDocuments, err = c.int("parallel"); err != nil {
 		return o, err
 	}
 	o.Analyzer = c.str("analyzer")
-	switch r := c.str("recipe"); r {
-	case "situate":
-	case "lucene":
-		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight, o.TestPenalty, o.DefsArmWeight = 0, 0, 0, 0, 0, 0
-	default:
-		return o, usagef("--recipe %q (from %s): must be situate or lucene", r, c.settings["recipe"].origin)
-	}
 	name := c.str("contextualizer")
 	if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
 		name = "llm"
