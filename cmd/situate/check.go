@@ -18,6 +18,7 @@ import (
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/vector"
+	"github.com/situate/situate/wiring"
 )
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -30,11 +31,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			"the next index reads them again from their sources. Exits 1 when damage remains.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
 	repair := fs.Bool("repair", false, "rebuild damaged or incomplete indexes from the database")
 	tenant := fs.String("tenant", "", "with --store-url: check this tenant of a serve with keys (its schema situate_tenant_NAME and its local indexes)")
-	groupFlags(fs, "Shared store (--store-url) and index backend (--index weaviate)", append([]string{"store-url", "tenant"}, indexSettings...)...)
+	groupFlags(fs, "Shared store (--store-url) and index backend (--index weaviate)", append([]string{"store-url", "tenant"}, wiring.IndexSettings...)...)
 	rest, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -135,7 +136,7 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 		return err
 	}
 	opts.SharedStore = true
-	backend, err := newIndexBackend(ctx, c, e, tenant, false)
+	backend, err := wiring.NewIndexBackend(ctx, c, e.wiring(), tenant, false)
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 		}
 		return nil
 	}
-	dir := filepath.Join(c.storeDir(e), sharedDir, sharedName(store.Where()))
+	dir := filepath.Join(c.storeDir(e), sharedDir, wiring.SharedName(store.Where()))
 	if tenant != "" {
 		dir = filepath.Join(dir, tenantsDir, tenant)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 // DefaultReviewChunkChars is how much of a chunk "situate contexts" shows
@@ -41,11 +42,11 @@ func runContexts(ctx context.Context, e *env, args []string) error {
 			"replaces the old one in the store and the index.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	// Those settings shape what --regenerate writes; review ignores them.
 	groupFlags(fs, "With --regenerate: how the documents are indexed again (as 'index' takes them)",
 		"chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
-	groupFlags(fs, "With --regenerate: the LLM that writes the new contexts (as 'index' takes them)", llmSettings...)
+	groupFlags(fs, "With --regenerate: the LLM that writes the new contexts (as 'index' takes them)", wiring.LLMSettings...)
 	sample := fs.Int("sample", 10, "show this many chunks, picked at random (0: all)")
 	flagged := fs.Bool("flagged", false, "only chunks whose context has flags")
 	seed := fs.Uint64("seed", 1, "random seed of the sample")
@@ -189,11 +190,11 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	if err != nil {
 		return err
 	}
-	models, err := newLLM(c, e)
+	models, err := wiring.NewLLM(c, e.wiring())
 	if err != nil {
 		return err
 	}
-	o, err := llmOptions(c)
+	o, err := wiring.LLMOptions(c)
 	if err != nil {
 		return err
 	}
@@ -203,12 +204,12 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 	}
 	ctxz, err := llm.New(models[0], o)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	log := warnLogger(e.stderr)
 	eo, err := engineOptions(c, e, store, log)
 	if err == nil {
-		err = withBackend(ctx, c, e, &eo, "", false)
+		err = wiring.WithBackend(ctx, c, e.wiring(), &eo, "", false)
 	}
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/offline"
 	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -35,9 +36,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format squad --file xquad.en.json [--lang en]\n"+
 			"  --format answers --docs DIR --queries queries.jsonl [--include GLOB] [--exclude GLOB]\n"+
 			"  --generate N --llm PROVIDER:MODEL [--seed S] [--out FILE] PATH|--store DIR  (write reference questions for your documents)")
-	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude"}, llmSettings...)...)
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
+	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude"}, wiring.LLMSettings...)...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
 	queriesPath := fs.String("queries", "", "anthropic: evaluation_set.jsonl; answers: queries JSONL")
@@ -69,7 +70,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		// questions name: the others compete for the top ranks, as in use.
 		opts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude")}
 		if err := opts.Validate(); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		if err := allDocuments(ctx, e, ds, *docsPath, *queriesPath, opts); err != nil {
 			return err
@@ -110,12 +111,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	for _, name := range configs {
 		cfg, err := harness.ParseConfig(name)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		run, err := harness.Evaluate(ctx, ds, cfg, evalOptions(e, c, pdfx, *docFormat, *depth))
 		if err != nil {
 			if errors.Is(err, situate.ErrInvalid) {
-				return usageError{fmt.Errorf("%s: %w", name, err)}
+				return usageError{Err: fmt.Errorf("%s: %w", name, err)}
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -227,7 +228,7 @@ func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]strin
 	for _, name := range splitList(compare) {
 		cfg, err := harness.ParseConfig(name)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 		if !slices.Contains(applicable, cfg.Contexts) || (name != cfg.Contexts && c.str("embed") == "") {
 			return nil, usagef("--configs %s: not available for this dataset (available: %s)", name, strings.Join(applicable, ", "))
@@ -251,7 +252,7 @@ func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth
 			opts, err := engineOptions(c, e, store.(*sqlite.Store), log)
 			if err == nil {
 				// A Weaviate tenant of its own, dropped when the engine closes.
-				err = withBackend(context.Background(), c, e, &opts, "", true)
+				err = wiring.WithBackend(context.Background(), c, e.wiring(), &opts, "", true)
 			}
 			if err == nil && cfg.Contexts == harness.Offline {
 				opts.Contextualizer = offline.New(offline.DefaultOptions())
@@ -272,7 +273,7 @@ func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth
 func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries string, opts ingest.Options) error {
 	err := ingest.EvalDocuments(ctx, ds, dir, queries, opts, func(err error) { fmt.Fprintf(e.stderr, "skip %v\n", err) })
 	if errors.Is(err, situate.ErrInvalid) {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/questions"
 	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 // generateRequested says whether "eval" was asked to generate questions
@@ -43,7 +44,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			"drop those that fail a check, and write them as an answers dataset:\n"+
 			"  situate eval --format answers --docs PATH --queries OUT --compare")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "include", "exclude", "max-file-size")
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	n := fs.Int("generate", 0, "number of chunks to sample (each gives at most one question)")
 	seed := fs.Uint64("seed", 1, "sampling seed: the same seed, documents and model outputs give the same file")
 	out := fs.String("out", "questions.jsonl", "dataset file to write (JSONL, answers format)")
@@ -72,7 +73,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			return usagef("--generate: %s is not a folder (the dataset's documents are paths relative to a folder)", paths[0])
 		}
 	}
-	models, err := newLLM(c, e)
+	models, err := wiring.NewLLM(c, e.wiring())
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if len(docs) == 0 {
 		return fmt.Errorf("generate: no documents to ask about")
 	}
-	dcs, err := splitDocs(ctx, c, docs)
+	dcs, err := wiring.Split(c, docs)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if opts.MaxCostUSD, err = c.float("max-cost"); err != nil {
 		return err
 	}
-	prices, err := llmPrices(c)
+	prices, err := wiring.Prices(c)
 	if err != nil {
 		return err
 	}
@@ -201,7 +202,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 // generation (the sampled chunks, prompted on their whole documents, with
 // answers of about 60 tokens) and contextualizing the whole corpus.
 func projectCosts(c *config, dcs []llm.DocChunks, srcs []questions.Source, opts questions.Options) (gen, all llm.CostEstimate, err error) {
-	o, err := llmOptions(c)
+	o, err := wiring.LLMOptions(c)
 	if err != nil {
 		return gen, all, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/wiring"
 )
 
 func runIndex(ctx context.Context, e *env, args []string) error {
@@ -19,10 +20,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			"a changed document is re-chunked and re-contextualized as a whole.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude", "max-file-size")
-	c.flags(fs, llmSettings...)
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
-	groupFlags(fs, "Index backend (--index weaviate)", indexSettings...)
+	c.flags(fs, wiring.LLMSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate)", wiring.IndexSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
 	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped (files skipped by earlier runs are read again)")
 	allowFallback := fs.Bool("allow-fallback", false, "exit 0 even when chunks got the offline context because their LLM calls failed (the next run retries them)")
@@ -37,8 +38,8 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	groupFlags(fs, "Shared store (--store-url): queue for workers", "store-url", "queue", "tenant")
 	groupFlags(fs, "Chunks, contexts and BM25", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel")
-	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(llmSettings), "batch", "batch-poll", "allow-fallback")...)
-	groupFlags(fs, "With --embed: contextual embeddings", denseSettings...)
+	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(wiring.LLMSettings), "batch", "batch-poll", "allow-fallback")...)
+	groupFlags(fs, "With --embed: contextual embeddings", wiring.DenseSettings...)
 	prof := profileFlags(fs)
 	paths, err := c.parse(e, fs, args)
 	if err != nil {
@@ -64,7 +65,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	ingestOpts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude"),
 		MaxFileSize: int64(maxSize), PDF: pdfx}
 	if err := ingestOpts.Validate(); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 
 	if *tenant != "" && !*queue {

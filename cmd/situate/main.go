@@ -11,6 +11,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/situate/situate/driver"
+	"github.com/situate/situate/wiring"
 )
 
 // Exit codes.
@@ -20,14 +23,12 @@ const (
 	exitUsage   = 2
 )
 
-// usageError marks errors in how the command was called (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+// usageError marks errors in how the command was called (exit code 2),
+// the wiring package's among them.
+type usageError = wiring.UsageError
 
 func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return usageError{Err: fmt.Errorf(format, args...)}
 }
 
 type command struct {
@@ -79,6 +80,17 @@ type env struct {
 	// stored makes the engine use the contextualizer the store was last
 	// indexed with when none is chosen ("status").
 	stored bool
+}
+
+// wiring is what the wiring package needs of this run's environment; the
+// LLM contextualizer's usage goes through this run's tally.
+func (e *env) wiring() wiring.Env {
+	return wiring.Env{Getenv: e.getenv, WorkDir: e.workDir, CacheSalt: e.cacheSalt, Stored: e.stored,
+		Usage: func(next driver.UsageRecorder) driver.UsageRecorder {
+			e.tally = &usageTally{next: next}
+			e.llmDocs = &docTally{next: e.tally}
+			return e.llmDocs
+		}}
 }
 
 func main() {

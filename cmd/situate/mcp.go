@@ -16,6 +16,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/mcpserver"
+	"github.com/situate/situate/wiring"
 )
 
 // situate serve answers MCP's Streamable HTTP transport at /mcp, behind its
@@ -41,9 +42,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		"Every result carries the original chunk text with the generated context apart, labelled with what wrote it.\n"+
 		"Logs go to stderr. Add it to an agent's MCP configuration as the command `situate mcp --store DIR`.")
 	c.flags(fs, "store", "store-url", "config", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "contextualizer")
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	principals := fs.String("as", "", "serve as these principals (comma-separated): only documents they may see (default: every document)")
 	rest, err := c.parse(e, fs, args)
 	if err != nil {

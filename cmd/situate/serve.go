@@ -20,6 +20,7 @@ import (
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/postgres"
 	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 // tenantsDir holds one store per tenant (store, indexes, caches) when the
@@ -37,9 +38,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		"any other address needs keys (situate keys create). With keys each tenant has its own store in STORE/tenants/NAME.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b",
 		"context-weight", "compound-weight", "recipe", "parallel", "max-file-size")
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	workers := fs.Int("workers", httpapi.DefaultWorkers, "indexing jobs run at once per tenant (0 with --store-url: none, 'situate worker' processes run them)")
 	rate := fs.Float64("rate-limit", 0, "requests per second per key (0: unlimited)")
@@ -73,7 +74,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	root, dir, shared, err := openBacking(ctx, e, c, true)
+	root, dir, shared, err := wiring.OpenStore(ctx, c, e.wiring(), true)
 	if err != nil {
 		return err
 	}
@@ -123,9 +124,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		opts.SharedStore = shared
 		opts.ChunkCacheBytes = *chunkCacheMiB << 20
 		if err == nil && authenticated {
-			err = withBackend(ctx, c, e, &opts, name, false)
+			err = wiring.WithBackend(ctx, c, e.wiring(), &opts, name, false)
 		} else if err == nil {
-			err = withBackend(ctx, c, e, &opts, "", false)
+			err = wiring.WithBackend(ctx, c, e.wiring(), &opts, "", false)
 		}
 		if err == nil {
 			var eng *situate.Engine

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/wiring"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -81,7 +82,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stdout)
 	ix := eng.IndexStats()
 	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Chunks, ix.Terms, ix.Tokens)
-	sc, found, err := readStoredContextualizer(ctx, store)
+	sc, found, err := wiring.ReadStoredContextualizer(ctx, store)
 	if err != nil {
 		return err
 	}
