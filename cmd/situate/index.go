@@ -100,7 +100,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	src := ingest.Source(paths, ingest.SourceOptions{Options: ingestOpts, Stdin: e.stdin, StdinID: *stdinID, SkipDir: storeDir, Reread: *verbose || *strict})
 	res, err := eng.Index(ctx, src, opts)
 	prog.done()
-	if !*quiet && e.tally != nil && e.tally.calls.Load() > 0 {
+	if !*quiet && e.tally != nil && e.tally.Calls() > 0 {
 		fmt.Fprintf(e.stderr, "llm: %s\n", e.tally)
 	}
 	if s := llmSummary(e); s != "" && !*quiet {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/situate/situate/driver"
+	"github.com/situate/situate/llm"
 	"github.com/situate/situate/wiring"
 )
 
@@ -68,13 +69,13 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	workDir        string
-	// tally counts LLM usage during this run when an LLM is configured.
-	tally *usageTally
+	// tally counts LLM usage during this run when an LLM is configured,
+	// and the documents that made LLM calls.
+	tally *llm.Tally
 	// cacheSalt is sent to vLLM as cache_salt (one per tenant of serve).
 	cacheSalt string
-	// llmDocs counts the documents that made LLM calls; llmChange says
-	// which LLM settings changed since the store was last indexed.
-	llmDocs   *docTally
+	// llmChange says which LLM settings changed since the store was last
+	// indexed.
 	llmChange string
 	llmBefore map[string]bool // documents in the store before the run
 	// stored makes the engine use the contextualizer the store was last
@@ -87,9 +88,8 @@ type env struct {
 func (e *env) wiring() wiring.Env {
 	return wiring.Env{Getenv: e.getenv, WorkDir: e.workDir, CacheSalt: e.cacheSalt, Stored: e.stored,
 		Usage: func(next driver.UsageRecorder) driver.UsageRecorder {
-			e.tally = &usageTally{next: next}
-			e.llmDocs = &docTally{next: e.tally}
-			return e.llmDocs
+			e.tally = &llm.Tally{Next: next}
+			return e.tally
 		}}
 }
 

@@ -2,16 +2,12 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
-
-	"github.com/situate/situate/driver"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -151,77 +147,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// usageTally counts what the LLM calls of this run cost, for the progress
-// line, and passes every record on to the store.
-type usageTally struct {
-	next                                   driver.UsageRecorder
-	calls, input, read, write, out, micros atomic.Int64
-}
-
-func (u *usageTally) RecordUsage(ctx context.Context, x situate.Usage) error {
-	u.add(x)
-	return u.next.RecordUsage(ctx, x)
-}
-
-func (u *usageTally) add(x situate.Usage) {
-	u.calls.Add(1)
-	u.input.Add(int64(x.InputTokens))
-	u.read.Add(int64(x.CacheReadTokens))
-	u.write.Add(int64(x.CacheWriteTokens))
-	u.out.Add(int64(x.OutputTokens))
-	u.micros.Add(int64(x.CostUSD * 1e6))
-}
-
-// BeginUsage passes a call recorded before it is sent on to the store
-// (driver.AttemptRecorder); the tally counts it when FinishUsage completes it.
-func (u *usageTally) BeginUsage(ctx context.Context, x situate.Usage) (int64, error) {
-	return beginUsage(ctx, u.next, x)
-}
-
-// FinishUsage tallies the call as RecordUsage does and completes its record.
-func (u *usageTally) FinishUsage(ctx context.Context, id int64, x situate.Usage) error {
-	u.add(x)
-	return finishUsage(ctx, u.next, id, x)
-}
-
-// beginUsage and finishUsage pass an attempt's records to next, or record
-// the finished call alone when next cannot record attempts (id 0).
-func beginUsage(ctx context.Context, next driver.UsageRecorder, x situate.Usage) (int64, error) {
-	if a, ok := next.(driver.AttemptRecorder); ok {
-		return a.BeginUsage(ctx, x)
-	}
-	return 0, nil
-}
-
-func finishUsage(ctx context.Context, next driver.UsageRecorder, id int64, x situate.Usage) error {
-	if a, ok := next.(driver.AttemptRecorder); ok && id != 0 {
-		return a.FinishUsage(ctx, id, x)
-	}
-	if next == nil {
-		return nil
-	}
-	return next.RecordUsage(ctx, x)
-}
-
-// String is "N calls · T tokens · P% cached · $C".
-func (u *usageTally) String() string {
-	in := u.input.Load() + u.read.Load() + u.write.Load()
-	share := 0.0
-	if in > 0 {
-		share = 100 * float64(u.read.Load()) / float64(in)
-	}
-	return fmt.Sprintf("%d calls · %s tokens in, %s out · %.0f%% cached · $%.4f",
-		u.calls.Load(), humanCount(in), humanCount(u.out.Load()), share, float64(u.micros.Load())/1e6)
-}
-
-func humanCount(n int64) string {
-	switch {
-	case n >= 1e6:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }

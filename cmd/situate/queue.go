@@ -7,10 +7,8 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/postgres"
+	"github.com/situate/situate/wiring"
 )
-
-// tenantSchema is the PostgreSQL schema of a serve tenant's store.
-func tenantSchema(tenant string) string { return "situate_tenant_" + tenant }
 
 // openSharedStore opens the PostgreSQL store of --store-url, or the store of
 // tenant in it when tenant is set.
@@ -24,7 +22,7 @@ func openSharedStore(ctx context.Context, c *config, tenant string) (*postgres.S
 		if err := httpapi.ValidTenant(tenant); err != nil {
 			return nil, usagef("--tenant: %v", err)
 		}
-		store, err = postgres.OpenSchema(ctx, url, tenantSchema(tenant))
+		store, err = postgres.OpenSchema(ctx, url, wiring.TenantSchema(tenant))
 	} else {
 		store, err = postgres.Open(ctx, url)
 	}

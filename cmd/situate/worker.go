@@ -68,22 +68,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	if *tenant != "" {
-		e.cacheSalt = "situate-tenant-" + *tenant
-	}
-	opts, err := engineOptions(c, e, store, log)
-	if err != nil {
-		return err
-	}
-	// With an index backend the worker writes each document's index
-	// entries (Weaviate: its chunks, contexts and vectors) as it commits
-	// it; the servers' indexes are then the backend itself. The backend's
-	// tenant is the situate tenant's, as serve's.
-	if err := wiring.WithBackend(ctx, c, e.wiring(), &opts, *tenant, false); err != nil {
-		return err
-	}
-	opts.SharedStore, opts.OpenMode = true, situate.OpenStoreOnly
-	eng, err := situate.Open(ctx, "", store, opts)
+	eng, err := wiring.OpenWorker(ctx, c, e.wiring(), store, *tenant, log)
 	if err != nil {
 		return err
 	}
