@@ -40,9 +40,11 @@ func usagef(format string, args ...any) error {
 	return UsageError{fmt.Errorf(format, args...)}
 }
 
-// List is a list setting's values: comma-separated, blanks dropped.
-func List(s Settings, name string) []string {
-	v := s.Value(name)
+// List is a list setting's values (SplitList).
+func List(s Settings, name string) []string { return SplitList(s.Value(name)) }
+
+// SplitList splits a comma-separated list, blanks dropped.
+func SplitList(v string) []string {
 	if v == "" {
 		return nil
 	}

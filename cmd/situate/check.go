@@ -13,7 +13,6 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/bm25"
-	"github.com/situate/situate/driver"
 	"github.com/situate/situate/embedcache"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/sqlite"
@@ -84,7 +83,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if *repair && !store.ReadOnly() {
 		if opts.Embedder == nil {
 			if name, found, _ := store.Meta(ctx, "engine.embedder"); found && name != "" {
-				opts.Embedder = cacheOnlyEmbedder{name: name, cache: store}
+				opts.Embedder = embedcache.CacheOnly(name, store)
 			}
 		}
 		rep, err = situate.Repair(ctx, dir, store, opts)
@@ -130,46 +129,14 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 	if tenant != "" {
 		where += " (tenant " + tenant + ")"
 	}
-	log := warnLogger(e.stderr)
-	opts, err := engineOptions(c, e, store, log)
+	chk, err := wiring.CheckShared(ctx, c, e.wiring(), store, tenant, repair, warnLogger(e.stderr))
 	if err != nil {
 		return err
 	}
-	opts.SharedStore = true
-	backend, err := wiring.NewIndexBackend(ctx, c, e.wiring(), tenant, false)
-	if err != nil {
-		return err
-	}
-	if backend != nil {
-		closed := false // the engine of a repair closes the backend
-		defer func() {
-			if !closed {
-				backend.Close()
-			}
-		}()
-		rep, err := situate.Check(ctx, "", store, opts)
-		if err != nil {
-			return err
-		}
-		arm := situate.CheckBackend(ctx, store, backend)
-		if repair && !arm.OK() && rep.StoreErr == nil && len(rep.StoreProblems) == 0 {
-			// A writing engine over the backend re-indexes what it lacks
-			// or holds at another version, and removes the rest.
-			opts.Backend = backend
-			eng, err := situate.Open(ctx, "", store, opts)
-			if err != nil {
-				rep.RepairErr = err
-			} else {
-				rep.Repaired = []string{"backend"}
-				arm = situate.CheckBackend(ctx, store, backend)
-				closed = true
-				if err := eng.Close(); err != nil {
-					rep.RepairErr = err
-				}
-			}
-		}
-		printCheck(e.stdout, where, rep)
-		printBackendCheck(e.stdout, c, arm)
+	rep, arm := chk.Report, chk.Backend
+	printCheck(e.stdout, where, rep)
+	if arm != nil {
+		printBackendCheck(e.stdout, c, *arm)
 		switch {
 		case !rep.OK():
 			return storeDamage(where, rep, repair, "")
@@ -180,32 +147,13 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 		}
 		return nil
 	}
-	dir := filepath.Join(c.storeDir(e), sharedDir, wiring.SharedName(store.Where()))
-	if tenant != "" {
-		dir = filepath.Join(dir, tenantsDir, tenant)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		// No process of this machine searched the store yet: the store
-		// alone is checked (and nothing is built).
-		dir = ""
-	}
-	var rep situate.CheckReport
-	if repair {
-		rep, err = situate.Repair(ctx, dir, store, opts)
-	} else {
-		rep, err = situate.Check(ctx, dir, store, opts)
-	}
-	if err != nil {
-		return err
-	}
-	printCheck(e.stdout, where, rep)
-	if dir == "" {
+	if chk.Dir == "" {
 		fmt.Fprintf(e.stdout, "%-10s none on this machine (no process here has searched this store with --store %s)\n", "indexes", c.storeDir(e))
 	}
 	if rep.OK() {
 		return nil
 	}
-	return storeDamage(where, rep, repair, dir)
+	return storeDamage(where, rep, repair, chk.Dir)
 }
 
 // storeDamage is check's error for a report that is not OK over a shared
@@ -320,32 +268,6 @@ func escapeControl(s string) string {
 	}
 	q := fmt.Sprintf("%q", s)
 	return q[1 : len(q)-1]
-}
-
-// cacheOnlyEmbedder answers from the store's vector cache alone, under the
-// name of the embedder the vectors were made with: a repair rebuilds the
-// vector index without calling any provider. A text the cache lacks is an
-// error saying which embedder to pass.
-type cacheOnlyEmbedder struct {
-	name  string
-	cache driver.VectorCache
-}
-
-func (c cacheOnlyEmbedder) Name() string { return c.name }
-
-func (c cacheOnlyEmbedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v, ok, err := c.cache.CachedVector(ctx, embedcache.Key(c.name, input, t))
-		if err != nil {
-			return nil, err
-		}
-		if !ok || len(v) == 0 {
-			return nil, fmt.Errorf("the vector cache has no vector of embedder %s for a stored chunk: pass --embed with the settings the store was indexed with to re-embed it", c.name)
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // damageHint is what to do about err when it says a store file is damaged,

@@ -6,19 +6,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/situate/situate/driver"
 	"github.com/situate/situate/harness"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/eval"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
-	"github.com/situate/situate/offline"
-	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/wiring"
 )
 
@@ -95,7 +91,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		*docFormat = situate.FormatCode
 	}
 
-	configs, err := evalConfigs(c, ds, *configList, *compare)
+	configs, err := wiring.EvalConfigs(c, ds, *configList, *compare)
 	if err != nil {
 		return err
 	}
@@ -113,7 +109,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return usageError{Err: err}
 		}
-		run, err := harness.Evaluate(ctx, ds, cfg, evalOptions(e, c, pdfx, *docFormat, *depth))
+		run, err := harness.Evaluate(ctx, ds, cfg, wiring.EvalOptions(c, e.wiring(), pdfx, *docFormat, *depth, warnLogger(e.stderr), func(id string, err error) { fmt.Fprintf(e.stderr, "skip document %s: %v\n", id, err) }))
 		if err != nil {
 			if errors.Is(err, situate.ErrInvalid) {
 				return usageError{Err: fmt.Errorf("%s: %w", name, err)}
@@ -201,68 +197,6 @@ func loadDataset(format, chunks, queries, contexts, docs, topics, qrels, file, l
 		return nil, usagef("--format: required (anthropic, trec, squad or answers)")
 	default:
 		return nil, usagef("--format %q: must be anthropic, trec, squad or answers", format)
-	}
-}
-
-// evalConfigs resolves which configurations to run. Without --compare the
-// configured contextualizer runs, or the provided contexts when there are.
-func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]string, error) {
-	applicable := harness.Configs(ds, harness.Available{LLM: c.str("llm") != "", Embedder: c.str("embed") != "", Reranker: c.str("rerank") != ""})
-	if all {
-		return applicable, nil
-	}
-	if compare == "" {
-		if harness.HasProvidedContexts(ds) && c.settings["contextualizer"].origin == "default" {
-			return []string{harness.Provided}, nil
-		}
-		name := c.str("contextualizer")
-		if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
-			name = harness.LLM
-		}
-		if name == "none" {
-			name = harness.Raw
-		}
-		return []string{name}, nil
-	}
-	var out []string
-	for _, name := range splitList(compare) {
-		cfg, err := harness.ParseConfig(name)
-		if err != nil {
-			return nil, usageError{Err: err}
-		}
-		if !slices.Contains(applicable, cfg.Contexts) || (name != cfg.Contexts && c.str("embed") == "") {
-			return nil, usagef("--configs %s: not available for this dataset (available: %s)", name, strings.Join(applicable, ", "))
-		}
-		out = append(out, name)
-	}
-	return out, nil
-}
-
-// evalOptions wires harness.Evaluate: a SQLite store per configuration, the
-// engine options of "situate index" and "situate search", and ingest for
-// documents given as files.
-func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth int) harness.Options {
-	log := warnLogger(e.stderr)
-	return harness.Options{
-		Depth: depth, DocFormat: docFormat,
-		NewStore: func(ctx context.Context, dir string) (driver.Store, error) {
-			return sqlite.Open(ctx, filepath.Join(dir, storeFile))
-		},
-		EngineOptions: func(cfg harness.Config, store driver.Store) (situate.Options, error) {
-			opts, err := engineOptions(c, e, store.(*sqlite.Store), log)
-			if err == nil {
-				// A Weaviate tenant of its own, dropped when the engine closes.
-				err = wiring.WithBackend(context.Background(), c, e.wiring(), &opts, "", true)
-			}
-			if err == nil && cfg.Contexts == harness.Offline {
-				opts.Contextualizer = offline.New(offline.DefaultOptions())
-			}
-			return opts, err
-		},
-		Read: func(ctx context.Context, path, id string) (situate.Document, error) {
-			return ingest.ParseFile(ctx, path, id, ingest.Options{PDF: pdfx})
-		},
-		Skip: func(id string, err error) { fmt.Fprintf(e.stderr, "skip document %s: %v\n", id, err) },
 	}
 }
 

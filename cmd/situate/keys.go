@@ -66,7 +66,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		case *tenant == "":
 			return usagef("create: --tenant is required (or --server for the operator's key)")
 		default:
-			secret, k, err = httpapi.NewKey(*tenant, *name, splitList(*principals), *admin, *write)
+			secret, k, err = httpapi.NewKey(*tenant, *name, wiring.SplitList(*principals), *admin, *write)
 		}
 		if err != nil {
 			return usageError{Err: err}

@@ -55,7 +55,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	defer r.Close()
 	var p []string
 	if *principals != "" {
-		p = splitList(*principals)
+		p = wiring.SplitList(*principals)
 	}
 	src := func(context.Context) (mcpserver.Scope, func(), error) {
 		eng, release, err := r.Engine()

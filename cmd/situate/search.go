@@ -56,10 +56,10 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 
 	q := situate.Query{Text: query, K: k, Mode: c.str("mode"), Explain: *explain, Rerank: eng.Options().Reranker != nil && !*noRerank}
 	if *docs != "" {
-		q.Filter.Docs = splitList(*docs)
+		q.Filter.Docs = wiring.SplitList(*docs)
 	}
 	if *principals != "" {
-		q.Filter.Principals = splitList(*principals)
+		q.Filter.Principals = wiring.SplitList(*principals)
 	}
 	hits, err := eng.Search(ctx, q)
 	if err != nil {
@@ -74,16 +74,6 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	}
 	printHits(e.stdout, query, hits)
 	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // printHits writes a readable listing: document and heading, the context
