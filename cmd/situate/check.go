@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/embedcache"
 	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/report"
 	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/vector"
 	"github.com/situate/situate/wiring"
@@ -93,7 +93,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printCheck(e.stdout, dbPath, rep)
+	report.Check(e.stdout, dbPath, rep)
 	if len(dropped) > 0 {
 		fmt.Fprintf(e.stdout, "%-10s dropped %d damaged document(s) from the database: %s; 'situate index' reads them again from their sources\n",
 			"repaired", len(dropped), strings.Join(quotedNames(dropped), ", "))
@@ -134,9 +134,9 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 		return err
 	}
 	rep, arm := chk.Report, chk.Backend
-	printCheck(e.stdout, where, rep)
+	report.Check(e.stdout, where, rep)
 	if arm != nil {
-		printBackendCheck(e.stdout, c, *arm)
+		report.Backend(e.stdout, c.str("index"), c.list("weaviate-url"), *arm)
 		switch {
 		case !rep.OK():
 			return storeDamage(where, rep, repair, "")
@@ -167,107 +167,6 @@ func storeDamage(where string, rep situate.CheckReport, repair bool, dir string)
 	default:
 		return fmt.Errorf("the local indexes in %s differ from the store (a running serve or mcp syncs them every few seconds; 'situate check --repair' with the same flags syncs them now, and rebuilds damaged ones)", dir)
 	}
-}
-
-// printBackendCheck prints the index backend's line of a check.
-func printBackendCheck(w io.Writer, c *config, a situate.CheckArm) {
-	name := c.str("index")
-	switch {
-	case a.Err != nil:
-		fmt.Fprintf(w, "%-10s UNREADABLE %s: %v\n", name, strings.Join(c.list("weaviate-url"), ","), a.Err)
-	case !a.OK():
-		fmt.Fprintf(w, "%-10s OUT OF LINE holds %d of the store's %d documents at their versions\n", name, a.Docs-len(a.Extra), a.WantDocs)
-	default:
-		fmt.Fprintf(w, "%-10s ok %d documents at the store's versions\n", name, a.Docs)
-	}
-	if len(a.Missing) > 0 {
-		fmt.Fprintf(w, "  missing %d documents the store holds (or at another version): %s\n", len(a.Missing), idList(a.Missing))
-	}
-	if len(a.Extra) > 0 {
-		fmt.Fprintf(w, "  extra   %d documents the store does not hold: %s\n", len(a.Extra), idList(a.Extra))
-	}
-}
-
-func printCheck(w io.Writer, dbPath string, r situate.CheckReport) {
-	switch {
-	case r.StoreErr != nil:
-		fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", "database", dbPath, r.StoreErr)
-	case len(r.StoreProblems) > 0:
-		fmt.Fprintf(w, "%-10s DAMAGED %s: the integrity check found %d problems:\n", "database", dbPath, len(r.StoreProblems))
-		for i, p := range r.StoreProblems {
-			if i == 10 {
-				fmt.Fprintf(w, "             ... and %d more\n", len(r.StoreProblems)-i)
-				break
-			}
-			fmt.Fprintf(w, "             %s\n", escapeControl(p))
-		}
-	case strings.HasPrefix(dbPath, "postgres "):
-		fmt.Fprintf(w, "%-10s ok %s (records, chunks and change counter): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
-	default:
-		fmt.Fprintf(w, "%-10s ok %s (integrity_check): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
-	}
-	for _, a := range r.Arms {
-		switch {
-		case a.Err != nil:
-			fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", a.Name, a.Dir, a.Err)
-		case a.Damaged():
-			fmt.Fprintf(w, "%-10s DAMAGED\n", a.Name)
-		case len(a.Files) == 0 && len(a.Missing) > 0:
-			fmt.Fprintf(w, "%-10s MISSING %s holds no index\n", a.Name, a.Dir)
-		case !a.OK():
-			fmt.Fprintf(w, "%-10s OUT OF LINE %d documents, %d chunks (database: %d chunks)\n", a.Name, a.Groups, a.Docs, a.WantDocs)
-		default:
-			fmt.Fprintf(w, "%-10s ok %d documents, %d chunks\n", a.Name, a.Groups, a.Docs)
-		}
-		for _, f := range a.Files {
-			if f.Err != nil {
-				fmt.Fprintf(w, "  DAMAGED %s: %v\n", f.Path, f.Err)
-			} else {
-				fmt.Fprintf(w, "  ok      %s (%s)\n", f.Path, humanBytes(f.Size))
-			}
-		}
-		if len(a.Missing) > 0 {
-			fmt.Fprintf(w, "  missing %d documents the database holds: %s\n", len(a.Missing), idList(a.Missing))
-		}
-		if len(a.Extra) > 0 {
-			fmt.Fprintf(w, "  extra   %d documents the database does not hold: %s\n", len(a.Extra), idList(a.Extra))
-		}
-	}
-	if len(r.Pending) > 0 {
-		fmt.Fprintf(w, "%-10s %d documents whose index update was interrupted: %s\n", "pending", len(r.Pending), idList(r.Pending))
-	}
-	if len(r.Repaired) > 0 {
-		fmt.Fprintf(w, "%-10s rebuilt %s from the database\n", "repaired", strings.Join(r.Repaired, ", "))
-	}
-	if r.RepairErr != nil {
-		fmt.Fprintf(w, "%-10s FAILED %v\n", "repair", r.RepairErr)
-	}
-}
-
-func idList(ids []string) string {
-	const show = 5
-	q := make([]string, 0, show)
-	for i, id := range ids {
-		if i == show {
-			break
-		}
-		q = append(q, escapeControl(fmt.Sprintf("%q", id)))
-	}
-	s := strings.Join(q, ", ")
-	if len(ids) > show {
-		s += fmt.Sprintf(" and %d more", len(ids)-show)
-	}
-	return s
-}
-
-// escapeControl quotes control characters so a file name or finding cannot
-// forge output lines.
-func escapeControl(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return s
-	}
-	q := fmt.Sprintf("%q", s)
-	return q[1 : len(q)-1]
 }
 
 // damageHint is what to do about err when it says a store file is damaged,

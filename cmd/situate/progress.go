@@ -1,19 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/report"
 )
 
 // indexProgress shows an index run: a bar with documents, calls, fallbacks,
@@ -69,31 +66,7 @@ func (p *indexProgress) event(ev situate.IndexEvent) {
 		p.bar.ChangeMax(pr.DocsTotal)
 	}
 	p.bar.Set(pr.Docs)
-	p.bar.Describe(describe(pr))
-}
-
-// describe is the text before the bar.
-func describe(pr situate.IndexProgress) string {
-	if pr.CallsTotal == 0 {
-		return "situating"
-	}
-	in := pr.InputTokens + pr.CacheReadTokens + pr.CacheWriteTokens
-	share := 0.0
-	if in > 0 {
-		share = 100 * float64(pr.CacheReadTokens) / float64(in)
-	}
-	errs := 0
-	for _, e := range pr.Errors {
-		errs += e.Count
-	}
-	s := fmt.Sprintf("situating · calls %d/%d · %d in flight · %.0f%% cached · $%.4f", pr.Calls, pr.CallsTotal, pr.InFlight, share, pr.CostUSD)
-	if pr.Fallbacks > 0 || errs > 0 {
-		s += fmt.Sprintf(" · %d fallbacks · %d errors", pr.Fallbacks, errs)
-	}
-	if pr.ETA > 0 {
-		s += " · ETA " + pr.ETA.Round(time.Second).String()
-	}
-	return s
+	p.bar.Describe(report.Progress(pr))
 }
 
 func (p *indexProgress) line(format string, args ...any) {
@@ -109,42 +82,14 @@ func (p *indexProgress) done() {
 	}
 }
 
-// skipSummary is one line counting this run's skipped files by reason,
-// most frequent first: "skipped 759 files: 512 binary, 200 image, 47
-// archive"; "" when none was skipped.
+// skipSummary is one line counting this run's skipped files by reason
+// (report.Skips); "" when none was skipped.
 func (p *indexProgress) skipSummary() string {
-	n := 0
-	reasons := make([]string, 0, len(p.skips))
-	for r, c := range p.skips {
-		n += c
-		reasons = append(reasons, r)
-	}
-	if n == 0 {
-		return ""
-	}
-	slices.SortFunc(reasons, func(a, b string) int {
-		if c := cmp.Compare(p.skips[b], p.skips[a]); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "skipped %d %s: ", n, plural(n, "file", "files"))
-	for i, r := range reasons {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d %s", p.skips[r], r)
-	}
+	hint := ""
 	if !p.verbose {
-		b.WriteString(" (--verbose lists them)")
+		hint = " (--verbose lists them)"
 	}
-	return b.String()
+	return report.Skips(p.skips, hint)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func plural(n int, one, many string) string { return report.Plural(n, one, many) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/report"
 	"github.com/situate/situate/wiring"
 )
 
@@ -140,15 +141,4 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return report.Bytes(n) }
