@@ -12,10 +12,10 @@ import (
 
 func TestText(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain\ttext\n":           "plain\ttext\n",
-		"\x1b]0;pwned\a":          `\x1b]0;pwned\x07`,
-		"abc\u202edef":            `abc\u202edef`,
-		"bad \xff byte":           `bad \xff byte`,
+		"plain\ttext\n":          "plain\ttext\n",
+		"\x1b]0;pwned\a":         `\x1b]0;pwned\x07`,
+		"abc\u202edef":           `abc\u202edef`,
+		"bad \xff byte":          `bad \xff byte`,
 		"caf\u00e9 \u4e2d\u6587": "caf\u00e9 \u4e2d\u6587",
 	} {
 		if got := report.Text(in); got != want {

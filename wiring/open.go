@@ -313,3 +313,25 @@ func OpenReader(ctx context.Context, s Settings, env Env, forSearch bool, log *s
 	}
 	return eng, store, nil
 }
+
+// ContextStats counts contexts by source and flagged contexts: the SQLite
+// store in one query, another store by reading every document's chunks.
+func ContextStats(ctx context.Context, store Store, docs []situate.DocumentRecord) (sqlite.Stats, error) {
+	if s, ok := store.(*sqlite.Store); ok {
+		return s.Stats(ctx)
+	}
+	st := sqlite.Stats{ContextsBySource: map[string]int{}}
+	for _, d := range docs {
+		chunks, err := store.Chunks(ctx, d.ID)
+		if err != nil {
+			return st, err
+		}
+		for _, ch := range chunks {
+			st.ContextsBySource[ch.Context.Source]++
+			if len(ch.Context.Flags) > 0 {
+				st.FlaggedContexts++
+			}
+		}
+	}
+	return st, nil
+}

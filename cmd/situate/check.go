@@ -63,7 +63,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if *repair {
 		store, err = sqlite.Open(ctx, dbPath)
 		if errors.Is(err, sqlite.ErrCorrupt) {
-			store, dropped, err = dropDamaged(ctx, dbPath, err)
+			// Drop the documents whose rows are damaged; if that fails
+			// too, the open's error stands.
+			if s, d, derr := sqlite.OpenDroppingDamaged(ctx, dbPath); derr == nil {
+				store, dropped, err = s, d, nil
+			}
 		}
 	}
 	if !*repair || errors.Is(err, sqlite.ErrCorrupt) {
@@ -188,24 +192,6 @@ func damageHint(err error) string {
 		return "Another situate process is writing to this store; wait for it to finish.\n"
 	}
 	return ""
-}
-
-// dropDamaged opens a database that Open refused (openErr) without its
-// open-time check and drops the documents whose rows are damaged, so that
-// the indexes can be rebuilt from the rest and the next index run reads
-// those documents again. Damage SQLite itself finds (pages, not rows) is
-// not repaired: it returns openErr.
-func dropDamaged(ctx context.Context, dbPath string, openErr error) (*sqlite.Store, []string, error) {
-	store, err := sqlite.OpenWith(ctx, dbPath, sqlite.Options{SkipOpenCheck: true})
-	if err != nil {
-		return nil, nil, openErr
-	}
-	dropped, err := store.DropDamaged(ctx)
-	if err != nil {
-		store.Close()
-		return nil, nil, openErr
-	}
-	return store, dropped, nil
 }
 
 // quotedNames quotes ids as ls and search print them (ingest.QuoteName).

@@ -3,18 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
-	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/report"
 	"github.com/situate/situate/wiring"
 )
 
@@ -125,78 +122,28 @@ func runCost(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// collectDocs reads documents from paths as "situate index" does: files
-// and directories through ingest.Walk, JSONL files, or stdin ('-'). Files
-// that cannot be read are reported on stderr and counted.
-func collectDocs(ctx context.Context, e *env, c *config, paths []string, stdinID string, verbose bool) (_ []situate.Document, _ int, err error) {
-	maxSize, err := c.int("max-file-size")
-	if err != nil {
-		return nil, 0, err
-	}
-	pdfx := pdf.New(pdf.Options{})
-	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
-	opts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude"),
-		MaxFileSize: int64(maxSize), PDF: pdfx}
-	if err := opts.Validate(); err != nil {
-		return nil, 0, usageError{Err: err}
-	}
-	var (
-		docs    []situate.Document
-		skipped int
-	)
-	// Skipped files are counted by reason on one line, as 'index' does.
-	skips := &indexProgress{w: e.stderr, verbose: verbose, skips: map[string]int{}}
-	defer func() {
-		if s := skips.skipSummary(); s != "" && err == nil {
-			fmt.Fprintln(e.stderr, s)
-		}
-	}()
-	report := func(err error) {
+// collectDocs reads documents from paths as "situate index" does
+// (wiring.ReadDocuments). Files that cannot be read are reported on stderr
+// and counted.
+func collectDocs(ctx context.Context, e *env, c *config, paths []string, stdinID string, verbose bool) ([]situate.Document, int, error) {
+	skipped, skips := 0, map[string]int{}
+	docs, err := wiring.ReadDocuments(ctx, c, e.wiring(), paths, e.stdin, stdinID, func(err error) {
 		skipped++
-		skips.skips[ingest.SkipReason(err)]++
+		skips[ingest.SkipReason(err)]++
 		if verbose {
 			fmt.Fprintf(e.stderr, "skip %v\n", err)
 		}
+	})
+	if err != nil {
+		return nil, skipped, err
 	}
-	collect := func(doc situate.Document, err error) error {
-		if err != nil {
-			var fe *ingest.FileError
-			if errors.As(err, &fe) {
-				report(err)
-				return nil
-			}
-			return err
-		}
-		docs = append(docs, doc)
-		return nil
+	// Skipped files are counted by reason on one line, as 'index' does.
+	hint := ""
+	if !verbose {
+		hint = " (--verbose lists them)"
 	}
-	storeDir := c.storeDir(e)
-	for _, p := range paths {
-		switch {
-		case p == "-":
-			doc, err := ingest.ParseReader(ctx, e.stdin, stdinID, stdinID, opts)
-			if err := collect(doc, err); err != nil {
-				return nil, skipped, err
-			}
-		case strings.HasSuffix(strings.ToLower(p), ".jsonl"):
-			f, err := os.Open(p)
-			if err != nil {
-				report(&ingest.FileError{Op: "open", Path: p, Err: err})
-				continue
-			}
-			err = ingest.JSONL(ctx, f, p, collect)
-			f.Close()
-			if err != nil {
-				return nil, skipped, err
-			}
-		default:
-			if abs, _ := filepath.Abs(p); abs == storeDir {
-				continue
-			}
-			if err := ingest.Walk(ctx, []string{p}, opts, collect); err != nil {
-				return nil, skipped, err
-			}
-		}
+	if s := report.Skips(skips, hint); s != "" {
+		fmt.Fprintln(e.stderr, s)
 	}
 	return docs, skipped, nil
 }

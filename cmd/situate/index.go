@@ -9,6 +9,7 @@ import (
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/report"
 	"github.com/situate/situate/wiring"
 )
 
@@ -108,9 +109,9 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		// Only documents whose chunks or contexts came out different get a
 		// new version.
 		fmt.Fprintf(e.stderr, "llm: %d %s got other contexts (new version), %d kept %s (same version)\n",
-			res.Updated, plural(res.Updated, "document", "documents"), res.Unchanged, plural(res.Unchanged, "its", "theirs"))
+			res.Updated, report.Plural(res.Updated, "document", "documents"), res.Unchanged, report.Plural(res.Unchanged, "its", "theirs"))
 	}
-	if s := indexSummary(res, err, storeDir); !*quiet && s != "" {
+	if s := report.Index(res, err, storeDir); !*quiet && s != "" {
 		fmt.Fprintln(e.stderr, s)
 	}
 	if !*quiet {
@@ -137,29 +138,3 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 // pruneWithheld is the error of an index --prune run that could not list a
 // directory under its paths (IndexResult.PruneWithheld).
 const pruneWithheld = "situate index: --prune removed nothing: a directory could not be read (see the skipped files), so which documents are gone is unknown"
-
-// indexSummary is the last line of an index run: "nothing changed" when the
-// run changed nothing and met no problem, otherwise what it did. Skipped
-// files are counted apart (indexProgress.skipSummary).
-func indexSummary(res situate.IndexResult, err error, storeDir string) string {
-	before := ""
-	if res.SkippedBefore > 0 {
-		before = fmt.Sprintf(", %d skipped %s unchanged", res.SkippedBefore, plural(res.SkippedBefore, "file", "files"))
-	}
-	if err == nil && res.Unchanged > 0 && res.Added+res.Updated+res.Removed+res.Failed+res.Fallbacks == 0 {
-		return fmt.Sprintf("nothing changed: %d %s unchanged%s (checked in %s); store %s",
-			res.Unchanged, plural(res.Unchanged, "document", "documents"), before, res.Duration.Round(1e6), storeDir)
-	}
-	if res.Documents+res.Removed == 0 {
-		if err != nil {
-			return "" // the error says why
-		}
-		return "found no documents to index; store " + storeDir
-	}
-	fallbacks := ""
-	if res.Fallbacks > 0 {
-		fallbacks = fmt.Sprintf("; %d chunks got the offline context because their calls failed", res.Fallbacks)
-	}
-	return fmt.Sprintf("indexed %d %s in %s: %d added, %d updated, %d unchanged, %d removed, %d failed%s; %d new chunks%s; store %s",
-		res.Documents, plural(res.Documents, "document", "documents"), res.Duration.Round(1e6), res.Added, res.Updated, res.Unchanged, res.Removed, res.Failed, before, res.Chunks, fallbacks, storeDir)
-}

@@ -91,5 +91,3 @@ func (p *indexProgress) skipSummary() string {
 	}
 	return report.Skips(p.skips, hint)
 }
-
-func plural(n int, one, many string) string { return report.Plural(n, one, many) }

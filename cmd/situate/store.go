@@ -1,10 +1,6 @@
 package main
 
 import (
-	"context"
-
-	"github.com/situate/situate"
-	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/wiring"
 )
 
@@ -25,26 +21,4 @@ func needsSQLite(c *config, what string) error {
 		return usagef("%s works on the SQLite store in --store only; --store-url (from %s) is not supported", what, s.origin)
 	}
 	return nil
-}
-
-// contextStats counts contexts by source and flagged contexts: the SQLite
-// store in one query, another store by reading every document's chunks.
-func contextStats(ctx context.Context, store backingStore, docs []situate.DocumentRecord) (sqlite.Stats, error) {
-	if s, ok := store.(*sqlite.Store); ok {
-		return s.Stats(ctx)
-	}
-	st := sqlite.Stats{ContextsBySource: map[string]int{}}
-	for _, d := range docs {
-		chunks, err := store.Chunks(ctx, d.ID)
-		if err != nil {
-			return st, err
-		}
-		for _, ch := range chunks {
-			st.ContextsBySource[ch.Context.Source]++
-			if len(ch.Context.Flags) > 0 {
-				st.FlaggedContexts++
-			}
-		}
-	}
-	return st, nil
 }
