@@ -1,31 +1,18 @@
 package situate
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/chunk"
 	"github.com/situate/situate/driver"
+	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/rank"
-)
-
-// armRole says how a lexical arm's hits enter the lexical ranking.
-type armRole int
-
-const (
-	// roleChunks: the arm's chunk scores are added, weighted, to the other
-	// chunk arms' (rank.Combine).
-	roleChunks armRole = iota
-	// roleDocument: the arm's best score per document lifts, weighted, that
-	// document's chunks found by the chunk arms (rank.DocumentEvidence).
-	roleDocument
 )
 
 // armSpec describes one BM25 index the Engine keeps over every document's
@@ -40,7 +27,10 @@ type armSpec struct {
 	layout string
 	// weight is the arm's weight under o; 0 disables the arm.
 	weight func(o Options) float64
-	role   armRole
+	// kind says how the arm's hits enter the lexical ranking: summed with
+	// the other chunk arms' (fusion.Chunks) or lifting their documents'
+	// chunks (fusion.Document).
+	kind fusion.Kind
 	// options are the arm's bm25 options.
 	options func(e *Engine) bm25.Options
 	// docs turns the language arm's docs of one document into the arm's;
@@ -59,14 +49,14 @@ type armSpec struct {
 // always on and is plain Lucene BM25 when it is the only one.
 var lexicalArms = []armSpec{
 	{
-		dir: "bm25", role: roleChunks,
+		dir: "bm25", kind: fusion.Chunks,
 		weight:  func(Options) float64 { return 1 },
 		options: (*Engine).languageOptions,
 	},
 	{
 		// The same text under the code analyzer (identifiers split into
 		// words), its scores added to the language arm's.
-		dir: "bm25-code", layout: "code-arm", role: roleChunks,
+		dir: "bm25-code", layout: "code-arm", kind: fusion.Chunks,
 		weight:  func(o Options) float64 { return o.CodeArmWeight },
 		options: (*Engine).codeOptions,
 		query:   (*Engine).codeQuery,
@@ -74,7 +64,7 @@ var lexicalArms = []armSpec{
 	{
 		// Adjacent term pairs (rank.PairText) whose best score per
 		// document lifts the document's chunks (recipe v2, EVAL.md).
-		dir: "bm25-pairs", layout: "pair-arm", role: roleDocument,
+		dir: "bm25-pairs", layout: "pair-arm", kind: fusion.Document,
 		weight:        func(o Options) float64 { return o.PairArmWeight },
 		options:       (*Engine).pairOptions,
 		docs:          (*Engine).pairDocs,
@@ -88,7 +78,7 @@ var lexicalArms = []armSpec{
 		// function does finds the chunk that defines a function named so
 		// above the tests and callers that only use the name (EVAL.md,
 		// "Code search on GOROOT").
-		dir: "bm25-defs", layout: "defs-arm", role: roleChunks,
+		dir: "bm25-defs", layout: "defs-arm", kind: fusion.Chunks,
 		weight:  func(o Options) float64 { return o.DefsArmWeight },
 		options: (*Engine).defsOptions,
 		docs:    (*Engine).defsDocs,
@@ -113,23 +103,6 @@ func enabledArms(o Options) []*armSpec {
 		}
 	}
 	return out
-}
-
-// lexicalBatch holds one bm25.Batch per open arm, in e.arms order.
-type lexicalBatch []bm25.Batch
-
-func (e *Engine) newLexicalBatch() lexicalBatch { return make(lexicalBatch, len(e.arms)) }
-
-// stage adds a document's docs (the language arm's) to b; no docs deletes
-// the document.
-func (e *Engine) stage(b lexicalBatch, id string, docs []bm25.Doc) {
-	for i, a := range e.arms {
-		d := docs
-		if a.spec.docs != nil && len(docs) > 0 {
-			d = a.spec.docs(e, docs)
-		}
-		b[i].Replace(id, d)
-	}
 }
 
 // prepareLexical analyses p's docs for every lexical arm (the arm's docs,
@@ -189,69 +162,6 @@ func (e *Engine) prepareLexical(p *Prepared) error {
 	p.lex = lex
 	return nil
 }
-
-// stageAnalyzed adds a document's docs analysed by prepareLexical to b.
-func (e *Engine) stageAnalyzed(b lexicalBatch, id string, lex []*bm25.Analyzed) {
-	for i := range e.arms {
-		b[i].ReplaceAnalyzed(id, lex[i])
-	}
-}
-
-// len is the number of documents staged in b.
-func (b lexicalBatch) len() int {
-	if len(b) == 0 {
-		return 0
-	}
-	return b[0].Len()
-}
-
-// applyLexical applies one batch to every lexical arm.
-func (e *Engine) applyLexical(b lexicalBatch) error {
-	built, err := e.buildLexical(b)
-	if err != nil {
-		return err
-	}
-	return e.applyBuilt(built)
-}
-
-// buildLexical builds each arm's part of b (bm25.Index.Build); nil for
-// an arm with nothing to do.
-func (e *Engine) buildLexical(b lexicalBatch) ([]*bm25.Built, error) {
-	built := make([]*bm25.Built, len(e.arms))
-	for i, a := range e.arms {
-		if b[i].Len() == 0 {
-			continue
-		}
-		var err error
-		if built[i], err = a.ix.Build(&b[i]); err != nil {
-			return nil, fmt.Errorf("%s arm: %w", a.spec.dir, err)
-		}
-	}
-	return built, nil
-}
-
-// applyBuilt publishes each arm's built part (bm25.Index.ApplyBuilt).
-func (e *Engine) applyBuilt(built []*bm25.Built) error {
-	for i, a := range e.arms {
-		if i >= len(built) || built[i] == nil {
-			continue
-		}
-		if err := a.ix.ApplyBuilt(built[i]); err != nil {
-			return fmt.Errorf("%s arm: %w", a.spec.dir, err)
-		}
-	}
-	return nil
-}
-
-// replaceLexical replaces a document's chunks in every lexical arm.
-func (e *Engine) replaceLexical(id string, docs []bm25.Doc) error {
-	b := e.newLexicalBatch()
-	e.stage(b, id, docs)
-	return e.applyLexical(b)
-}
-
-// deleteLexical removes a document from every lexical arm.
-func (e *Engine) deleteLexical(id string) error { return e.replaceLexical(id, nil) }
 
 // languageOptions are the language arm's bm25 options: the text (or chunk
 // and context) fields under each document's language analyzer.
@@ -446,95 +356,6 @@ func (e *Engine) pairQuery(text string) string {
 	return rank.PairQuery(lists...)
 }
 
-// lexicalSearch runs the BM25 arms and returns the top k. With only the
-// language arm and no document blend this is plain Lucene BM25; otherwise
-// each arm contributes its top Candidates, the chunk arms' scores are summed
-// (rank.Combine), the document arms lift their documents' chunks
-// (rank.DocumentEvidence), every chunk is lifted by a share of its
-// document's best score (rank.DocumentBlend) and chunks of test files lose a
-// share of theirs unless the query asks about tests (rank.TestPrior), the
-// recipe measured in EVAL.md.
-func (e *Engine) lexicalSearch(text string, k int, filter *bm25.Filter) ([]bm25.Result, error) {
-	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 && e.opts.TestPenalty == 0 {
-		return e.arms[0].ix.Search(bm25.Query{Text: text, K: k, Filter: filter})
-	}
-	n := max(k, e.opts.Candidates)
-	// The arms are independent: they score at the same time.
-	lists := make([][]rank.Hit, len(e.arms))
-	// The arms' lists are dead once combined (rank.Fuse copies the hits it
-	// returns, and combineArms the strings of those): they go back to a
-	// pool, a sixth of what a server's search allocated, and so do the
-	// buffers that hold their IDs, another quarter.
-	idBytes := make([]*[]byte, len(e.arms))
-	defer func() {
-		for _, l := range lists {
-			if l != nil {
-				clear(l[:cap(l)])
-				l = l[:0]
-				armHitsPool.Put(&l)
-			}
-		}
-		for _, b := range idBytes {
-			if b != nil {
-				armIDBytesPool.Put(b)
-			}
-		}
-	}()
-	ran := make([]bool, len(e.arms))
-	errs := make([]error, len(e.arms))
-	var wg sync.WaitGroup
-	for i, a := range e.arms {
-		q := text
-		if a.spec.query != nil {
-			if q = a.spec.query(e, text); q == "" {
-				continue
-			}
-		}
-		ran[i] = true
-		idBytes[i] = armIDBytesPool.Get().(*[]byte)
-		wg.Go(func() {
-			// The arm's results are dead once turned into hits below:
-			// their slice is reused from search to search.
-			into := armResultsPool.Get().(*[]bm25.Result)
-			defer func() {
-				clear(*into)
-				armResultsPool.Put(into)
-			}()
-			// A chunk key holds its document's id: the arm need not
-			// read its group tables.
-			res, err := a.ix.Search(bm25.Query{Text: q, K: n, Filter: filter, WithoutGroups: true, Unordered: true,
-				Into: (*into)[:cap(*into)], IDBytes: idBytes[i]})
-			*into = res
-			if err != nil {
-				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
-				return
-			}
-			hits := (*armHitsPool.Get().(*[]rank.Hit))[:0]
-			hits = slices.Grow(hits, len(res))[:len(res)]
-			for j, r := range res {
-				doc, err := chunkDoc(r.ID)
-				if err != nil {
-					errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
-					return
-				}
-				hits[j] = rank.Hit{ID: r.ID, Doc: doc, Score: r.Score}
-			}
-			lists[i] = hits
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return e.combineArms(text, k, lists, ran)
-}
-
-var (
-	armHitsPool    = sync.Pool{New: func() any { return new([]rank.Hit) }}
-	armResultsPool = sync.Pool{New: func() any { return new([]bm25.Result) }}
-	armIDBytesPool = sync.Pool{New: func() any { return new([]byte) }}
-)
-
 // WarmIndexes readies the lexical arms' indexes for a long-running process
 // (bm25.Index.Warm): a server calls it before it reports ready, so that its
 // first searches and first write do not do that work while requests wait.
@@ -601,44 +422,4 @@ func (e *Engine) compactAfterRun(chunksWritten int) (bool, error) {
 		return false, err
 	}
 	return true, nil
-}
-
-// combineArms is the recipe over the arms' ranked lists (lists[i] is arm
-// i's, ran[i] whether it was searched): the embedded arms and an index
-// backend's lists go through this one function, so both rank alike.
-func (e *Engine) combineArms(text string, k int, lists [][]rank.Hit, ran []bool) ([]bm25.Result, error) {
-	var chunkLists [][]rank.Hit
-	var weights []float64
-	for i, a := range e.arms {
-		if a.spec.role == roleChunks && ran[i] {
-			chunkLists, weights = append(chunkLists, lists[i]), append(weights, a.weight)
-		}
-	}
-	var evidence []rank.Evidence
-	for i, a := range e.arms {
-		if a.spec.role == roleDocument && ran[i] {
-			evidence = append(evidence, rank.Evidence{Hits: lists[i], Weight: a.weight})
-		}
-	}
-	penalty := e.opts.TestPenalty
-	if rank.AsksForTests(text) {
-		penalty = 0
-	}
-	hits, err := rank.Fuse(chunkLists, weights, evidence, e.opts.DocumentWeight, penalty, k)
-	if err != nil {
-		return nil, err
-	}
-	// The hits' strings point into the arms' ID buffers, which the next
-	// search reuses: the few results get their own copies.
-	out := make([]bm25.Result, len(hits))
-	for i, h := range hits {
-		id, doc := strings.Clone(h.ID), h.Doc
-		if strings.HasPrefix(id, doc) {
-			doc = id[:len(doc)] // a chunk key starts with its document's id
-		} else {
-			doc = strings.Clone(doc)
-		}
-		out[i] = bm25.Result{ID: id, Group: doc, Score: h.Score}
-	}
-	return out, nil
 }

@@ -2,16 +2,13 @@ package situate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/driver"
 	"github.com/situate/situate/fusion"
-	"github.com/situate/situate/rank"
 )
 
 // openBackend opens the Engine over Options.Backend: the arms Options
@@ -268,114 +265,24 @@ func expandBackendQuery(ctx context.Context, c analysis.Compounder, text string,
 	return added, nil
 }
 
-// backendCandidates is candidates over the backend: each lexical arm's list
-// from the backend combined by situate's recipe (as lexicalSearch does),
-// the dense list from the backend, fused by Options.Fusion.
-func (e *Engine) backendCandidates(ctx context.Context, text, mode string, n int, f Filter) (candidates, error) {
-	c := candidates{lexical: map[string]armHit{}, dense: map[string]armHit{}}
+// nativeCandidates is the ranking of a backend that ranks natively
+// (driver.NativeRanker): its own hybrid search, one list.
+func (e *Engine) nativeCandidates(ctx context.Context, nr driver.NativeRanker, text, mode string, n int, f Filter) (candidates, error) {
+	var c candidates
 	var qv []float32
 	if mode != ModeBM25 {
-		v, err := e.opts.Embedder.Embed(ctx, []string{text}, driver.InputQuery)
-		if err != nil {
-			return c, fmt.Errorf("search: embed query: %w", err)
-		}
-		if len(v) != 1 {
-			return c, fmt.Errorf("search: embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(v))
-		}
-		qv = v[0]
-	}
-	if nr, ok := e.opts.Backend.(driver.NativeRanker); ok && nr.Native() {
-		hits, err := nr.SearchNative(ctx, driver.NativeQuery{Text: text, Vector: qv, Mode: mode, K: n, Filter: f,
-			DenseWeight: e.opts.DenseWeight, LexicalWeight: e.opts.LexicalWeight})
-		if err != nil {
-			return c, fmt.Errorf("search: index backend: %w", err)
-		}
-		for i, h := range hits {
-			c.ranked = append(c.ranked, fusion.Result{ID: chunkKey(h.DocID, h.Chunk), Score: h.Score, Ranks: []int{i + 1}})
-		}
-		return c, nil
-	}
-	var (
-		denseHits []driver.BackendHit
-		denseErr  error
-		wg        sync.WaitGroup
-	)
-	if mode != ModeBM25 {
-		wg.Go(func() { denseHits, denseErr = e.opts.Backend.SearchVector(ctx, qv, n, f) })
-	}
-	var lexList fusion.List
-	if mode != ModeDense {
-		res, err := e.backendLexical(ctx, text, n, f)
-		if err != nil {
-			wg.Wait()
-			return c, fmt.Errorf("search: index backend: %w", err)
-		}
-		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
-		for _, r := range res {
-			push(&lexList, c.lexical, r.ID, r.Score)
+		var err error
+		if qv, err = e.embedQuery(ctx, text); err != nil {
+			return c, fmt.Errorf("search: %w", err)
 		}
 	}
-	wg.Wait()
-	if denseErr != nil {
-		return c, fmt.Errorf("search: index backend: %w", denseErr)
+	hits, err := nr.SearchNative(ctx, driver.NativeQuery{Text: text, Vector: qv, Mode: mode, K: n, Filter: f,
+		DenseWeight: e.opts.DenseWeight, LexicalWeight: e.opts.LexicalWeight})
+	if err != nil {
+		return c, fmt.Errorf("search: index backend: %w", err)
 	}
-	denseList := fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-	for _, h := range denseHits {
-		push(&denseList, c.dense, chunkKey(h.DocID, h.Chunk), h.Score)
+	for i, h := range hits {
+		c.ranked = append(c.ranked, fusion.Result{ID: chunkKey(h.DocID, h.Chunk), Score: h.Score, Ranks: []int{i + 1}})
 	}
-	err := e.rankCandidates(&c, mode, lexList, denseList)
-	return c, err
-}
-
-// backendLexical is lexicalSearch over the backend's arms.
-func (e *Engine) backendLexical(ctx context.Context, text string, k int, f Filter) ([]bm25.Result, error) {
-	n := k
-	if len(e.arms) > 1 || e.opts.DocumentWeight > 0 || e.opts.TestPenalty > 0 {
-		n = max(k, e.opts.Candidates)
-	}
-	lists := make([][]rank.Hit, len(e.arms))
-	ran := make([]bool, len(e.arms))
-	errs := make([]error, len(e.arms))
-	var wg sync.WaitGroup
-	for i, a := range e.arms {
-		q := text
-		if a.spec.query != nil {
-			if q = a.spec.query(e, text); q == "" {
-				continue
-			}
-		}
-		terms, weights, err := e.backendQuery(ctx, a, q)
-		if err != nil {
-			wg.Wait()
-			return nil, err
-		}
-		if len(terms) == 0 {
-			continue
-		}
-		ran[i] = true
-		wg.Go(func() {
-			res, err := e.opts.Backend.SearchTerms(ctx, driver.TermQuery{Arm: a.spec.dir, Terms: terms, Weights: weights, K: n, Filter: f})
-			if err != nil {
-				errs[i] = fmt.Errorf("%s arm: %w", a.spec.dir, err)
-				return
-			}
-			hits := make([]rank.Hit, len(res))
-			for j, r := range res {
-				hits[j] = rank.Hit{ID: chunkKey(r.DocID, r.Chunk), Doc: r.DocID, Score: r.Score}
-			}
-			lists[i] = hits
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if len(e.arms) == 1 && e.opts.DocumentWeight == 0 && e.opts.TestPenalty == 0 {
-		out := make([]bm25.Result, len(lists[0]))
-		for i, h := range lists[0] {
-			out[i] = bm25.Result{ID: h.ID, Group: h.Doc, Score: h.Score}
-		}
-		return out, nil
-	}
-	return e.combineArms(text, k, lists, ran)
+	return c, nil
 }

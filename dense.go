@@ -27,15 +27,24 @@ func (e *Engine) storedVectors(ctx context.Context, rec DocumentRecord) ([]vecto
 	if err != nil {
 		return nil, err
 	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i], _ = e.embedText(c.Context.Text, c.Text)
-	}
-	vecs, err := e.embed(ctx, rec.ID, texts)
+	vecs, err := e.storedEmbeddings(ctx, chunks)
 	if err != nil {
 		return nil, err
 	}
 	return vectorItems(rec.ID, vecs), nil
+}
+
+// storedEmbeddings are the vectors of stored chunks, embedded again
+// through the embedder, whose cache usually has them.
+func (e *Engine) storedEmbeddings(ctx context.Context, chunks []StoredChunk) ([][]float32, error) {
+	if len(chunks) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i], _ = e.embedText(c.Context.Text, c.Text)
+	}
+	return e.embed(ctx, chunks[0].DocID, texts)
 }
 
 func vectorItems(docID string, vecs [][]float32) []vector.Item {
@@ -153,32 +162,6 @@ func (e *Engine) deleteVectors(id string) error {
 		return nil
 	}
 	return e.vec.Delete(id)
-}
-
-// denseSearch embeds the query and returns the dense arm's top n.
-// allowed is the filter's document set (nil: all).
-func (e *Engine) denseSearch(ctx context.Context, text string, n int, allowed map[string]bool) ([]vector.Result, error) {
-	e.vecMu.Lock()
-	ix := e.vec
-	e.vecMu.Unlock()
-	if ix == nil {
-		return nil, nil
-	}
-	qv, err := e.opts.Embedder.Embed(ctx, []string{text}, driver.InputQuery)
-	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
-	}
-	if len(qv) != 1 {
-		return nil, fmt.Errorf("embed query: %s returned %d vectors for 1 text", e.opts.Embedder.Name(), len(qv))
-	}
-	var vf *vector.Filter
-	if allowed != nil {
-		vf = &vector.Filter{Groups: allowed}
-	}
-	if len(qv[0]) != ix.Dim() {
-		return nil, fmt.Errorf("dense search: %s gives %d-d vectors but the index holds %d-d ones: %w", e.opts.Embedder.Name(), len(qv[0]), ix.Dim(), ErrInvalid)
-	}
-	return ix.Search(qv[0], n, vf)
 }
 
 // vectorOptions are the vector index's options (dim 0: the stored one).

@@ -121,7 +121,7 @@ func TestHybridSearchDenseArmFusionRerank(t *testing.T) {
 			t.Fatalf("%s: got %+v", mode, hits)
 		}
 		x := hits[0].Explain
-		if mode != situate.ModeDense && x.BM25Rank != 1 || mode != situate.ModeBM25 && x.DenseRank == 0 {
+		if mode != situate.ModeDense && x.Arm("lexical").Rank != 1 || mode != situate.ModeBM25 && x.Arm("dense").Rank == 0 {
 			t.Errorf("%s: explanation %+v", mode, x)
 		}
 	}

@@ -22,6 +22,8 @@ var leaves = map[string][]string{
 	"internal/lockfile": nil, "vector": {"internal/lockfile"},
 	"bm25":           {"analysis", "internal/lockfile"},
 	"internal/batch": nil, "internal/fakeembed": nil, "internal/gguf": nil,
+	// internal/fakeapi is the fake provider servers' skeleton: stdlib only.
+	"internal/fakeapi": nil,
 	// web (the embedded page) and internal/mcptest (the node client) stand alone too.
 	"web": nil, "internal/mcptest": {"internal/testskip"}, "internal/testskip": nil,
 	"internal/weaviatetest": {"internal/testskip"},

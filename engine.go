@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/situate/situate/analysis"
@@ -84,6 +85,8 @@ type Engine struct {
 
 	// shared is what the local indexes hold (Options.SharedStore).
 	shared sharedState
+	// syncedStamp is shared.stamp, read without writeMu (SyncIfChanged).
+	syncedStamp atomic.Value
 
 	writeMu sync.Mutex // serializes store+index commits and the pending journal
 	// contextualizerRecorded: the store holds this Engine's contextualizer
@@ -455,12 +458,17 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 	// The arms' segments are built while the store writes (Build needs
 	// neither), and published after the store has committed, as always:
 	// the two were a third and two thirds of a commit's processor time.
-	lexBatch, vecBatch, backendDocs := e.stageStored(batch, puts)
-	var built []*bm25.Built
+	batches := e.stageStored(batch, puts)
 	var buildErr error
 	var building sync.WaitGroup
-	if e.opts.Backend == nil && !e.storeOnly() && len(puts) > 0 {
-		building.Go(func() { built, buildErr = e.buildLexical(lexBatch) })
+	if len(puts) > 0 {
+		building.Go(func() {
+			for _, b := range batches {
+				if buildErr = b.build(); buildErr != nil {
+					return
+				}
+			}
+		})
 	}
 	n, err := e.putAll(ctx, puts)
 	building.Wait()
@@ -473,10 +481,9 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		// before the puts) reuse the segments built; a prefix is staged
 		// and built again alone.
 		if n < len(puts) || buildErr != nil {
-			lexBatch, vecBatch, backendDocs = e.stageStored(batch, puts[:n])
-			built = nil
+			batches = e.stageStored(batch, puts[:n])
 		}
-		if ierr := e.indexCommitted(ctx, ids[:n], records[:n], lexBatch, built, vecBatch, backendDocs); ierr != nil {
+		if ierr := e.indexCommitted(ctx, ids[:n], records[:n], batches); ierr != nil {
 			// Stored but not indexed: the journal repairs the index on
 			// the next Open; they count as done.
 			err = errors.Join(err, ierr)
@@ -487,35 +494,28 @@ func (e *Engine) Commit(ctx context.Context, batch []*Prepared) ([]Change, error
 		// Stored but not indexed, as above.
 		return changes, fmt.Errorf("index %d documents: %w", len(ids), buildErr)
 	}
-	if err := e.indexCommitted(ctx, ids, records, lexBatch, built, vecBatch, backendDocs); err != nil {
+	if err := e.indexCommitted(ctx, ids, records, batches); err != nil {
 		return changes, err
 	}
 	return changes, nil
 }
 
 // stageStored stages the first len(puts) documents of batch, stored as
-// puts, for the indexes.
-func (e *Engine) stageStored(batch []*Prepared, puts []driver.DocumentPut) (lexicalBatch, map[string][]vector.Item, []driver.BackendDocument) {
-	lexBatch := e.newLexicalBatch()
-	vecBatch := map[string][]vector.Item{}
-	var backendDocs []driver.BackendDocument
+// puts, in a batch of every index part.
+func (e *Engine) stageStored(batch []*Prepared, puts []driver.DocumentPut) []partBatch {
+	parts := e.indexParts()
+	batches := make([]partBatch, len(parts))
+	for i, part := range parts {
+		batches[i] = part.newBatch()
+	}
 	for i, put := range puts {
 		p := batch[i]
-		switch {
-		case e.opts.Backend != nil:
-			backendDocs = append(backendDocs, e.backendDocument(put.Record, put.Chunks, p.vectors))
-		default:
-			if p.lex != nil {
-				e.stageAnalyzed(lexBatch, p.doc.ID, p.lex)
-			} else {
-				e.stage(lexBatch, p.doc.ID, e.lexicalDocs(put.Record, put.Chunks))
-			}
-			if e.opts.Embedder != nil {
-				vecBatch[p.doc.ID] = vectorItems(p.doc.ID, p.vectors)
-			}
+		d := &stagedDoc{rec: put.Record, chunks: put.Chunks, vectors: p.vectors, analysed: p.lex}
+		for _, b := range batches {
+			b.stage(d)
 		}
 	}
-	return lexBatch, vecBatch, backendDocs
+	return batches
 }
 
 // putAll stores puts in order, in one transaction when the store is a
@@ -561,33 +561,17 @@ func (e *Engine) reprocessedUnchanged(ctx context.Context, prev DocumentRecord, 
 	return true, nil
 }
 
-// indexCommitted indexes stored documents (their staged lexical and vector
-// batches, or backendDocs with an index backend), clears their journal
-// entries and records them. A store-only engine writes only a backend.
-//
-// built, when not nil, is lexBatch built already (buildLexical).
-func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, lexBatch lexicalBatch, built []*bm25.Built, vecBatch map[string][]vector.Item, backendDocs []driver.BackendDocument) error {
-	if len(backendDocs) > 0 {
-		if err := e.opts.Backend.Replace(ctx, backendDocs); err != nil {
-			return fmt.Errorf("index %d documents: index backend: %w", len(ids), err)
+// indexCommitted applies every index part's batch of stored documents,
+// clears their journal entries and records them.
+func (e *Engine) indexCommitted(ctx context.Context, ids []string, records []DocumentRecord, batches []partBatch) error {
+	for _, b := range batches {
+		if err := b.apply(ctx); err != nil {
+			return fmt.Errorf("index %d documents: %w", len(ids), err)
 		}
 	}
 	if e.storeOnly() {
+		// A worker of a shared store: the serving processes record them.
 		return nil
-	}
-	if built == nil {
-		var err error
-		if built, err = e.buildLexical(lexBatch); err != nil {
-			return fmt.Errorf("index %d documents: %w", len(ids), err)
-		}
-	}
-	if err := e.applyBuilt(built); err != nil {
-		return fmt.Errorf("index %d documents: %w", len(ids), err)
-	}
-	if len(vecBatch) > 0 {
-		if err := e.replaceVectors(vecBatch); err != nil {
-			return fmt.Errorf("index %d documents: %w", len(ids), err)
-		}
 	}
 	if err := e.clearPending(ctx, ids...); err != nil {
 		return err
@@ -617,16 +601,13 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if err := e.store.DeleteDocument(ctx, id); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	if e.opts.Backend != nil {
-		if err := e.opts.Backend.Delete(ctx, []string{id}); err != nil {
-			return fmt.Errorf("delete %s from index backend: %w", id, err)
-		}
-	} else if e.storeOnly() {
+	if e.storeOnly() && e.opts.Backend == nil {
 		return nil
-	} else if err := e.deleteLexical(id); err != nil {
-		return fmt.Errorf("delete %s from index: %w", id, err)
-	} else if err := e.deleteVectors(id); err != nil {
-		return fmt.Errorf("delete %s from vector index: %w", id, err)
+	}
+	for _, part := range e.indexParts() {
+		if err := part.delete(ctx, id); err != nil {
+			return fmt.Errorf("delete %s: %w", id, err)
+		}
 	}
 	if err := e.clearPending(ctx, id); err != nil {
 		return err

@@ -68,6 +68,9 @@ func Open(ctx context.Context, dir string, store driver.Store, opts Options) (*E
 // open opens the engine in the mode opts names, without fallbacks.
 func open(ctx context.Context, dir string, store driver.Store, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{},
+		// Every commit over a SharedStore notes its documents in held, over
+		// an index backend too (which never runs openShared).
+		shared:    sharedState{held: map[string]string{}},
 		analyzers: map[string]int{}, readOnly: opts.OpenMode == OpenReader}
 	e.layout = e.indexLayout()
 	e.processing = e.processingFingerprint()
@@ -417,7 +420,14 @@ func (e *Engine) applyPlans(ctx context.Context, st storeState, plans []armPlan)
 	adds := make([]map[string]bool, len(plans))
 	var ids []string
 	seen := map[string]bool{}
-	b := e.newLexicalBatch()
+	newBatches := func() []partBatch {
+		batches := make([]partBatch, len(plans))
+		for i := range plans {
+			batches[i] = localLexicalPart{e, i}.newBatch()
+		}
+		return batches
+	}
+	batches := newBatches()
 	for i, p := range plans {
 		adds[i] = map[string]bool{}
 		for _, id := range p.add {
@@ -428,16 +438,18 @@ func (e *Engine) applyPlans(ctx context.Context, st storeState, plans []armPlan)
 			}
 		}
 		for _, id := range p.remove {
-			b[i].Delete(id)
+			batches[i].stage(&stagedDoc{rec: DocumentRecord{ID: id}})
 		}
 	}
 	slices.Sort(ids)
 	staged := 0
 	flush := func() error {
-		if err := e.applyLexical(b); err != nil {
-			return fmt.Errorf("open engine: repair index: %w", err)
+		for _, b := range batches {
+			if err := b.apply(ctx); err != nil {
+				return fmt.Errorf("open engine: repair index: %w", err)
+			}
 		}
-		b, staged = e.newLexicalBatch(), 0
+		batches, staged = newBatches(), 0
 		return nil
 	}
 	for _, id := range ids {
@@ -451,14 +463,10 @@ func (e *Engine) applyPlans(ctx context.Context, st storeState, plans []armPlan)
 		if err != nil {
 			return fmt.Errorf("open engine: repair index: %w", err)
 		}
-		docs := e.lexicalDocs(st.want[id], chunks)
-		for i, a := range e.arms {
+		d := &stagedDoc{rec: st.want[id], chunks: chunks}
+		for i, b := range batches {
 			if adds[i][id] {
-				d := docs
-				if a.spec.docs != nil {
-					d = a.spec.docs(e, docs)
-				}
-				b[i].Replace(id, d)
+				b.stage(d)
 			}
 		}
 		if staged++; staged == batchSize {

@@ -74,17 +74,13 @@ const (
 	FusionRelative = "relative" // Weaviate's relative score fusion
 )
 
-// Options configure an Engine. The zero value is not valid; start from
-// DefaultOptions.
-type Options struct {
-	ChunkSize    int
-	ChunkOverlap int
-
-	// Analyzer forces one BM25 analyzer for every document ("english",
-	// "code", ...). Empty picks the analyzer of each document's language.
-	Analyzer string
-	BM25K1   float64
-	BM25B    float64
+// Recipe is how an Engine ranks: the BM25 arms it keeps over every chunk
+// and their parameters, how their lists combine into the lexical ranking,
+// and how the dense arm fuses with it. Start from SituateRecipe (the
+// default) or LuceneRecipe; changing the arms an index holds rebuilds it.
+type Recipe struct {
+	BM25K1 float64
+	BM25B  float64
 	// ContextWeight selects how the context enters BM25. 0 indexes one field,
 	// "context\n\nchunk", as Anthropic's reference does. A positive value
 	// indexes chunk and context as two fields and weights the context field
@@ -124,6 +120,75 @@ type Options struct {
 
 	// Candidates is each arm's top N before fusion/rerank.
 	Candidates int
+	// Fusion is the hybrid method (Fusion* constants); DenseWeight and
+	// LexicalWeight weight the arms.
+	Fusion        string
+	DenseWeight   float64
+	LexicalWeight float64
+}
+
+// SituateRecipe is the default recipe (EVAL.md): the language arm with
+// Lucene's BM25 defaults, the code, word-pair and declaration arms, the
+// document blend, the test-file penalty and German compound matching; a
+// dense arm fused by relative score at dense:lexical 0.3:1.
+func SituateRecipe() Recipe {
+	return Recipe{
+		BM25K1:         DefaultBM25K1,
+		BM25B:          DefaultBM25B,
+		CodeArmWeight:  DefaultCodeArmWeight,
+		CodeK1:         DefaultCodeK1,
+		CodeB:          DefaultCodeB,
+		DocumentWeight: DefaultDocumentWeight,
+		CompoundWeight: DefaultCompoundWeight,
+		PairArmWeight:  DefaultPairArmWeight,
+		PairK1:         DefaultPairK1,
+		PairB:          DefaultPairB,
+		TestPenalty:    DefaultTestPenalty,
+		DefsArmWeight:  DefaultDefsArmWeight,
+		Candidates:     DefaultCandidates,
+		Fusion:         DefaultFusion,
+		DenseWeight:    DefaultDenseWeight,
+		LexicalWeight:  DefaultLexicalWeight,
+	}
+}
+
+// LuceneRecipe is one BM25 arm, exactly Lucene's ranking (BM25 with k1
+// DefaultBM25K1 and b DefaultBM25B): no code, pair or declaration arm, no
+// document blend, no test penalty, no compound matching. The dense arm, if
+// any, fuses as in SituateRecipe.
+func LuceneRecipe() Recipe {
+	r := SituateRecipe()
+	r.CodeArmWeight, r.PairArmWeight, r.DefsArmWeight = 0, 0, 0
+	r.DocumentWeight, r.TestPenalty, r.CompoundWeight = 0, 0, 0
+	return r
+}
+
+// RecipeNamed is the recipe of a name: "situate" or "lucene".
+func RecipeNamed(name string) (Recipe, error) {
+	switch name {
+	case "situate":
+		return SituateRecipe(), nil
+	case "lucene":
+		return LuceneRecipe(), nil
+	}
+	return Recipe{}, fmt.Errorf("recipe %q: must be situate or lucene: %w", name, ErrInvalid)
+}
+
+// Options configure an Engine. The zero value is not valid; start from
+// DefaultOptions.
+type Options struct {
+	ChunkSize    int
+	ChunkOverlap int
+
+	// Analyzer forces one BM25 analyzer for every document ("english",
+	// "code", ...). Empty picks the analyzer of each document's language.
+	Analyzer string
+
+	// Recipe is how the Engine ranks: its BM25 arms and their parameters,
+	// how their scores combine, and how the dense arm fuses with them.
+	// Its fields read as the Options' own (o.BM25K1).
+	Recipe
+
 	// ParallelDocuments bounds how many documents are contextualized at once.
 	ParallelDocuments int
 	// ChunkCacheBytes bounds the memory a writing Engine keeps the stored
@@ -143,11 +208,6 @@ type Options struct {
 	// client checks its input limit, so that a shortened text is never
 	// refused; nil uses the chunker's o200k count.
 	EmbedTokenCounter func(string) int
-	// Fusion is the hybrid method (Fusion* constants); DenseWeight and
-	// LexicalWeight weight the arms.
-	Fusion        string
-	DenseWeight   float64
-	LexicalWeight float64
 	// VectorQuantizeAbove is passed to the vector index: above this many
 	// vectors a binary-quantized first pass picks candidates for exact
 	// rescoring; 0 means the vector package's default, negative means
@@ -236,24 +296,9 @@ func DefaultOptions() Options {
 	return Options{
 		ChunkSize:         DefaultChunkSize,
 		ChunkOverlap:      DefaultChunkOverlap,
-		BM25K1:            DefaultBM25K1,
-		BM25B:             DefaultBM25B,
-		CodeArmWeight:     DefaultCodeArmWeight,
-		CodeK1:            DefaultCodeK1,
-		CodeB:             DefaultCodeB,
-		DocumentWeight:    DefaultDocumentWeight,
-		CompoundWeight:    DefaultCompoundWeight,
-		PairArmWeight:     DefaultPairArmWeight,
-		PairK1:            DefaultPairK1,
-		PairB:             DefaultPairB,
-		TestPenalty:       DefaultTestPenalty,
-		DefsArmWeight:     DefaultDefsArmWeight,
-		Candidates:        DefaultCandidates,
+		Recipe:            SituateRecipe(),
 		ParallelDocuments: DefaultParallelDocuments,
 		ChunkCacheBytes:   DefaultChunkCacheBytes,
-		Fusion:            DefaultFusion,
-		DenseWeight:       DefaultDenseWeight,
-		LexicalWeight:     DefaultLexicalWeight,
 		RerankCandidates:  DefaultRerankCandidates,
 	}
 }

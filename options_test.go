@@ -132,7 +132,7 @@ func TestFusionMethods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(hits) == 0 || hits[0].DocID != "mill" || hits[0].Explain.BM25Rank != 1 || hits[0].Explain.DenseRank != 1 {
+			if len(hits) == 0 || hits[0].DocID != "mill" || hits[0].Explain.Arm("lexical").Rank != 1 || hits[0].Explain.Arm("dense").Rank != 1 {
 				t.Fatalf("%s: %+v", fusion, hits)
 			}
 		})
@@ -147,12 +147,51 @@ func TestSearchInvalid(t *testing.T) {
 		want string
 	}{
 		{situate.Query{Text: "  "}, "query: must not be empty"},
-		{situate.Query{Text: "x", Mode: "fuzzy"}, `mode "fuzzy"`},
+		{situate.Query{Text: "x", Mode: "fuzzy"}, `mode: "fuzzy": must be bm25, dense or hybrid`},
 		{situate.Query{Text: "x", Mode: situate.ModeDense}, "needs an embedder"},
 		{situate.Query{Text: "x", Rerank: true}, "no reranker"},
 	} {
 		if _, err := eng.Search(ctx, tc.q); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want ErrInvalid saying %q", tc.q, err, tc.want)
 		}
+	}
+}
+
+// TestRecipes: a recipe is a value; the Lucene recipe is the situate
+// recipe without its extra arms and steps, and searching with it is plain
+// BM25 (one arm in the explanation besides the lexical ranking).
+func TestRecipes(t *testing.T) {
+	if got := situate.DefaultOptions().Recipe; got != situate.SituateRecipe() {
+		t.Errorf("DefaultOptions().Recipe = %+v, want SituateRecipe()", got)
+	}
+	l, err := situate.RecipeNamed("lucene")
+	if err != nil || l != situate.LuceneRecipe() {
+		t.Fatalf("RecipeNamed(lucene) = %+v, %v", l, err)
+	}
+	if l.CodeArmWeight != 0 || l.PairArmWeight != 0 || l.DefsArmWeight != 0 || l.DocumentWeight != 0 || l.TestPenalty != 0 || l.CompoundWeight != 0 {
+		t.Errorf("LuceneRecipe keeps a situate step: %+v", l)
+	}
+	if l.BM25K1 != situate.DefaultBM25K1 || l.BM25B != situate.DefaultBM25B || l.Fusion != situate.DefaultFusion {
+		t.Errorf("LuceneRecipe changes BM25 or fusion: %+v", l)
+	}
+	if _, err := situate.RecipeNamed("bm42"); !errors.Is(err, situate.ErrInvalid) || !strings.Contains(err.Error(), "bm42") {
+		t.Errorf("RecipeNamed(bm42): %v, want ErrInvalid naming it", err)
+	}
+	o := situate.DefaultOptions()
+	o.Recipe = situate.LuceneRecipe()
+	e := openMemEngine(t, o)
+	if _, err := e.Put(context.Background(), doc("mill.md", "The old mill_wheel turns by the river.")); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.Search(context.Background(), situate.Query{Text: "mill wheel river", Explain: true})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search: %v %v", hits, err)
+	}
+	var arms []string
+	for _, a := range hits[0].Explain.Arms {
+		arms = append(arms, a.Arm)
+	}
+	if strings.Join(arms, ",") != "bm25,lexical" {
+		t.Errorf("Lucene recipe searched arms %v, want bm25,lexical", arms)
 	}
 }

@@ -1,6 +1,7 @@
 package situate
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -51,7 +52,7 @@ func TestPairArmFromLanguageTerms(t *testing.T) {
 	if pairArm < 0 {
 		t.Fatal("no arm is built from the language arm's terms")
 	}
-	aheadBatch, stagedBatch := ahead.newLexicalBatch(), staged.newLexicalBatch()
+	aheadBatch, stagedBatch := partBatches(ahead), partBatches(staged)
 	var pairTexts []string
 	for i, d := range docs {
 		id := fmt.Sprintf("d%d", i)
@@ -69,13 +70,13 @@ func TestPairArmFromLanguageTerms(t *testing.T) {
 		if err := ahead.prepareLexical(p); err != nil {
 			t.Fatal(err)
 		}
-		ahead.stageAnalyzed(aheadBatch, id, p.lex)
+		stageAll(aheadBatch, &stagedDoc{rec: DocumentRecord{ID: id, Lang: d.lang}, analysed: p.lex})
 		stored := make([]StoredChunk, len(chunks))
 		for j := range chunks {
 			stored[j] = StoredChunk{Chunk: chunks[j], Context: contexts[j]}
 		}
 		lang := staged.lexicalDocs(DocumentRecord{ID: id, Lang: d.lang}, stored)
-		staged.stage(stagedBatch, id, lang)
+		stageAll(stagedBatch, &stagedDoc{rec: DocumentRecord{ID: id, Lang: d.lang}, docs: lang})
 		for _, pd := range staged.pairDocs(lang) {
 			pairTexts = append(pairTexts, pd.Fields[bm25.DefaultField])
 		}
@@ -89,11 +90,10 @@ func TestPairArmFromLanguageTerms(t *testing.T) {
 			t.Errorf("%s: the language arm handed on the terms of %d of %d chunks", id, seen, len(lang))
 		}
 	}
-	if err := ahead.applyLexical(aheadBatch); err != nil {
-		t.Fatal(err)
-	}
-	if err := staged.applyLexical(stagedBatch); err != nil {
-		t.Fatal(err)
+	for _, b := range append(aheadBatch, stagedBatch...) {
+		if err := b.apply(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	queries := 0
 	for _, text := range pairTexts {
@@ -128,4 +128,19 @@ func slicesIndex(arms []*lexArm, f func(*lexArm) bool) int {
 		}
 	}
 	return -1
+}
+
+// partBatches are a batch of each of e's index parts.
+func partBatches(e *Engine) []partBatch {
+	var out []partBatch
+	for _, p := range e.indexParts() {
+		out = append(out, p.newBatch())
+	}
+	return out
+}
+
+func stageAll(batches []partBatch, d *stagedDoc) {
+	for _, b := range batches {
+		b.stage(d)
+	}
 }

@@ -1,5 +1,10 @@
 package situate
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Query is one search request.
 type Query struct {
 	Text string
@@ -32,14 +37,57 @@ type Hit struct {
 	Explain *Explanation
 }
 
-// Explanation shows how a hit was ranked in each stage. Ranks are 1-based;
-// 0 means the hit was not retrieved by that arm.
+// Explanation shows how a hit was ranked: its rank and score in each arm
+// the query searched and in the lexical ranking the BM25 arms combine
+// into, then the fused score and the reranker's.
 type Explanation struct {
-	BM25Rank    int
-	BM25Score   float64
-	DenseRank   int
-	DenseScore  float64
-	FusedScore  float64
-	RerankScore float64
-	Reranked    bool
+	// Arms are the arms that searched the query, in the Engine's order:
+	// the BM25 arms ("bm25", and with the situate recipe "bm25-code",
+	// "bm25-pairs", "bm25-defs"), "lexical" (the BM25 arms combined, the
+	// list fusion sees), then "dense". Empty for a backend that ranks
+	// natively.
+	Arms        []ArmRank `json:"arms"`
+	FusedScore  float64   `json:"fused_score"`
+	Reranked    bool      `json:"reranked"`
+	RerankScore float64   `json:"rerank_score"`
+}
+
+// ArmRank is a hit's place in one arm's list: Rank is 1-based, 0 when the
+// arm did not retrieve the hit.
+type ArmRank struct {
+	Arm   string  `json:"arm"`
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// Arm returns the hit's place in the named arm ("lexical", "dense",
+// "bm25", ...); Rank 0 when the arm did not retrieve it or did not run.
+func (x *Explanation) Arm(name string) ArmRank {
+	if x != nil {
+		for _, a := range x.Arms {
+			if a.Arm == name {
+				return a
+			}
+		}
+	}
+	return ArmRank{Arm: name}
+}
+
+// String is the explanation on one line: each arm's rank and score
+// ("bm25 rank 1 score 3.2100"; "rank 0" where the arm did not retrieve the
+// hit), the fused score and the reranker's.
+func (x *Explanation) String() string {
+	var b strings.Builder
+	for _, a := range x.Arms {
+		if a.Rank == 0 {
+			fmt.Fprintf(&b, "%s rank 0; ", a.Arm)
+			continue
+		}
+		fmt.Fprintf(&b, "%s rank %d score %.4f; ", a.Arm, a.Rank, a.Score)
+	}
+	fmt.Fprintf(&b, "fused %.4f", x.FusedScore)
+	if x.Reranked {
+		fmt.Fprintf(&b, "; rerank %.4f", x.RerankScore)
+	}
+	return b.String()
 }

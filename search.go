@@ -7,12 +7,9 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/driver"
 	"github.com/situate/situate/fusion"
-	"github.com/situate/situate/vector"
 )
 
 // Search runs a query and returns hits carrying the original chunk text with
@@ -24,8 +21,8 @@ import (
 // the top RerankCandidates go through the reranker; if it fails the fused
 // order is kept (with a warning), never an empty result.
 func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if strings.TrimSpace(q.Text) == "" {
-		return nil, fmt.Errorf("search: query: must not be empty: %w", ErrInvalid)
+	if err := e.CheckQuery(q); err != nil {
+		return nil, err
 	}
 	if e.storeOnly() {
 		return nil, fmt.Errorf("search: the engine was opened store-only (a worker): %w", ErrInvalid)
@@ -40,25 +37,7 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if k <= 0 {
 		k = DefaultK
 	}
-	mode := q.Mode
-	if mode == "" {
-		mode = ModeBM25
-		if e.opts.Embedder != nil {
-			mode = ModeHybrid
-		}
-	}
-	switch mode {
-	case ModeBM25:
-	case ModeDense, ModeHybrid:
-		if e.opts.Embedder == nil {
-			return nil, fmt.Errorf("search: mode %q needs an embedder, and none is configured: %w", mode, ErrInvalid)
-		}
-	default:
-		return nil, fmt.Errorf("search: mode %q: must be bm25, dense or hybrid: %w", mode, ErrInvalid)
-	}
-	if q.Rerank && e.opts.Reranker == nil {
-		return nil, fmt.Errorf("search: rerank: no reranker is configured: %w", ErrInvalid)
-	}
+	mode := e.mode(q)
 	var allowed map[string]bool
 	var err error
 	if e.opts.Backend != nil {
@@ -84,10 +63,10 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var hits []Hit
 	for attempt := 0; ; attempt++ {
 		var c candidates
-		if e.opts.Backend != nil {
-			c, err = e.backendCandidates(ctx, q.Text, mode, n, q.Filter)
+		if nr, ok := e.opts.Backend.(driver.NativeRanker); ok && nr.Native() {
+			c, err = e.nativeCandidates(ctx, nr, q.Text, mode, n, q.Filter)
 		} else {
-			c, err = e.candidates(ctx, q.Text, mode, n, allowed)
+			c, err = e.candidates(ctx, q.Text, mode, n, allowed, q.Filter, q.Explain)
 		}
 		if err != nil {
 			return nil, err
@@ -111,84 +90,51 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-type armHit struct {
-	rank  int
-	score float64
+// QueryError is a query Search refuses: Field names what is wrong
+// ("query", "mode", "rerank"), Problem says what, for a person. It wraps
+// ErrInvalid.
+type QueryError struct {
+	Field, Problem string
 }
 
-// candidates is one ranking of a query: the fused (or single-arm) order
-// and each arm's ranks for Explain.
-type candidates struct {
-	ranked         []fusion.Result
-	lexical, dense map[string]armHit
-}
+func (e *QueryError) Error() string { return "search: " + e.Field + ": " + e.Problem }
+func (e *QueryError) Unwrap() error { return ErrInvalid }
 
-// candidates runs the arms of mode, each for its top n, and fuses them.
-func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allowed map[string]bool) (candidates, error) {
-	c := candidates{lexical: map[string]armHit{}, dense: map[string]armHit{}}
-	var lexList, denseList fusion.List
-	// The dense arm (query embedding + vector scan) runs while the lexical
-	// arms score: on a hybrid query they overlap instead of adding up.
-	var (
-		denseRes []vector.Result
-		denseErr error
-		denseWG  sync.WaitGroup
-	)
-	if mode != ModeBM25 {
-		denseWG.Go(func() { denseRes, denseErr = e.denseSearch(ctx, text, n, allowed) })
+// CheckQuery is what Search checks of a query before it searches, for a
+// front end that answers a bad request before it queues it: an empty
+// query, an unknown mode, a mode or a rerank the Engine has nothing for.
+func (e *Engine) CheckQuery(q Query) error {
+	if strings.TrimSpace(q.Text) == "" {
+		return &QueryError{"query", "must not be empty"}
 	}
-	if mode != ModeDense {
-		var lf *bm25.Filter
-		if allowed != nil {
-			lf = &bm25.Filter{Groups: allowed}
-		}
-		res, err := e.lexicalSearch(text, n, lf)
-		if err != nil {
-			denseWG.Wait()
-			return c, fmt.Errorf("search: %w", err)
-		}
-		lexList = fusion.List{Weight: e.opts.LexicalWeight, Min: ptr(0.0)}
-		for _, r := range res {
-			push(&lexList, c.lexical, r.ID, r.Score)
-		}
-	}
-	denseWG.Wait()
-	if denseErr != nil {
-		return c, fmt.Errorf("search: %w", denseErr)
-	}
-	if mode != ModeBM25 {
-		denseList = fusion.List{Weight: e.opts.DenseWeight, Min: ptr(-1.0)}
-		for _, r := range denseRes {
-			push(&denseList, c.dense, r.ID, r.Score)
-		}
-	}
-	err := e.rankCandidates(&c, mode, lexList, denseList)
-	return c, err
-}
-
-// push appends an arm's next hit to the arm's fusion list and records its
-// rank and score, which explain shows.
-func push(l *fusion.List, seen map[string]armHit, id string, score float64) {
-	seen[id] = armHit{len(l.IDs) + 1, score}
-	l.IDs = append(l.IDs, id)
-	l.Scores = append(l.Scores, score)
-}
-
-// rankCandidates sets c.ranked from the arms' lists: one arm's list as it
-// is, or both fused.
-func (e *Engine) rankCandidates(c *candidates, mode string, lexList, denseList fusion.List) error {
-	switch mode {
+	switch mode := e.mode(q); mode {
 	case ModeBM25:
-		c.ranked = single(lexList)
-	case ModeDense:
-		c.ranked = single(denseList)
-	default:
-		var err error
-		if c.ranked, err = e.fuse(denseList, lexList); err != nil {
-			return fmt.Errorf("search: fusion: %w", err)
+	case ModeDense, ModeHybrid:
+		if e.opts.Embedder == nil {
+			return &QueryError{"mode", fmt.Sprintf("%q needs an embedder, and none is configured (use bm25)", mode)}
 		}
+	default:
+		if len(mode) > 40 {
+			mode = mode[:40] + "…"
+		}
+		return &QueryError{"mode", fmt.Sprintf("%q: must be bm25, dense or hybrid", mode)}
+	}
+	if q.Rerank && e.opts.Reranker == nil {
+		return &QueryError{"rerank", "no reranker is configured"}
 	}
 	return nil
+}
+
+// mode is the mode q searches in: its own, else hybrid with an embedder
+// and bm25 without.
+func (e *Engine) mode(q Query) string {
+	switch {
+	case q.Mode != "":
+		return q.Mode
+	case e.opts.Embedder != nil:
+		return ModeHybrid
+	}
+	return ModeBM25
 }
 
 // hits turns the first want candidates the store holds into hits with the
@@ -284,13 +230,10 @@ func (e *Engine) hit(ctx context.Context, c candidates, r fusion.Result, docID s
 	h := Hit{DocID: docID, Chunk: index, Text: ch.Text, Context: ch.Context,
 		Heading: ch.Heading, Title: e.title(ctx, docID), Score: r.Score}
 	if explain {
-		l, d := c.lexical[r.ID], c.dense[r.ID]
-		h.Explain = &Explanation{BM25Rank: l.rank, BM25Score: l.score, DenseRank: d.rank, DenseScore: d.score, FusedScore: r.Score}
+		h.Explain = &Explanation{Arms: c.explain[r.ID], FusedScore: r.Score}
 	}
 	return h
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // title is a document's title, from the records the Engine holds or, for a
 // document committed since a reader opened, from the store.
@@ -303,28 +246,6 @@ func (e *Engine) title(ctx context.Context, id string) string {
 	}
 	rec, _ = e.store.Document(ctx, id)
 	return rec.Title
-}
-
-// single turns one arm's list into results without fusing.
-func single(l fusion.List) []fusion.Result {
-	out := make([]fusion.Result, len(l.IDs))
-	for i, id := range l.IDs {
-		out[i] = fusion.Result{ID: id, Score: l.Scores[i], Ranks: []int{i + 1}}
-	}
-	return out
-}
-
-func (e *Engine) fuse(dense, lexical fusion.List) ([]fusion.Result, error) {
-	switch e.opts.Fusion {
-	case FusionCookbook:
-		return fusion.CookbookKeyed(fusion.SplitChunkID(chunkKeySep), dense, lexical)
-	case FusionMinMax:
-		return fusion.MinMax(dense, lexical)
-	case FusionRelative:
-		return fusion.RelativeScore(dense, lexical)
-	default:
-		return fusion.RRF(fusion.DefaultRRFK, dense, lexical)
-	}
 }
 
 // rerank reorders hits by the reranker's scores of "context\n\nchunk". On

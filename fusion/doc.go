@@ -1,5 +1,14 @@
 // Package fusion merges the ranked lists of situate's search arms (BM25,
-// vectors, ...) into one ranking.
+// vectors, ...) into one ranking: the one place they meet.
+//
+// Fuse takes every arm's hits of a query (Arm: its Hits, its Kind and
+// Weight) and a Recipe, and ranks them in two steps. The lexical arms
+// become the lexical ranking: the chunk arms' scores are summed (Combine),
+// the document arms lift their documents' chunks (DocumentEvidence), every
+// chunk gains a share of its document's best score (DocumentBlend) and
+// chunks of test files lose a share (TestPrior) — the recipe in EVAL.md,
+// whose defaults are in package rank. The dense arms are then fused with
+// the lexical ranking by one of the methods below.
 //
 // Every method takes per-arm weights (List.Weight) and returns Results
 // ordered best first, each with its fused Score and its 1-based rank in

@@ -86,7 +86,7 @@ func TestRoutes(t *testing.T) {
 		t.Fatalf("reader search: %+v", sr)
 	}
 	for _, res := range sr.Results {
-		if res.Doc == "secret.txt" || res.Explain == nil || res.Explain.BM25Rank == 0 || res.Contextualizer != "offline" {
+		if res.Doc == "secret.txt" || res.Explain == nil || res.Explain.Arm("lexical").Rank == 0 || res.Contextualizer != "offline" {
 			t.Errorf("reader result: %+v", res)
 		}
 	}

@@ -82,18 +82,13 @@ func (s *Server) validateSearch(req *SearchRequest, c *Caller) *apiError {
 	case req.K < 0 || req.K > s.limits.MaxK:
 		return badField("k", fmt.Sprintf("must be in [1, %d] (0 or absent means %d), got %d", s.limits.MaxK, situate.DefaultK, req.K))
 	}
-	opts := c.Engine().Options()
-	switch req.Mode {
-	case "", situate.ModeBM25:
-	case situate.ModeDense, situate.ModeHybrid:
-		if opts.Embedder == nil {
-			return badField("mode", fmt.Sprintf("%q needs an embedder, and this server has none (use bm25)", req.Mode))
-		}
-	default:
-		return badField("mode", fmt.Sprintf("%q: want bm25, dense or hybrid", truncate(req.Mode, 40)))
-	}
-	if req.Rerank && opts.Reranker == nil {
-		return badField("rerank", "this server has no reranker configured")
+	// The rest is the Engine's to say (situate.Engine.CheckQuery), before
+	// the search queues for a slot.
+	var qe *situate.QueryError
+	if err := c.Engine().CheckQuery(situate.Query{Text: req.Query, Mode: req.Mode, Rerank: req.Rerank}); errors.As(err, &qe) {
+		return badField(qe.Field, qe.Problem)
+	} else if err != nil {
+		return fromError(err)
 	}
 	return req.Filters.validate("filters")
 }

@@ -51,18 +51,18 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// TestExplanationSnakeCase: a search's explanation uses snake_case like
-// every other field of the API.
+// TestExplanationSnakeCase: a search's explanation is a list of per-arm
+// ranks and scores in snake_case, like every other field of the API.
 func TestExplanationSnakeCase(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.wait("", e.upsert("", "a.md", httpapi.DocumentRequest{Text: "The harbour tide tables."}))
 	r := e.do(call{method: "POST", path: "/v1/search", body: httpapi.SearchRequest{Query: "harbour", Explain: true}})
-	for _, want := range []string{`"bm25_rank":1`, `"bm25_score":`, `"dense_rank":0`, `"fused_score":`, `"reranked":false`} {
+	for _, want := range []string{`"arms":[{"arm":"bm25","rank":1,"score":`, `{"arm":"lexical","rank":1,"score":`, `"fused_score":`, `"reranked":false`} {
 		if !strings.Contains(string(r.body), want) {
 			t.Errorf("explanation lacks %s: %s", want, r.body)
 		}
 	}
-	if strings.Contains(string(r.body), "BM25Rank") {
+	if strings.Contains(string(r.body), "BM25Rank") || strings.Contains(string(r.body), `"Arm"`) || strings.Contains(string(r.body), "FusedScore") {
 		t.Errorf("explanation in Go names: %s", r.body)
 	}
 }

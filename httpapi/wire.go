@@ -45,25 +45,9 @@ type SearchResult struct {
 	Explain        *Explanation `json:"explain,omitempty"`
 }
 
-// Explanation is how a result was ranked in each stage: ranks are 1-based,
-// 0 when the stage did not retrieve it.
-type Explanation struct {
-	BM25Rank    int     `json:"bm25_rank"`
-	BM25Score   float64 `json:"bm25_score"`
-	DenseRank   int     `json:"dense_rank"`
-	DenseScore  float64 `json:"dense_score"`
-	FusedScore  float64 `json:"fused_score"`
-	Reranked    bool    `json:"reranked"`
-	RerankScore float64 `json:"rerank_score"`
-}
-
-func explanation(x *situate.Explanation) *Explanation {
-	if x == nil {
-		return nil
-	}
-	return &Explanation{BM25Rank: x.BM25Rank, BM25Score: x.BM25Score, DenseRank: x.DenseRank, DenseScore: x.DenseScore,
-		FusedScore: x.FusedScore, Reranked: x.Reranked, RerankScore: x.RerankScore}
-}
+// Explanation is how a result was ranked: its rank and score in each arm,
+// the fused score and the reranker's (situate.Explanation).
+type Explanation = situate.Explanation
 
 // NewSearchResponse turns hits into the response shape.
 func NewSearchResponse(query string, hits []situate.Hit) SearchResponse {
@@ -71,7 +55,7 @@ func NewSearchResponse(query string, hits []situate.Hit) SearchResponse {
 	for _, h := range hits {
 		out.Results = append(out.Results, SearchResult{Rank: h.Rank, Doc: h.DocID, Chunk: h.Chunk, Text: h.Text,
 			Context: h.Context.Text, Contextualizer: h.Context.Source, Flags: h.Context.Flags, Score: h.Score,
-			Heading: h.Heading, Title: h.Title, Explain: explanation(h.Explain)})
+			Heading: h.Heading, Title: h.Title, Explain: h.Explain})
 	}
 	return out
 }

@@ -90,11 +90,7 @@ func renderSearch(out SearchOutput) string {
 		}
 		writeChunk(&b, r.Heading, r.Text, r.Context)
 		if x := r.Explain; x != nil {
-			fmt.Fprintf(&b, "explain: bm25 rank %d score %.4f; dense rank %d score %.4f; fused %.4f", x.BM25Rank, x.BM25Score, x.DenseRank, x.DenseScore, x.FusedScore)
-			if x.Reranked {
-				fmt.Fprintf(&b, "; rerank %.4f", x.RerankScore)
-			}
-			b.WriteByte('\n')
+			fmt.Fprintf(&b, "explain: %s\n", x)
 		}
 	}
 	return b.String()

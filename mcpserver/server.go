@@ -264,17 +264,9 @@ type Gen struct {
 	Flags     []string `json:"flags,omitempty" jsonschema:"checks the context failed or how it was obtained; empty is clean"`
 }
 
-// Explain is how a result was ranked in each stage; ranks are 1-based, 0 when
-// the stage did not retrieve it.
-type Explain struct {
-	BM25Rank    int     `json:"bm25_rank"`
-	BM25Score   float64 `json:"bm25_score"`
-	DenseRank   int     `json:"dense_rank"`
-	DenseScore  float64 `json:"dense_score"`
-	FusedScore  float64 `json:"fused_score"`
-	Reranked    bool    `json:"reranked"`
-	RerankScore float64 `json:"rerank_score,omitempty"`
-}
+// Explain is how a result was ranked: its rank and score in each arm, the
+// fused score and the reranker's (situate.Explanation).
+type Explain = situate.Explanation
 
 func gen(c situate.Context) *Gen {
 	if c.Text == "" {
@@ -301,10 +293,7 @@ func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInpu
 	for _, h := range hits {
 		r := Result{Rank: h.Rank, Doc: h.DocID, Chunk: h.Chunk, Title: h.Title, Heading: h.Heading,
 			Text: h.Text, Context: gen(h.Context), Score: h.Score}
-		if x := h.Explain; x != nil {
-			r.Explain = &Explain{BM25Rank: x.BM25Rank, BM25Score: x.BM25Score, DenseRank: x.DenseRank, DenseScore: x.DenseScore,
-				FusedScore: x.FusedScore, Reranked: x.Reranked, RerankScore: x.RerankScore}
-		}
+		r.Explain = h.Explain
 		out.Results = append(out.Results, r)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: renderSearch(out)}}}, out, nil

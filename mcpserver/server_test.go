@@ -159,7 +159,7 @@ func TestSearchResultsKeepContextApart(t *testing.T) {
 	if r.Heading != "Welcome > Parking" || r.Title != "Welcome" {
 		t.Fatalf("heading %q title %q", r.Heading, r.Title)
 	}
-	if r.Explain == nil || r.Explain.BM25Rank != 1 {
+	if r.Explain == nil || r.Explain.Arm("lexical").Rank != 1 {
 		t.Fatalf("explain %+v", r.Explain)
 	}
 	txt := text(res)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/eval"
+	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/rank"
 )
 
@@ -53,7 +54,7 @@ func TestCACMRecipe(t *testing.T) {
 		}
 		run := eval.Run{}
 		for _, q := range ds.Queries {
-			var lists [][]rank.Hit
+			var lists [][]fusion.Hit
 			for i, ix := range ixs {
 				text := q.Text
 				if a := p.arms[i]; a.pairs {
@@ -63,9 +64,9 @@ func TestCACMRecipe(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				hits := make([]rank.Hit, len(res))
+				hits := make([]fusion.Hit, len(res))
 				for j, r := range res {
-					hits[j] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+					hits[j] = fusion.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
 				}
 				lists = append(lists, hits)
 			}

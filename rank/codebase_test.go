@@ -7,6 +7,7 @@ import (
 	"github.com/situate/situate/analysis"
 	"github.com/situate/situate/bm25"
 	"github.com/situate/situate/eval"
+	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/rank"
 
 	"github.com/situate/situate/internal/shareddata"
@@ -31,7 +32,7 @@ type arm struct {
 	// analyzer.
 	pairs bool
 	// evidence uses this arm's list as document evidence
-	// (rank.DocumentEvidence with weight) instead of summing it in Combine.
+	// (fusion.DocumentEvidence with weight) instead of summing it in Combine.
 	evidence bool
 }
 
@@ -129,8 +130,8 @@ func newSearcher(tb testing.TB, p pipeline, chunks []chunkText, cache indexes) *
 
 // combine sums the lists of the arms that are not evidence, then adds the
 // evidence arms' document evidence.
-func combine(arms []arm, lists [][]rank.Hit) ([]rank.Hit, error) {
-	var sum [][]rank.Hit
+func combine(arms []arm, lists [][]fusion.Hit) ([]fusion.Hit, error) {
+	var sum [][]fusion.Hit
 	var weights []float64
 	for i, a := range arms {
 		if !a.evidence {
@@ -138,13 +139,13 @@ func combine(arms []arm, lists [][]rank.Hit) ([]rank.Hit, error) {
 			weights = append(weights, a.weight)
 		}
 	}
-	hits, err := rank.Combine(sum, weights)
+	hits, err := fusion.Combine(sum, weights)
 	if err != nil {
 		return nil, err
 	}
 	for i, a := range arms {
 		if a.evidence {
-			if hits, err = rank.DocumentEvidence(hits, lists[i], a.weight); err != nil {
+			if hits, err = fusion.DocumentEvidence(hits, lists[i], a.weight); err != nil {
 				return nil, err
 			}
 		}
@@ -156,7 +157,7 @@ func combine(arms []arm, lists [][]rank.Hit) ([]rank.Hit, error) {
 // (which chooses the analyzer of pair arms analysing by language).
 func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranked {
 	tb.Helper()
-	var lists [][]rank.Hit
+	var lists [][]fusion.Hit
 	for i, ix := range s.ixs {
 		text := query
 		if a := s.p.arms[i]; a.pairs {
@@ -166,9 +167,9 @@ func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranke
 		if err != nil {
 			tb.Fatal(err)
 		}
-		hits := make([]rank.Hit, len(res))
+		hits := make([]fusion.Hit, len(res))
 		for i, r := range res {
-			hits[i] = rank.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
+			hits[i] = fusion.Hit{ID: r.ID, Doc: r.Group, Score: r.Score}
 		}
 		lists = append(lists, hits)
 	}
@@ -177,7 +178,7 @@ func (s *searcher) search(tb testing.TB, query, lang string, k int) []eval.Ranke
 		tb.Fatal(err)
 	}
 	if s.p.docWeight > 0 {
-		if hits, err = rank.DocumentBlend(hits, s.p.docWeight); err != nil {
+		if hits, err = fusion.DocumentBlend(hits, s.p.docWeight); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package rank_test
 import (
 	"fmt"
 
+	"github.com/situate/situate/fusion"
 	"github.com/situate/situate/rank"
 )
 
@@ -10,29 +11,29 @@ import (
 // word-pair arm as document evidence, then lift the chunks of documents that
 // match well as a whole.
 func Example() {
-	language := []rank.Hit{ // BM25 with the document's language analyzer
+	language := []fusion.Hit{ // BM25 with the document's language analyzer
 		{ID: "auth.go#0", Doc: "auth.go", Score: 6.0},
 		{ID: "readme.md#2", Doc: "readme.md", Score: 4.0},
 		{ID: "auth.go#3", Doc: "auth.go", Score: 2.5},
 	}
-	code := []rank.Hit{ // BM25 with the "code" analyzer (identifiers split)
+	code := []fusion.Hit{ // BM25 with the "code" analyzer (identifiers split)
 		{ID: "auth.go#3", Doc: "auth.go", Score: 2.0},
 		{ID: "readme.md#2", Doc: "readme.md", Score: 1.0},
 	}
-	hits, err := rank.Combine([][]rank.Hit{language, code}, []float64{1, rank.DefaultCodeWeight})
+	hits, err := fusion.Combine([][]fusion.Hit{language, code}, []float64{1, rank.DefaultCodeWeight})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	pairs := []rank.Hit{ // BM25 over rank.PairText word pairs
+	pairs := []fusion.Hit{ // BM25 over rank.PairText word pairs
 		{ID: "auth.go#0", Doc: "auth.go", Score: 1.0},
 	}
-	hits, err = rank.DocumentEvidence(hits, pairs, rank.DefaultPairWeight)
+	hits, err = fusion.DocumentEvidence(hits, pairs, rank.DefaultPairWeight)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	hits, err = rank.DocumentBlend(hits, rank.DefaultDocumentWeight)
+	hits, err = fusion.DocumentBlend(hits, rank.DefaultDocumentWeight)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"fmt"
 	"path"
 	"strings"
 	"unicode"
@@ -74,33 +73,4 @@ func AsksForTests(query string) bool {
 		}
 	}
 	return false
-}
-
-// TestPrior multiplies the score of every hit whose document is a test file
-// (IsTestFile of Hit.Doc) by 1 − penalty and returns the hits in the new
-// order (score descending, then ID ascending). A question about how something
-// works wants the code that does it; the tests that exercise it share its
-// identifiers and often its words, and rank above it otherwise. Callers skip
-// it when the query asks for tests (AsksForTests). Penalty 0 only re-sorts.
-// A penalty outside [0, 1] or NaN, or a negative, NaN or infinite score is
-// an error.
-func TestPrior(hits []Hit, penalty float64) ([]Hit, error) {
-	return sorted(testPrior(cloneHits(hits), penalty))
-}
-
-func testPrior(hits []Hit, penalty float64) ([]Hit, error) {
-	if err := checkNumber(penalty); err != nil || penalty > 1 {
-		return nil, fmt.Errorf("rank test prior: penalty %v: must be in [0, 1]: %w", penalty, ErrInvalid)
-	}
-	weight := 1 - penalty
-	for i := range hits {
-		h := &hits[i]
-		if err := checkNumber(h.Score); err != nil {
-			return nil, fmt.Errorf("rank test prior: hits[%d] %q: Score: %w", i, h.ID, err)
-		}
-		if IsTestFile(h.Doc) {
-			h.Score *= weight
-		}
-	}
-	return hits, nil
 }

@@ -115,6 +115,11 @@ func EngineOptions(s Settings, env Env, store Store, es EmbedStore, log *slog.Lo
 	o := situate.DefaultOptions()
 	o.Logger = log
 	var err error
+	// The recipe first; the settings given refine it (--recipe lucene
+	// --bm25-k1 0.9), the ones left at their defaults do not undo it.
+	if o.Recipe, err = situate.RecipeNamed(s.Value("recipe")); err != nil {
+		return o, usagef("--recipe %q (from %s): must be situate or lucene", s.Value("recipe"), s.Origin("recipe"))
+	}
 	for _, x := range []struct {
 		name string
 		dst  *int
@@ -123,11 +128,18 @@ func EngineOptions(s Settings, env Env, store Store, es EmbedStore, log *slog.Lo
 			return o, err
 		}
 	}
-	for _, x := range []struct {
+	floats := []struct {
 		name string
 		dst  *float64
-	}{{"bm25-k1", &o.BM25K1}, {"bm25-b", &o.BM25B}, {"context-weight", &o.ContextWeight}, {"compound-weight", &o.CompoundWeight},
-		{"dense-weight", &o.DenseWeight}, {"lexical-weight", &o.LexicalWeight}} {
+	}{{"bm25-k1", &o.BM25K1}, {"bm25-b", &o.BM25B}, {"context-weight", &o.ContextWeight},
+		{"dense-weight", &o.DenseWeight}, {"lexical-weight", &o.LexicalWeight}}
+	if o.CompoundWeight > 0 || s.Origin("compound-weight") != "default" {
+		floats = append(floats, struct {
+			name string
+			dst  *float64
+		}{"compound-weight", &o.CompoundWeight})
+	}
+	for _, x := range floats {
 		if *x.dst, err = Float(s, x.name); err != nil {
 			return o, err
 		}
@@ -139,13 +151,6 @@ func EngineOptions(s Settings, env Env, store Store, es EmbedStore, log *slog.Lo
 		o.BM25B = exactZero
 	}
 	o.Analyzer = s.Value("analyzer")
-	switch r := s.Value("recipe"); r {
-	case "situate":
-	case "lucene":
-		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight, o.TestPenalty, o.DefsArmWeight = 0, 0, 0, 0, 0, 0
-	default:
-		return o, usagef("--recipe %q (from %s): must be situate or lucene", r, s.Origin("recipe"))
-	}
 	name := s.Value("contextualizer")
 	chosen := s.Origin("contextualizer") != "default"
 	if s.Value("llm") != "" && !chosen {

@@ -66,16 +66,12 @@ func main() {
 	candidates := flag.Int("candidates", situate.DefaultCandidates, "each arm's top N before the recipe combines them")
 	flag.Parse()
 	o := situate.DefaultOptions()
-	o.Candidates = *candidates
-	switch *recipe {
-	case "situate":
-	case "lucene":
-		// As situate's --recipe lucene: one BM25 arm, plain Lucene.
-		o.CodeArmWeight, o.DocumentWeight, o.PairArmWeight, o.CompoundWeight, o.TestPenalty, o.DefsArmWeight = 0, 0, 0, 0, 0, 0
-	default:
-		fmt.Fprintf(os.Stderr, "searchlib: -recipe %q: must be situate or lucene\n", *recipe)
+	var err error
+	if o.Recipe, err = situate.RecipeNamed(*recipe); err != nil {
+		fmt.Fprintf(os.Stderr, "searchlib: -recipe: %v\n", err)
 		os.Exit(2)
 	}
+	o.Candidates = *candidates
 	o.ChunkSize, o.ChunkOverlap = *chunkSize, *chunkOverlap
 	qs, err := readQueries(*queries)
 	if err == nil {

@@ -104,12 +104,7 @@ func printHits(w io.Writer, query string, hits []situate.Hit) {
 			fmt.Fprintf(w, "   │ %s\n", line)
 		}
 		if h.Explain != nil {
-			x := h.Explain
-			fmt.Fprintf(w, "   %sbm25 rank %d score %.4f; dense rank %d score %.4f; fused %.4f", dim, x.BM25Rank, x.BM25Score, x.DenseRank, x.DenseScore, x.FusedScore)
-			if x.Reranked {
-				fmt.Fprintf(w, "; rerank %.4f", x.RerankScore)
-			}
-			fmt.Fprintf(w, "%s\n", reset)
+			fmt.Fprintf(w, "   %s%s%s\n", dim, h.Explain, reset)
 		}
 		fmt.Fprintln(w)
 	}

@@ -15,9 +15,10 @@
 //     every error text and usage record (Redact);
 //   - server-sent event streams (SSEReader);
 //   - the client core of the hosted embedding and rerank APIs (Settings,
-//     Hosted: checked options, authenticated POST, Embed and Rerank calls
-//     in batches, usage records) and the token estimate they batch by
-//     (EstimateTokens).
+//     Hosted: checked options and their redacted printing, authenticated
+//     POST, Embed and Rerank calls in batches split in two when the
+//     provider says a request is too large, usage records) and the token
+//     estimate they batch by (EstimateTokens).
 //
 // Wire formats stay in the adapters: each reads its provider's error body
 // itself and fills the Error's fields. It imports only the root package

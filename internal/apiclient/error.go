@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/situate/situate/driver"
@@ -166,6 +167,19 @@ func (c Caller) Fault(op string, b batch.Ref, f *Fault) *Error {
 // retryable if only the request's timeout fired or the connection failed.
 func (c Caller) Transport(parent context.Context, op string, b batch.Ref, err error, timeout time.Duration) *Error {
 	return c.Fault(op, b, TransportFault(parent, err, timeout))
+}
+
+// Answer is Fault for a non-2xx answer whose error body the adapter has
+// read: Message is the server's msg, or the body's text when msg is ""
+// (not the provider's format: a proxy's page, a bare status), clipped and
+// redacted.
+func (c Caller) Answer(op string, b batch.Ref, f *Fault, msg string) *Error {
+	e := c.Fault(op, b, f)
+	if msg == "" {
+		msg = strings.TrimSpace(string(f.Body))
+	}
+	c.SetMessage(e, msg)
+	return e
 }
 
 // SetMessage sets e's Message to the server's msg, clipped and with the

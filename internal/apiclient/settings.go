@@ -13,9 +13,11 @@ import (
 // Settings are the options the hosted adapters (cohere, voyage, gemini)
 // have alike.
 type Settings struct {
-	// APIKey is required; KeyEnv names the environment variable the
+	// APIKey is required unless KeyOptional (a server of one's own may
+	// run without a key); KeyEnv names the environment variable the
 	// "empty" message points to.
 	APIKey, KeyEnv string
+	KeyOptional    bool
 	// BaseURL "" means DefaultBaseURL.
 	BaseURL, DefaultBaseURL string
 	// Dimensions, MaxInputTokens, BatchSize, BatchTokens and Timeout must
@@ -33,7 +35,7 @@ type Settings struct {
 // ("APIKey: empty (set CO_API_KEY)", "BatchSize: must be >= 0, got -1")
 // for the adapter to wrap with its name and its sentinel.
 func (s Settings) Check() (*url.URL, error) {
-	if strings.TrimSpace(s.APIKey) == "" {
+	if strings.TrimSpace(s.APIKey) == "" && !s.KeyOptional {
 		return nil, fmt.Errorf("APIKey: empty (set %s)", s.KeyEnv)
 	}
 	base := s.BaseURL
@@ -56,6 +58,18 @@ func (s Settings) Check() (*url.URL, error) {
 		return nil, fmt.Errorf("Timeout: must be >= 0, got %s", s.Timeout)
 	}
 	return u, nil
+}
+
+// Describe is s as an adapter's Options prints it (name is
+// "cohere.Options"): the fields a caller sets, with the key shown only as
+// <redacted> or <unset>, so that %v and %#v of Options never print it.
+func (s Settings) Describe(name string) string {
+	key := "<unset>"
+	if s.APIKey != "" {
+		key = "<redacted>"
+	}
+	return fmt.Sprintf("%s{APIKey:%s BaseURL:%q Model:%q Dimensions:%d MaxInputTokens:%d BatchSize:%d BatchTokens:%d Timeout:%s}",
+		name, key, s.BaseURL, s.Model, s.Dimensions, s.MaxInputTokens, s.BatchSize, s.BatchTokens, s.Timeout)
 }
 
 // NewHTTPClient is the adapters' default client: http.DefaultTransport's

@@ -32,3 +32,26 @@ func TestSettingsCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsDescribeHidesKey(t *testing.T) {
+	s := Settings{APIKey: "secret-key-123", BaseURL: "https://x", Model: "m", BatchSize: 3, Timeout: time.Second}
+	want := `p.Options{APIKey:<redacted> BaseURL:"https://x" Model:"m" Dimensions:0 MaxInputTokens:0 BatchSize:3 BatchTokens:0 Timeout:1s}`
+	if got := s.Describe("p.Options"); got != want {
+		t.Errorf("Describe = %s, want %s", got, want)
+	}
+	s.APIKey = ""
+	if got := s.Describe("p.Options"); got[:len("p.Options{APIKey:<unset> ")] != "p.Options{APIKey:<unset> " {
+		t.Errorf("no key: %s", got)
+	}
+}
+
+func TestSettingsKeyOptional(t *testing.T) {
+	s := Settings{BaseURL: "http://localhost:8080", KeyEnv: "X_KEY"}
+	if _, err := s.Check(); err == nil || err.Error() != "APIKey: empty (set X_KEY)" {
+		t.Errorf("required key: %v", err)
+	}
+	s.KeyOptional = true
+	if _, err := s.Check(); err != nil {
+		t.Errorf("optional key: %v", err)
+	}
+}

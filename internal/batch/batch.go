@@ -99,3 +99,20 @@ func CheckQuery(query string, limit int, estimate func(string) int) (int, *Probl
 	}
 	return qt, nil
 }
+
+// Sequential embeds texts in requests of at most size texts, sent in
+// order and numbered from 1; send returns one request's vectors, which
+// are appended in order. It stops at the first error.
+func Sequential(ctx context.Context, texts []string, size int,
+	send func(ctx context.Context, texts []string, r Ref) ([][]float32, error)) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for lo, n := 0, 1; lo < len(texts); lo, n = lo+size, n+1 {
+		hi := min(lo+size, len(texts))
+		vecs, err := send(ctx, texts[lo:hi], Ref{N: n, First: lo, Last: hi - 1})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -189,5 +190,29 @@ func TestDecodeVectors(t *testing.T) {
 		if _, p := DecodeVectors(in, &d); p != want {
 			t.Errorf("got %q, want %q", p, want)
 		}
+	}
+}
+
+func TestSequential(t *testing.T) {
+	texts := []string{"a", "b", "c", "d", "e"}
+	var refs []Ref
+	out, err := Sequential(context.Background(), texts, 2, func(_ context.Context, texts []string, r Ref) ([][]float32, error) {
+		refs = append(refs, r)
+		vecs := make([][]float32, len(texts))
+		for i := range texts {
+			vecs[i] = []float32{float32(r.First + i)}
+		}
+		return vecs, nil
+	})
+	if err != nil || len(out) != 5 || out[4][0] != 4 || fmt.Sprint(refs) != "[{1 0 1} {2 2 3} {3 4 4}]" {
+		t.Fatalf("got %v %v, refs %v", out, err, refs)
+	}
+	boom := errors.New("boom")
+	calls := 0
+	if _, err := Sequential(context.Background(), texts, 2, func(context.Context, []string, Ref) ([][]float32, error) {
+		calls++
+		return nil, boom
+	}); err != boom || calls != 1 {
+		t.Errorf("error: %v after %d calls, want the first error, at once", err, calls)
 	}
 }

@@ -7,9 +7,11 @@
 //
 // It owns term splitting (Terms), the hashed embedding (Vector,
 // ContextVector), the overlap reranker score (Score) and a token-count
-// estimate (Tokens). All of these are pure and deterministic: the same
-// text gives the same vector in every fake and every run. It also holds the
-// fakes' fault-queue step (Take) and retry-after formatting (RetryAfter).
+// estimate (Tokens), and the meaningless hashed vector of the LLM fakes'
+// /embed endpoints (HashVector, for provider/ollama/ollamatest and
+// provider/openai/openaitest). All of these are pure and deterministic:
+// the same text gives the same vector in every fake and every run. The fakes' server
+// skeleton (routing, recording, faults) is internal/fakeapi.
 //
 // It imports nothing from situate and is for tests and fakes only.
 package fakeembed

@@ -1,6 +1,7 @@
 package fakeembed
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -150,4 +151,26 @@ func Tokens(s string) int {
 		}
 	}
 	return (ascii+3)/4 + cjk + (other+1)/2
+}
+
+// HashVector is the LLM fakes' embedding (ollamatest, openaitest): dim
+// values in [-1, 1] from an FNV hash of the index and the whole text,
+// L2-normalised. Unlike Vector it carries no meaning: texts that differ
+// at all get unrelated vectors.
+func HashVector(text string, dim int) []float64 {
+	v := make([]float64, dim)
+	var norm float64
+	for i := range v {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d:%s", i, text)
+		v[i] = float64(h.Sum64()%2001)/1000 - 1
+		norm += v[i] * v[i]
+	}
+	norm = math.Sqrt(norm)
+	for i := range v {
+		if norm > 0 {
+			v[i] /= norm
+		}
+	}
+	return v
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"testing"
-	"time"
 )
 
 func sum(v []float32) uint64 {
@@ -87,32 +86,20 @@ func TestScore(t *testing.T) {
 	}
 }
 
-func TestTake(t *testing.T) {
-	type fault struct {
-		path string
-		skip int
+func TestHashVector(t *testing.T) {
+	a, b := HashVector("some text", 16), HashVector("some text.", 16)
+	var norm, dot float64
+	for i := range a {
+		norm += a[i] * a[i]
+		dot += a[i] * b[i]
 	}
-	q := []fault{{"/a", 1}, {"", 0}, {"/a", 0}}
-	match := func(path string) func(*fault) bool {
-		return func(f *fault) bool { return f.path == "" || f.path == path }
+	if math.Abs(norm-1) > 1e-9 || len(a) != 16 {
+		t.Errorf("norm %v, len %d: want a unit vector of 16", norm, len(a))
 	}
-	skip := func(f *fault) *int { return &f.skip }
-	if f := Take(&q, match("/a"), skip); f != nil || q[0].skip != 0 || len(q) != 3 {
-		t.Fatalf("first /a request: %v, queue %v", f, q)
+	if dot > 0.9 {
+		t.Errorf("texts differing by one character have similar vectors (cosine %v)", dot)
 	}
-	if f := Take(&q, match("/b"), skip); f == nil || f.path != "" || len(q) != 2 {
-		t.Fatalf("/b request: %v, queue %v", f, q)
-	}
-	if f := Take(&q, match("/a"), skip); f == nil || f.path != "/a" || len(q) != 1 {
-		t.Fatalf("second /a request: %v, queue %v", f, q)
-	}
-	if f := Take(&q, nil, skip); f == nil || len(q) != 0 {
-		t.Fatalf("any: %v, queue %v", f, q)
-	}
-	if f := Take(&q, nil, skip); f != nil {
-		t.Fatalf("empty queue gave %v", f)
-	}
-	if RetryAfter(1500*time.Millisecond) != "2" || RetryAfter(time.Second) != "1" {
-		t.Errorf("RetryAfter: %s %s", RetryAfter(1500*time.Millisecond), RetryAfter(time.Second))
+	if c := HashVector("some text", 16); c[3] != a[3] {
+		t.Error("not deterministic")
 	}
 }

@@ -13,38 +13,18 @@ import (
 // fake Cohere API (coheretest) and, for the refusals, a server answering
 // Cohere's error shape.
 func TestConformance(t *testing.T) {
-	server := func(t *testing.T) string {
-		s := coheretest.NewServer(coheretest.Config{APIKey: situatetest.Key})
-		t.Cleanup(s.Close)
-		return s.URL
-	}
-	must := func(t *testing.T, err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	embedder := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
-		e, err := cohere.NewEmbedder(cohere.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
-		must(t, err)
-		return e
-	}
-	reranker := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Reranker {
-		r, err := cohere.NewReranker(cohere.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
-		must(t, err)
-		return r
-	}
-	t.Run("Embedder", func(t *testing.T) {
-		situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-			New:       func(t *testing.T, rec driver.UsageRecorder) driver.Embedder { return embedder(t, server(t), rec) },
-			Fault:     embedder,
-			ErrorBody: coheretest.WriteError,
-		})
-	})
-	t.Run("Reranker", func(t *testing.T) {
-		situatetest.TestReranker(t, situatetest.RerankerHarness{
-			New:       func(t *testing.T, rec driver.UsageRecorder) driver.Reranker { return reranker(t, server(t), rec) },
-			Fault:     reranker,
-			ErrorBody: coheretest.WriteError,
-		})
+	situatetest.TestHosted(t, situatetest.HostedHarness{
+		Serve: func(t *testing.T) string {
+			s := coheretest.NewServer(coheretest.Config{APIKey: situatetest.Key})
+			t.Cleanup(s.Close)
+			return s.URL
+		},
+		ErrorBody: coheretest.WriteError,
+		Embedder: func(url string, rec driver.UsageRecorder) (driver.Embedder, error) {
+			return cohere.NewEmbedder(cohere.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
+		},
+		Reranker: func(url string, rec driver.UsageRecorder) (driver.Reranker, error) {
+			return cohere.NewReranker(cohere.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
+		},
 	})
 }

@@ -74,7 +74,7 @@ type embedResponse struct {
 // or from Cohere, never truncated.
 func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	c := e.c
-	return c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
+	return c.Embed(ctx, "embed", texts, &e.dim, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
 		req := embedRequest{Model: c.Model, Texts: texts, InputType: inputType(input),
 			EmbeddingTypes: []string{"float"}, Truncate: "NONE", OutputDimension: c.Dims}
 		var resp embedResponse

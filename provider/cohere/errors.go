@@ -2,7 +2,6 @@ package cohere
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -37,12 +36,6 @@ func batchTooLarge(e *Error) bool {
 	return e.StatusCode == http.StatusBadRequest && (strings.Contains(m, "must be at most") || strings.Contains(m, "too many"))
 }
 
-// tooLarge reports an error batch.Run answers by splitting the batch.
-func tooLarge(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && batchTooLarge(e)
-}
-
 // inputTooLong reports a 400 that says one text exceeds the context length.
 func inputTooLong(msg string) bool {
 	m := strings.ToLower(msg)
@@ -57,12 +50,10 @@ func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error
 		ID      string `json:"id"`
 		Message string `json:"message"`
 	}
-	e := c.Errs().Fault(op, b, f)
-	if err := json.Unmarshal(f.Body, &env); err == nil && env.Message != "" {
-		c.Errs().SetMessage(e, env.Message)
-	} else {
-		c.Errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
+	if json.Unmarshal(f.Body, &env) != nil {
+		env.Message = ""
 	}
+	e := c.Errs().Answer(op, b, f, env.Message)
 	e.RequestID = env.ID
 	if e.RequestID == "" {
 		e.RequestID = f.Header.Get("x-trace-id")

@@ -70,7 +70,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return c.Rerank(ctx, op, tokens, "results", "relevance_score", tooLarge, func(ctx context.Context, s batch.Span, b batch.Ref) ([]batch.Scored, int, error) {
+	return c.Rerank(ctx, op, tokens, "results", "relevance_score", func(ctx context.Context, s batch.Span, b batch.Ref) ([]batch.Scored, int, error) {
 		var resp rerankResponse
 		req := rerankRequest{Model: c.Model, Query: query, Documents: texts[s.Lo:s.Hi], TopN: s.Hi - s.Lo}
 		err := c.Post(ctx, op, "/v2/rerank", b, req, &resp)

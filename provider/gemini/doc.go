@@ -30,7 +30,7 @@
 // Reading GEMINI_API_KEY is the caller's job. Package geminitest is a fake
 // server speaking the same wire format. There is no Gemini reranker.
 //
-// This package imports only the root package situate, internal/apiclient
+// This package imports only package driver, internal/apiclient
 // and internal/batch (HTTP plumbing, batching and response checks shared
 // with the other embedding adapters).
 //

@@ -76,7 +76,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.Input
 	c := e.c
 	model := "models/" + c.Model
 	path := "/v1beta/" + model + ":batchEmbedContents"
-	out, err := c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
+	out, err := c.Embed(ctx, "embed", texts, &e.dim, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
 		req := batchRequest{Requests: make([]embedContentRequest, 0, len(texts))}
 		for _, t := range texts {
 			req.Requests = append(req.Requests, embedContentRequest{Model: model, Content: content{Parts: []part{{Text: t}}},

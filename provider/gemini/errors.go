@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -36,12 +35,6 @@ type Error = apiclient.Error
 // batchTooLarge reports a 400 that says the batch holds too many requests.
 func batchTooLarge(e *Error) bool {
 	return e.StatusCode == http.StatusBadRequest && strings.Contains(e.Message, "at most")
-}
-
-// tooLarge reports an error batch.Run answers by splitting the batch.
-func tooLarge(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && batchTooLarge(e)
 }
 
 // googleError is Google's error body.
@@ -83,17 +76,17 @@ func detail(details []json.RawMessage) (retry time.Duration, badKey bool) {
 // "status", "details"}}.
 func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error {
 	var env googleError
-	e := c.Errs().Fault(op, b, f)
+	if json.Unmarshal(f.Body, &env) != nil {
+		env.Error.Message = ""
+	}
+	e := c.Errs().Answer(op, b, f, env.Error.Message)
 	badKey := false
-	if err := json.Unmarshal(f.Body, &env); err == nil && env.Error.Message != "" {
-		c.Errs().SetMessage(e, env.Error.Message)
+	if env.Error.Message != "" {
 		e.Status = env.Error.Status
 		var d time.Duration
 		if d, badKey = detail(env.Error.Details); d > 0 {
 			e.SetRetry(e.Retryable(), d)
 		}
-	} else {
-		c.Errs().SetMessage(e, strings.TrimSpace(string(f.Body)))
 	}
 	switch {
 	case e.Err != nil: // 401, 403, 404

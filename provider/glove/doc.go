@@ -37,7 +37,7 @@
 // against real embeddings its cosine is near zero (about ±0.1 in 100-d),
 // so it ranks below any text that shares meaning with the query.
 //
-// This package imports only the root package situate.
+// This package imports only package driver.
 //
 // It passes the Embedder conformance suite of package situatetest
 // (conformance_test.go).

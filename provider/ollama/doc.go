@@ -31,8 +31,9 @@
 // wire format, with Ollama's silent truncation and reload-on-num_ctx
 // behaviour, so tests can prove the client avoids both.
 //
-// This package imports only the root package situate; it must not import
-// other adapters.
+// This package imports only package driver (the interfaces it implements
+// and the nouns they share), internal/apiclient and internal/batch; it
+// must not import the root package or other adapters.
 //
 // Refusals are typed: a 401 or 403 matches situate.ErrUnauthorized and an
 // unknown model (404) situate.ErrModelNotFound, neither retryable, so a

@@ -93,17 +93,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.Input
 			}
 		}
 	}
-	out := make([][]float32, 0, len(texts))
 	dim := e.dims
-	for b, start := 0, 0; start < len(texts); b, start = b+1, start+e.batch {
-		end := min(start+e.batch, len(texts))
-		vecs, err := e.embedBatch(ctx, texts[start:end], prefix, batch.Ref{N: b + 1, First: start, Last: end - 1}, &dim)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, vecs...)
-	}
-	return out, nil
+	return batch.Sequential(ctx, texts, e.batch, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, error) {
+		return e.embedBatch(ctx, texts, prefix, b, &dim)
+	})
 }
 
 func (e *Embedder) embedBatch(ctx context.Context, texts []string, prefix string, ref batch.Ref, dim *int) ([][]float32, error) {

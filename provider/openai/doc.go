@@ -67,8 +67,10 @@
 // module for three endpoints. Package openaitest is a fake server speaking
 // the same wire format with each flavor's caching rule.
 //
-// This package imports only the root package situate; it must not import
-// other adapters (llm, sqlite, provider/...).
+// This package imports only package driver (the interfaces it implements
+// and the nouns they share), internal/apiclient and internal/batch; it
+// must not import the root package or other adapters (llm, sqlite,
+// provider/...).
 //
 // Refusals are typed: a 401 or 403 matches situate.ErrUnauthorized and an
 // unknown model (404) situate.ErrModelNotFound, neither retryable, so a

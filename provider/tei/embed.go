@@ -34,10 +34,10 @@ func NewEmbedder(ctx context.Context, opts Options) (*Embedder, error) {
 }
 
 // Name is "tei:<model id>".
-func (e *Embedder) Name() string { return ProviderName + ":" + e.c.model }
+func (e *Embedder) Name() string { return e.c.Name() }
 
 // Model is the served model id.
-func (e *Embedder) Model() string { return e.c.model }
+func (e *Embedder) Model() string { return e.c.Model }
 
 // BatchSize is the current texts-per-request limit.
 func (e *Embedder) BatchSize() int { return int(e.batch.Load()) }
@@ -96,7 +96,7 @@ func run(ctx context.Context, n int, limit *atomic.Int64, send func(ctx context.
 // prepare applies the input type's prefix and checks every text.
 func (c *Client) prepare(op string, texts []string, prefix string, limit int) ([]string, error) {
 	if _, p := batch.CheckTexts(texts, prefix, limit, "text", EstimateTokens); p != nil {
-		return nil, c.errs().Input(op, p)
+		return nil, c.Errs().Input(op, p)
 	}
 	out := make([]string, len(texts))
 	for i, t := range texts {
@@ -118,7 +118,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.Input
 	if input == driver.InputQuery {
 		prefix, prompt = c.opts.QueryPrefix, c.opts.QueryPromptName
 	}
-	in, err := c.prepare(op, texts, prefix, c.maxInput)
+	in, err := c.prepare(op, texts, prefix, c.MaxInput)
 	if err != nil {
 		return nil, err
 	}
@@ -126,13 +126,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.Input
 	err = run(ctx, len(in), &e.batch, func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		req := embedRequest{Inputs: in[s.Lo:s.Hi], Normalize: !c.opts.NoNormalize, PromptName: prompt}
 		var vecs [][]float32
-		var hdr http.Header
 		start := time.Now()
-		err := c.do(ctx, op, http.MethodPost, "/embed", b, req, &vecs, &hdr)
+		hdr, err := c.Call(ctx, op, http.MethodPost, "/embed", b, req, &vecs)
 		if err == nil {
 			err = e.check(op, b, vecs, s.Hi-s.Lo)
 		}
-		if rerr := c.record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		if err == nil {
@@ -148,7 +147,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.Input
 
 func (e *Embedder) check(op string, b batch.Ref, vecs [][]float32, n int) error {
 	if problem := batch.CheckEmbeddings(vecs, n, 0, &e.dim); problem != "" {
-		return e.c.errs().BadResponse(op, b, false, "%s", problem)
+		return e.c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

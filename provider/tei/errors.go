@@ -1,6 +1,7 @@
 package tei
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -34,11 +35,6 @@ const (
 // situate.ErrUnauthorized and 404 situate.ErrModelNotFound.
 type Error = apiclient.Error
 
-// errs makes this client's errors.
-func (c *Client) errs() apiclient.Caller {
-	return apiclient.Caller{Provider: ProviderName, Model: c.model, Secret: c.apiKey}
-}
-
 // batchSizeRe matches TEI's 413 for a batch above --max-client-batch-size:
 // "batch size 40 > maximum allowed batch size 32".
 var batchSizeRe = regexp.MustCompile(`batch size (\d+) > maximum allowed batch size (\d+)`)
@@ -60,23 +56,20 @@ func batchLimit(e *Error) int {
 // responseError reads a non-2xx answer. TEI's error body is
 // {"error": "...", "error_type": "Validation"} (error_type Unhealthy 503,
 // Backend 424, Overloaded 429, Validation 413, Tokenizer 422).
-func (c *Client) responseError(op string, b batch.Ref, f *apiclient.Fault) *Error {
+func responseError(c *apiclient.Hosted, op string, b batch.Ref, f *apiclient.Fault) *Error {
 	var env struct {
 		Error     string `json:"error"`
 		ErrorType string `json:"error_type"`
 	}
-	e := c.errs().Fault(op, b, f)
-	if err := json.Unmarshal(f.Body, &env); err == nil && env.Error != "" {
-		c.errs().SetMessage(e, env.Error)
-		if env.ErrorType != "" {
-			e.Type = strings.ToLower(env.ErrorType)
+	if json.Unmarshal(f.Body, &env) != nil || env.Error == "" {
+		env.Error, env.ErrorType = "", ""
+		if len(bytes.TrimSpace(f.Body)) == 0 { // a bare status: TEI's --api-key check
+			env.Error = http.StatusText(f.StatusCode)
 		}
-	} else {
-		msg := strings.TrimSpace(string(f.Body))
-		if msg == "" {
-			msg = http.StatusText(f.StatusCode)
-		}
-		c.errs().SetMessage(e, msg)
+	}
+	e := c.Errs().Answer(op, b, f, env.Error)
+	if env.ErrorType != "" {
+		e.Type = strings.ToLower(env.ErrorType)
 	}
 	switch {
 	case e.Err != nil: // 401, 403, 404

@@ -34,7 +34,7 @@ func NewReranker(ctx context.Context, opts Options) (*Reranker, error) {
 }
 
 // Name is "tei:<model id>".
-func (r *Reranker) Name() string { return ProviderName + ":" + r.c.model }
+func (r *Reranker) Name() string { return r.c.Name() }
 
 type rerankRequest struct {
 	Query     string   `json:"query"`
@@ -56,24 +56,23 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 		return nil, nil
 	}
 	c := r.c
-	qt, p := batch.CheckQuery(query, c.maxInput, EstimateTokens)
+	qt, p := batch.CheckQuery(query, c.MaxInput, EstimateTokens)
 	if p != nil {
-		return nil, c.errs().Input(op, p)
+		return nil, c.Errs().Input(op, p)
 	}
-	if _, err := c.prepare(op, texts, "", c.maxInput-qt); err != nil {
+	if _, err := c.prepare(op, texts, "", c.MaxInput-qt); err != nil {
 		return nil, err
 	}
 	scores := make([]float64, len(texts))
 	err := run(ctx, len(texts), &r.batch, func(ctx context.Context, s batch.Span, b batch.Ref) error {
 		var ranks []rank
-		var hdr http.Header
 		start := time.Now()
-		err := c.do(ctx, op, http.MethodPost, "/rerank", b,
-			rerankRequest{Query: query, Texts: texts[s.Lo:s.Hi], RawScores: c.opts.RawScores}, &ranks, &hdr)
+		hdr, err := c.Call(ctx, op, http.MethodPost, "/rerank", b,
+			rerankRequest{Query: query, Texts: texts[s.Lo:s.Hi], RawScores: c.opts.RawScores}, &ranks)
 		if err == nil {
 			err = r.collect(op, b, ranks, scores[s.Lo:s.Hi])
 		}
-		if rerr := c.record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
+		if rerr := c.Record(ctx, op, computeTokens(hdr), start, err); rerr != nil && err == nil {
 			err = rerr
 		}
 		return err
@@ -91,7 +90,7 @@ func (r *Reranker) collect(op string, b batch.Ref, ranks []rank, dst []float64) 
 		res[i] = batch.Scored{Index: rk.Index, Score: rk.Score}
 	}
 	if problem := batch.PlaceScores(res, dst, "result", "score"); problem != "" {
-		return r.c.errs().BadResponse(op, b, false, "%s", problem)
+		return r.c.Errs().BadResponse(op, b, false, "%s", problem)
 	}
 	return nil
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/situate/situate/driver"
@@ -97,61 +96,48 @@ func (i Info) Kind() string {
 	return ""
 }
 
-// Client is the HTTP part shared by Embedder and Reranker. It is not the
-// hosted adapters' apiclient.Hosted, for real differences: TEI's key is
-// optional (a local server has none), its model and limits come from GET
-// /info when not configured, and its batch size adapts to the server's
-// 413s; the errors, requests and usage records are apiclient's.
+// Client is the HTTP part shared by Embedder and Reranker: the core the
+// hosted adapters share (apiclient.Hosted: authenticated requests, errors,
+// usage records) with TEI's differences: its key is optional (a local
+// server has none), its model and limits come from GET /info when not
+// configured, and its batch size adapts to the server's 413s (Embedder).
 type Client struct {
-	apiKey   string
-	base     *url.URL
-	model    string
-	maxInput int
-	http     *http.Client
-	timeout  time.Duration
-	usage    driver.UsageRecorder
-	opts     Options
+	*apiclient.Hosted
+	opts Options
 }
 
 func newClient(ctx context.Context, opts Options, kind string) (*Client, int, error) {
 	bad := func(field, msg string, args ...any) error {
 		return fmt.Errorf("tei: options: %s: %s: %w", field, fmt.Sprintf(msg, args...), driver.ErrInvalid)
 	}
-	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
-	if opts.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, 0, bad("BaseURL", "%q: want http(s)://host[:port][/path]", opts.BaseURL)
+	h, err := apiclient.Settings{APIKey: opts.APIKey, BaseURL: opts.BaseURL, Model: opts.Model, MaxInputTokens: opts.MaxInputTokens,
+		BatchSize: opts.BatchSize, Timeout: opts.Timeout, HTTPClient: opts.HTTPClient, Usage: opts.Usage}.Hosted(apiclient.HostedDefaults{
+		Provider: ProviderName, KeyOptional: true, MaxBatch: math.MaxInt, Timeout: DefaultTimeout, MaxIdle: DefaultMaxIdleConns,
+		Response: responseError, Auth: func(key string) http.Header {
+			if key == "" {
+				return nil
+			}
+			return http.Header{"Authorization": {"Bearer " + key}}
+		}})
+	if err != nil {
+		return nil, 0, err
 	}
-	switch {
-	case opts.MaxInputTokens < 0:
-		return nil, 0, bad("MaxInputTokens", "must be >= 0, got %d", opts.MaxInputTokens)
-	case opts.BatchSize < 0:
-		return nil, 0, bad("BatchSize", "must be >= 0, got %d", opts.BatchSize)
-	case opts.Timeout < 0:
-		return nil, 0, bad("Timeout", "must be >= 0, got %s", opts.Timeout)
-	}
-	c := &Client{apiKey: opts.APIKey, base: u, model: opts.Model, maxInput: opts.MaxInputTokens,
-		http: opts.HTTPClient, timeout: opts.Timeout, usage: opts.Usage, opts: opts}
-	if c.timeout == 0 {
-		c.timeout = DefaultTimeout
-	}
-	if c.http == nil {
-		c.http = apiclient.NewHTTPClient(DefaultMaxIdleConns)
-	}
+	c := &Client{Hosted: h, opts: opts}
 	batch := opts.BatchSize
-	if c.model == "" || c.maxInput == 0 || batch == 0 {
+	if c.Model == "" || c.MaxInput == 0 || batch == 0 {
 		info, err := c.Info(ctx)
 		if err != nil {
 			return nil, 0, err
 		}
 		if k := info.Kind(); k != kind {
-			return nil, 0, fmt.Errorf("tei: %s serves %s, model_type %q, want %q: %w", c.base, info.ModelID, k, kind, driver.ErrInvalid)
+			return nil, 0, fmt.Errorf("tei: %s serves %s, model_type %q, want %q: %w", c.Base, info.ModelID, k, kind, driver.ErrInvalid)
 		}
-		if c.model != "" && c.model != info.ModelID {
-			return nil, 0, bad("Model", "%q, but %s serves %q", c.model, c.base, info.ModelID)
+		if c.Model != "" && c.Model != info.ModelID {
+			return nil, 0, bad("Model", "%q, but %s serves %q", c.Model, c.Base, info.ModelID)
 		}
-		c.model = info.ModelID
-		if c.maxInput == 0 {
-			c.maxInput = info.MaxInputLength
+		c.Model = info.ModelID
+		if c.MaxInput == 0 {
+			c.MaxInput = info.MaxInputLength
 		}
 		if batch == 0 {
 			batch = info.MaxClientBatchSize
@@ -160,8 +146,8 @@ func newClient(ctx context.Context, opts Options, kind string) (*Client, int, er
 	if batch <= 0 {
 		batch = DefaultBatchSize
 	}
-	if c.maxInput <= 0 {
-		return nil, 0, bad("MaxInputTokens", "unknown: /info reports max_input_length %d", c.maxInput)
+	if c.MaxInput <= 0 {
+		return nil, 0, bad("MaxInputTokens", "unknown: /info reports max_input_length %d", c.MaxInput)
 	}
 	return c, batch, nil
 }
@@ -169,38 +155,17 @@ func newClient(ctx context.Context, opts Options, kind string) (*Client, int, er
 // Info reads GET /info.
 func (c *Client) Info(ctx context.Context) (Info, error) {
 	var info Info
-	err := c.do(ctx, "info", http.MethodGet, "/info", batch.Ref{}, nil, &info, nil)
+	_, err := c.Call(ctx, "info", http.MethodGet, "/info", batch.Ref{}, nil, &info)
 	if err == nil && info.ModelID == "" {
-		err = c.errs().BadResponse("info", batch.Ref{}, false, "no model_id")
+		err = c.Errs().BadResponse("info", batch.Ref{}, false, "no model_id")
 	}
 	return info, err
-}
-
-// do sends a request and decodes the answer into out; hdr, if set,
-// receives the answer's headers.
-func (c *Client) do(ctx context.Context, op, method, path string, b batch.Ref, in, out any, hdr *http.Header) error {
-	h := http.Header{}
-	if c.apiKey != "" {
-		h.Set("authorization", "Bearer "+c.apiKey)
-	}
-	got, err := apiclient.Do(ctx, c.http, c.timeout, apiclient.Request{Method: method,
-		URL: c.base.JoinPath(path).String(), Header: h, In: in}, out)
-	if hdr != nil {
-		*hdr = got
-	}
-	return c.errs().CallError(op, b, err, c.responseError)
 }
 
 // computeTokens reads TEI's x-compute-tokens header (0 if absent).
 func computeTokens(h http.Header) int {
 	n, _ := strconv.Atoi(h.Get("x-compute-tokens"))
 	return n
-}
-
-// record sends a usage record if a recorder is configured.
-func (c *Client) record(ctx context.Context, op string, tokens int, start time.Time, err error) error {
-	return apiclient.Record(ctx, c.usage, driver.Usage{Time: start, Provider: ProviderName, Model: c.model,
-		Operation: op, InputTokens: tokens}, err)
 }
 
 // EstimateTokens estimates a text's tokens without the model's tokenizer:

@@ -13,38 +13,18 @@ import (
 // fake Voyage AI API (voyagetest) and, for the refusals, a server answering
 // Voyage AI's error shape.
 func TestConformance(t *testing.T) {
-	server := func(t *testing.T) string {
-		s := voyagetest.NewServer(voyagetest.Config{APIKey: situatetest.Key})
-		t.Cleanup(s.Close)
-		return s.URL
-	}
-	must := func(t *testing.T, err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	embedder := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Embedder {
-		e, err := voyage.NewEmbedder(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
-		must(t, err)
-		return e
-	}
-	reranker := func(t *testing.T, url string, rec driver.UsageRecorder) driver.Reranker {
-		r, err := voyage.NewReranker(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
-		must(t, err)
-		return r
-	}
-	t.Run("Embedder", func(t *testing.T) {
-		situatetest.TestEmbedder(t, situatetest.EmbedderHarness{
-			New:       func(t *testing.T, rec driver.UsageRecorder) driver.Embedder { return embedder(t, server(t), rec) },
-			Fault:     embedder,
-			ErrorBody: voyagetest.WriteError,
-		})
-	})
-	t.Run("Reranker", func(t *testing.T) {
-		situatetest.TestReranker(t, situatetest.RerankerHarness{
-			New:       func(t *testing.T, rec driver.UsageRecorder) driver.Reranker { return reranker(t, server(t), rec) },
-			Fault:     reranker,
-			ErrorBody: voyagetest.WriteError,
-		})
+	situatetest.TestHosted(t, situatetest.HostedHarness{
+		Serve: func(t *testing.T) string {
+			s := voyagetest.NewServer(voyagetest.Config{APIKey: situatetest.Key})
+			t.Cleanup(s.Close)
+			return s.URL
+		},
+		ErrorBody: voyagetest.WriteError,
+		Embedder: func(url string, rec driver.UsageRecorder) (driver.Embedder, error) {
+			return voyage.NewEmbedder(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
+		},
+		Reranker: func(url string, rec driver.UsageRecorder) (driver.Reranker, error) {
+			return voyage.NewReranker(voyage.Options{APIKey: situatetest.Key, BaseURL: url, Usage: rec})
+		},
 	})
 }

@@ -153,7 +153,7 @@ func (e *ContextEmbedder) embed(ctx context.Context, docs [][]string, input driv
 			err = rerr
 		}
 		return err
-	}, tooLarge)
+	}, c.TooLarge)
 	if err != nil {
 		return nil, err
 	}

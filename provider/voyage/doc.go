@@ -36,7 +36,7 @@
 // Reading VOYAGE_API_KEY is the caller's job. Package voyagetest is a fake
 // server speaking the same wire format.
 //
-// This package imports only the root package situate, internal/apiclient
+// This package imports only package driver, internal/apiclient
 // and internal/batch (HTTP plumbing, batching and response checks shared
 // with the other embedding adapters).
 //

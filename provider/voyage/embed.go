@@ -70,7 +70,7 @@ type embedResponse struct {
 // either.
 func (e *Embedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
 	c := e.c
-	return c.Embed(ctx, "embed", texts, &e.dim, tooLarge, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
+	return c.Embed(ctx, "embed", texts, &e.dim, func(ctx context.Context, texts []string, b batch.Ref) ([][]float32, int, error) {
 		req := embedRequest{Input: texts, Model: c.Model, InputType: inputType(input), OutputDimension: c.Dims, OutputDtype: "float"}
 		var resp embedResponse
 		if err := c.Post(ctx, "embed", "/v1/embeddings", b, req, &resp); err != nil {

@@ -2,7 +2,6 @@ package voyage
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -41,12 +40,6 @@ func batchTooLarge(e *Error) bool {
 		strings.Contains(m, "total number of tokens")
 }
 
-// tooLarge reports an error batch.Run answers by splitting the batch.
-func tooLarge(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && batchTooLarge(e)
-}
-
 // inputTooLong reports a 400 that says one text exceeds the context length.
 func inputTooLong(msg string) bool {
 	m := strings.ToLower(msg)
@@ -60,17 +53,13 @@ func responseError(c *Client, op string, b batch.Ref, f *apiclient.Fault) *Error
 	var env struct {
 		Detail json.RawMessage `json:"detail"`
 	}
-	msg := strings.TrimSpace(string(f.Body))
+	msg := ""
 	if err := json.Unmarshal(f.Body, &env); err == nil && len(env.Detail) > 0 {
-		var s string
-		if json.Unmarshal(env.Detail, &s) == nil {
-			msg = s
-		} else {
+		if json.Unmarshal(env.Detail, &msg) != nil {
 			msg = string(env.Detail)
 		}
 	}
-	e := c.Errs().Fault(op, b, f)
-	c.Errs().SetMessage(e, msg)
+	e := c.Errs().Answer(op, b, f, msg)
 	switch {
 	case e.Err != nil: // 401, 403, 404
 	case f.StatusCode == http.StatusBadRequest && inputTooLong(e.Message) && !batchTooLarge(e):

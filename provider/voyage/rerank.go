@@ -94,7 +94,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	for i := range tokens {
 		tokens[i] += qt // Voyage counts the query once per document
 	}
-	return c.Rerank(ctx, op, tokens, "data", "relevance_score", tooLarge, func(ctx context.Context, s batch.Span, b batch.Ref) ([]batch.Scored, int, error) {
+	return c.Rerank(ctx, op, tokens, "data", "relevance_score", func(ctx context.Context, s batch.Span, b batch.Ref) ([]batch.Scored, int, error) {
 		var resp rerankResponse
 		err := c.Post(ctx, op, "/v1/rerank", b, rerankRequest{Query: query, Documents: texts[s.Lo:s.Hi], Model: c.Model}, &resp)
 		res := make([]batch.Scored, len(resp.Data))

@@ -1,7 +1,6 @@
 package voyage
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -93,14 +92,7 @@ type Options struct {
 }
 
 // String redacts the API key.
-func (o Options) String() string {
-	key := "<unset>"
-	if o.APIKey != "" {
-		key = "<redacted>"
-	}
-	return fmt.Sprintf("voyage.Options{APIKey:%s BaseURL:%q Model:%q Dimensions:%d MaxInputTokens:%d BatchSize:%d BatchTokens:%d Timeout:%s}",
-		key, o.BaseURL, o.Model, o.Dimensions, o.MaxInputTokens, o.BatchSize, o.BatchTokens, o.Timeout)
-}
+func (o Options) String() string { return o.settings().Describe("voyage.Options") }
 
 // GoString redacts the API key for %#v.
 func (o Options) GoString() string { return o.String() }
@@ -110,13 +102,17 @@ func (o Options) GoString() string { return o.String() }
 // authentication and error format.
 type Client = apiclient.Hosted
 
+func (o Options) settings() apiclient.Settings {
+	return apiclient.Settings{APIKey: o.APIKey, BaseURL: o.BaseURL, Model: o.Model, Dimensions: o.Dimensions,
+		MaxInputTokens: o.MaxInputTokens, BatchSize: o.BatchSize, BatchTokens: o.BatchTokens, Timeout: o.Timeout,
+		HTTPClient: o.HTTPClient, Usage: o.Usage}
+}
+
 func newClient(opts Options, defaultModel string) (*Client, error) {
-	return apiclient.Settings{APIKey: opts.APIKey, BaseURL: opts.BaseURL, Model: opts.Model, Dimensions: opts.Dimensions,
-		MaxInputTokens: opts.MaxInputTokens, BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens, Timeout: opts.Timeout,
-		HTTPClient: opts.HTTPClient, Usage: opts.Usage}.Hosted(apiclient.HostedDefaults{Provider: ProviderName,
+	return opts.settings().Hosted(apiclient.HostedDefaults{Provider: ProviderName,
 		KeyEnv: "VOYAGE_API_KEY", BaseURL: DefaultBaseURL, Model: defaultModel, MaxInput: ModelMaxInputTokens,
 		BatchTokens: ModelBatchTokens,
-		MaxBatch:    MaxBatchTexts, Timeout: DefaultTimeout, MaxIdle: DefaultMaxIdleConns, Response: responseError,
+		MaxBatch:    MaxBatchTexts, Timeout: DefaultTimeout, MaxIdle: DefaultMaxIdleConns, Response: responseError, TooLarge: batchTooLarge,
 		Auth: func(key string) http.Header { return http.Header{"Authorization": {"Bearer " + key}} }})
 }
 

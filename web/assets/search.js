@@ -201,6 +201,20 @@ function x(r, name) {
   return e[name];
 }
 
+// arm is a result's place in one arm ("lexical", "dense", "bm25", ...).
+function arm(r, name) {
+  return (x(r, "arms") ?? []).find((a) => a.arm === name) ?? {};
+}
+
+// bm25Arms are the BM25 arms a result was searched by, each with its rank:
+// the parts the lexical column combines.
+function bm25Arms(r) {
+  const parts = (x(r, "arms") ?? []).filter((a) => a.arm !== "lexical" && a.arm !== "dense");
+  if (parts.length < 2) return h("td", { class: "muted" }, "—");
+  return h("td", { class: "arms muted" }, parts.map((a, i) =>
+    h("span", {}, i ? " · " : "", a.arm.replace(/^bm25-/, ""), " ", a.rank ? "#" + a.rank : "—")));
+}
+
 function rankCell(rank, score) {
   if (!rank) return h("td", { class: "num muted" }, "—");
   return h("td", { class: "num" }, h("strong", {}, "#" + rank), " ", h("span", { class: "muted" }, Number(score).toFixed(4)));
@@ -216,16 +230,18 @@ function renderExplain(results) {
       h("th", { scope: "col" }, "#"),
       h("th", { scope: "col" }, "Document · chunk"),
       h("th", { scope: "col", class: "num" }, "BM25"),
+      h("th", { scope: "col", class: "arms" }, "BM25 arms"),
       h("th", { scope: "col", class: "num" }, "Dense"),
       h("th", { scope: "col", class: "num" }, "Fused"),
       reranked ? h("th", { scope: "col", class: "num" }, "Rerank") : null)),
     h("tbody", {}, results.map((r) => h("tr", {},
       h("td", { class: "num" }, String(r.rank)),
       h("th", { scope: "row" }, h("span", { class: "doc" }, r.doc), " · ", String(r.chunk)),
-      rankCell(x(r, "bm25_rank"), x(r, "bm25_score")),
-      rankCell(x(r, "dense_rank"), x(r, "dense_score")),
+      rankCell(arm(r, "lexical").rank, arm(r, "lexical").score),
+      bm25Arms(r),
+      rankCell(arm(r, "dense").rank, arm(r, "dense").score),
       h("td", { class: "num" }, Number(x(r, "fused_score") ?? r.score).toFixed(4)),
       reranked ? h("td", { class: "num" }, x(r, "reranked") ? Number(x(r, "rerank_score")).toFixed(4) : "—") : null))));
   box.append(h("div", { class: "table-wrap" }, table),
-    h("p", { class: "hint" }, `Ranks are 1-based; — means the arm did not retrieve the chunk. ${fmtNumber(results.length)} results.`));
+    h("p", { class: "hint" }, `Ranks are 1-based; — means the arm did not retrieve the chunk. BM25 is the BM25 arms combined (language, code identifiers, word pairs, declarations). ${fmtNumber(results.length)} results.`));
 }

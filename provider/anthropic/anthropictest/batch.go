@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Message Batches limits the fake enforces at creation.
@@ -77,7 +79,7 @@ func (s *Server) batchJSON(b *batch) batchJSON {
 	return j
 }
 
-func (s *Server) handleBatchCreate(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleBatchCreate(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Requests []struct {
 			CustomID string          `json:"custom_id"`
@@ -124,7 +126,7 @@ func (s *Server) handleBatchCreate(w http.ResponseWriter, r *http.Request, f *Fa
 	j := s.batchJSON(b)
 	s.mu.Unlock()
 	if f != nil && f.Kind == FaultTruncated {
-		writeTruncated(w, j)
+		fakeapi.WriteJSON(w, "", j, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, j)
@@ -231,7 +233,7 @@ func (s *Server) batchFor(w http.ResponseWriter, r *http.Request) *batch {
 	return b
 }
 
-func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, f *Fault, _ []byte) {
+func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, _ []byte, f *Fault) {
 	s.mu.Lock()
 	b := s.batchFor(w, r)
 	if b == nil {
@@ -241,13 +243,13 @@ func (s *Server) handleBatchGet(w http.ResponseWriter, r *http.Request, f *Fault
 	j := s.batchJSON(b)
 	s.mu.Unlock()
 	if f != nil && f.Kind == FaultTruncated {
-		writeTruncated(w, j)
+		fakeapi.WriteJSON(w, "", j, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, j)
 }
 
-func (s *Server) handleBatchCancel(w http.ResponseWriter, r *http.Request, _ *Fault, _ []byte) {
+func (s *Server) handleBatchCancel(w http.ResponseWriter, r *http.Request, _ []byte, _ *Fault) {
 	s.mu.Lock()
 	b := s.batchFor(w, r)
 	if b == nil {
@@ -261,7 +263,7 @@ func (s *Server) handleBatchCancel(w http.ResponseWriter, r *http.Request, _ *Fa
 	writeJSON(w, http.StatusOK, j)
 }
 
-func (s *Server) handleBatchResults(w http.ResponseWriter, r *http.Request, f *Fault, _ []byte) {
+func (s *Server) handleBatchResults(w http.ResponseWriter, r *http.Request, _ []byte, f *Fault) {
 	s.mu.Lock()
 	b := s.batchFor(w, r)
 	if b == nil {

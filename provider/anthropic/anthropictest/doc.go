@@ -35,6 +35,7 @@
 // event mid-stream, and an empty completion. Stats counts calls and cache
 // traffic; Requests returns the recorded request bodies.
 //
-// The package imports nothing from situate, so any package's tests can use
-// it.
+// The package imports nothing from situate but internal/fakeapi, the
+// fakes' server skeleton (request recording, fault queue, hang, reset), so
+// any package's tests can use it.
 package anthropictest

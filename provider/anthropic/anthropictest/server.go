@@ -1,19 +1,18 @@
 package anthropictest
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Defaults of Config.
@@ -137,27 +136,18 @@ type Stats struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Method, Path string
-	Header       http.Header
-	Body         []byte
-}
+type Request = fakeapi.Request
 
 // Server is the fake API. Its URL goes into the client's BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 
-	cfg       Config
-	srv       *httptest.Server
-	done      chan struct{}
-	closeOnce sync.Once
+	cfg Config
 
 	mu         sync.Mutex
 	seq        int
 	cache      map[string]*entry
-	faults     []Fault
 	stats      Stats
-	reqs       []Request
 	batches    map[string]*batch
 	itemFaults map[string]string
 }
@@ -181,45 +171,46 @@ func NewServer(cfg Config) *Server {
 	if cfg.Generate == nil {
 		cfg.Generate = defaultGenerate
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{}), cache: map[string]*entry{},
-		batches: map[string]*batch{}, itemFaults: map[string]string{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/messages", s.wrap(s.handleMessages))
-	mux.HandleFunc("POST /v1/messages/count_tokens", s.wrap(s.handleCountTokens))
-	mux.HandleFunc("POST /v1/messages/batches", s.wrap(s.handleBatchCreate))
-	mux.HandleFunc("GET /v1/messages/batches/{id}", s.wrap(s.handleBatchGet))
-	mux.HandleFunc("POST /v1/messages/batches/{id}/cancel", s.wrap(s.handleBatchCancel))
-	mux.HandleFunc("GET /v1/messages/batches/{id}/results", s.wrap(s.handleBatchResults))
-	mux.HandleFunc("/", s.wrap(func(w http.ResponseWriter, r *http.Request, _ *Fault, _ []byte) {
+	s := &Server{cfg: cfg, cache: map[string]*entry{}, batches: map[string]*batch{}, itemFaults: map[string]string{}}
+	s.Server = fakeapi.New(fakeapi.Hooks[Fault]{
+		MaxBody: maxBody,
+		Match:   matchFault,
+		Arrive: func(w http.ResponseWriter, r *http.Request, _ int, f *Fault) {
+			s.mu.Lock()
+			s.seq++
+			reqID := fmt.Sprintf("req_fake_%06d", s.seq)
+			if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
+				s.stats.Messages++
+			}
+			if f != nil {
+				s.stats.Faults++
+			}
+			s.mu.Unlock()
+			w.Header().Set("request-id", reqID)
+		},
+		ReadError: func(w http.ResponseWriter, _ *http.Request, _ error) {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "could not read request body")
+		},
+		Intercept: s.intercept,
+	})
+	s.Handle("POST /v1/messages", s.handleMessages)
+	s.Handle("POST /v1/messages/count_tokens", s.handleCountTokens)
+	s.Handle("POST /v1/messages/batches", s.handleBatchCreate)
+	s.Handle("GET /v1/messages/batches/{id}", s.handleBatchGet)
+	s.Handle("POST /v1/messages/batches/{id}/cancel", s.handleBatchCancel)
+	s.Handle("GET /v1/messages/batches/{id}/results", s.handleBatchResults)
+	s.Handle("/", func(w http.ResponseWriter, r *http.Request, _ []byte, _ *Fault) {
 		writeError(w, http.StatusNotFound, "not_found_error", "Not found: "+r.Method+" "+r.URL.Path)
-	}))
-	s.srv = httptest.NewUnstartedServer(mux)
-	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+	})
+	s.HTTPServer().Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			s.mu.Lock()
 			s.stats.Connections++
 			s.mu.Unlock()
 		}
 	}
-	s.srv.Start()
-	s.URL = s.srv.URL
+	s.Start()
 	return s
-}
-
-// Close stops the server, ending hung requests first.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		close(s.done)
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
-}
-
-// Inject queues faults; each is used by the first request it matches.
-func (s *Server) Inject(faults ...Fault) {
-	s.mu.Lock()
-	s.faults = append(s.faults, faults...)
-	s.mu.Unlock()
 }
 
 // FailBatchItem makes the batch request customID end as resultType
@@ -238,13 +229,6 @@ func (s *Server) Stats() Stats {
 	return s.stats
 }
 
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
-}
-
 // CacheEntries is the number of live (unexpired) cache entries.
 func (s *Server) CacheEntries() int {
 	s.mu.Lock()
@@ -259,110 +243,63 @@ func (s *Server) CacheEntries() int {
 	return n
 }
 
-type handler func(w http.ResponseWriter, r *http.Request, f *Fault, body []byte)
-
-// wrap records the request, checks authentication and version headers and
-// applies status, reset and hang faults before calling h.
-func (s *Server) wrap(h handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-		s.mu.Lock()
-		s.seq++
-		reqID := fmt.Sprintf("req_fake_%06d", s.seq)
-		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
-			s.stats.Messages++
-		}
-		f := s.takeFault(r)
-		s.mu.Unlock()
-		w.Header().Set("request-id", reqID)
-		switch {
-		case err != nil:
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "could not read request body")
-			return
-		case len(body) > maxBody:
-			writeError(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
-			return
-		case s.cfg.APIKey != "" && r.Header.Get("x-api-key") != s.cfg.APIKey:
-			writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
-			return
-		case r.Header.Get("anthropic-version") == "":
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
-			return
-		}
-		if f != nil {
-			switch f.Kind {
-			case FaultRateLimit:
-				ra := f.RetryAfter
-				if ra <= 0 {
-					ra = time.Second
-				}
-				w.Header().Set("retry-after", fmt.Sprint(int((ra+time.Second-1)/time.Second)))
-				w.Header().Set("anthropic-ratelimit-requests-remaining", "0")
-				writeError(w, http.StatusTooManyRequests, "rate_limit_error",
-					"Number of request tokens has exceeded your per-minute rate limit; see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.")
-				return
-			case FaultSpendLimit:
-				writeJSON(w, http.StatusTooManyRequests, map[string]any{"type": "error", "error": map[string]any{
-					"type": "rate_limit_error", "message": "You have reached your specified API usage limits.",
-					"details": map[string]string{"error_code": "enforced_spend_limit_reached"}}})
-				return
-			case FaultOverloaded:
-				if f.RetryAfter > 0 {
-					w.Header().Set("retry-after", fmt.Sprint(int((f.RetryAfter+time.Second-1)/time.Second)))
-				}
-				writeError(w, 529, "overloaded_error", "Overloaded")
-				return
-			case FaultServerError:
-				writeError(w, http.StatusInternalServerError, "api_error", "Internal server error")
-				return
-			case FaultReset:
-				reset(w)
-				return
-			case FaultHang:
-				select {
-				case <-r.Context().Done():
-				case <-s.done:
-				}
-				return
+// intercept answers, in this order, a body over the limit, a wrong key,
+// a missing anthropic-version header and the faults that replace the
+// whole answer (status, reset, hang).
+func (s *Server) intercept(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) bool {
+	switch {
+	case len(body) > maxBody:
+		writeError(w, http.StatusRequestEntityTooLarge, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
+		return true
+	case s.cfg.APIKey != "" && r.Header.Get("x-api-key") != s.cfg.APIKey:
+		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
+		return true
+	case r.Header.Get("anthropic-version") == "":
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
+		return true
+	}
+	if f != nil {
+		switch f.Kind {
+		case FaultRateLimit:
+			ra := f.RetryAfter
+			if ra <= 0 {
+				ra = time.Second
 			}
+			fakeapi.RetryAfter(w, ra)
+			w.Header().Set("anthropic-ratelimit-requests-remaining", "0")
+			writeError(w, http.StatusTooManyRequests, "rate_limit_error",
+				"Number of request tokens has exceeded your per-minute rate limit; see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.")
+			return true
+		case FaultSpendLimit:
+			writeJSON(w, http.StatusTooManyRequests, map[string]any{"type": "error", "error": map[string]any{
+				"type": "rate_limit_error", "message": "You have reached your specified API usage limits.",
+				"details": map[string]string{"error_code": "enforced_spend_limit_reached"}}})
+			return true
+		case FaultOverloaded:
+			fakeapi.RetryAfter(w, f.RetryAfter)
+			writeError(w, 529, "overloaded_error", "Overloaded")
+			return true
+		case FaultServerError:
+			writeError(w, http.StatusInternalServerError, "api_error", "Internal server error")
+			return true
+		case FaultReset:
+			fakeapi.Reset(w)
+			return true
+		case FaultHang:
+			s.Hang(r.Context())
+			return true
 		}
-		h(w, r, f, body)
 	}
+	return false
 }
 
-// takeFault removes and returns the first fault matching r (s.mu held).
-func (s *Server) takeFault(r *http.Request) *Fault {
-	for i, f := range s.faults {
-		match := false
-		if f.Path == "" {
-			match = r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
-		} else {
-			match = strings.HasSuffix(r.URL.Path, f.Path)
-		}
-		if match {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			s.stats.Faults++
-			return &f
-		}
+// matchFault reports whether f applies to r: a fault without Path to
+// POST /v1/messages, else to any URL path ending in Path.
+func matchFault(f *Fault, r *http.Request) bool {
+	if f.Path == "" {
+		return r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
 	}
-	return nil
-}
-
-// reset closes the connection with TCP RST (SO_LINGER 0).
-func reset(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("anthropictest: response writer cannot hijack")
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		return
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
-	conn.Close()
+	return strings.HasSuffix(r.URL.Path, f.Path)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -374,30 +311,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg},
 		"request_id": w.Header().Get("request-id")})
-}
-
-// writeTruncated writes the first half of v's JSON.
-func writeTruncated(w http.ResponseWriter, v any) {
-	data, _ := json.Marshal(v)
-	w.Header().Set("content-type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(data[:len(data)/2])
-}
-
-// sleep waits d of wall time; false if the request or server ended first.
-func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-	case <-s.done:
-	}
-	return false
 }
 
 // apiError is a 4xx answer found while validating a request.
@@ -738,7 +651,7 @@ func (s *Server) nextID(prefix string) string {
 	return fmt.Sprintf("%s_fake%020d", prefix, s.seq)
 }
 
-func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	t, e := s.validate(body)
 	if e != nil {
 		writeError(w, e.status, e.typ, e.msg)
@@ -751,7 +664,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, f *Fault
 	s.mu.Lock()
 	s.lookup(t)
 	s.mu.Unlock()
-	if !s.sleep(r.Context(), s.cfg.FirstTokenDelay) {
+	if !s.Sleep(r.Context(), s.cfg.FirstTokenDelay) {
 		return // client gone before the answer started: nothing written
 	}
 	text, stop, out := s.answer(t, kind == FaultEmpty)
@@ -762,7 +675,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, f *Fault
 		s.stats.Started++
 		s.stats.Completed++
 		s.mu.Unlock()
-		if !s.sleep(r.Context(), s.cfg.StreamDelay) {
+		if !s.Sleep(r.Context(), s.cfg.StreamDelay) {
 			return
 		}
 		m := messageJSON{ID: id, Type: "message", Role: "assistant", Model: t.model, Content: []textBlockJSON{},
@@ -771,7 +684,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, f *Fault
 			m.Content = append(m.Content, textBlockJSON{"text", text})
 		}
 		if kind == FaultTruncated {
-			writeTruncated(w, m)
+			fakeapi.WriteJSON(w, "", m, true)
 			return
 		}
 		writeJSON(w, http.StatusOK, m)
@@ -804,7 +717,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, f *Fault
 		fmt.Fprint(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del\n\n")
 		return
 	}
-	if !s.sleep(r.Context(), s.cfg.StreamDelay) {
+	if !s.Sleep(r.Context(), s.cfg.StreamDelay) {
 		return
 	}
 	send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
@@ -842,7 +755,7 @@ func splitText(text string, n int) []string {
 	return out
 }
 
-func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req messageRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid request body: "+err.Error())
@@ -860,7 +773,7 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request, f *Fa
 	s.mu.Unlock()
 	v := map[string]int{"input_tokens": t.total}
 	if f != nil && f.Kind == FaultTruncated {
-		writeTruncated(w, v)
+		fakeapi.WriteJSON(w, "", v, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)

@@ -30,5 +30,7 @@
 // Faults are injected per request with Inject (429, 500, wrong count,
 // short vector, NaN, empty, truncated body, repeated index, zero vector).
 // The package imports nothing from situate but
-// internal/fakeembed, the hashed bag of words all the fakes share.
+// internal/fakeembed, the hashed bag of words all the fakes share, and
+// internal/fakeapi, the fakes' server skeleton (request recording, fault
+// queue, key check).
 package coheretest

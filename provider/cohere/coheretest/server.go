@@ -3,17 +3,14 @@ package coheretest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/situate/situate/internal/fakeembed"
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Limits the fake enforces, as Cohere documents them.
@@ -50,31 +47,24 @@ type Config struct {
 }
 
 // FaultKind names an injected failure.
-type FaultKind int
+type FaultKind = fakeapi.Kind
 
 // Fault kinds.
 const (
-	FaultRateLimit   FaultKind = iota + 1 // 429 trial-key limit
-	FaultServerError                      // 500
-	FaultWrongCount                       // one vector (or result) too few
-	FaultWrongDim                         // the first vector one value short
-	FaultNaN                              // a NaN literal in the first vector
-	FaultEmpty                            // no vectors (or results)
-	FaultTruncated                        // the body cut in half
-	FaultBadIndex                         // two results with the same index
-	FaultZero                             // the first vector all zeros
+	FaultRateLimit   = fakeapi.RateLimited // 429 trial-key limit
+	FaultServerError = fakeapi.ServerError // 500
+	FaultWrongCount  = fakeapi.WrongCount  // one vector (or result) too few
+	FaultWrongDim    = fakeapi.WrongDim    // the first vector one value short
+	FaultNaN         = fakeapi.NaN         // a NaN literal in the first vector
+	FaultEmpty       = fakeapi.Empty       // no vectors (or results)
+	FaultTruncated   = fakeapi.Truncated   // the body cut in half
+	FaultBadIndex    = fakeapi.BadIndex    // two results with the same index
+	FaultZero        = fakeapi.Zero        // the first vector all zeros
 )
 
-// Fault is one injected failure, used by the first matching request.
-type Fault struct {
-	Kind FaultKind
-	// RetryAfter, if set, is sent as retry-after (whole seconds).
-	RetryAfter time.Duration
-	// Path selects the endpoint ("/v2/embed", "/v2/rerank"); "" matches any.
-	Path string
-	// Skip lets that many matching requests pass before the fault fires.
-	Skip int
-}
+// Fault is one injected failure, used by the first matching request; its
+// Path is "/v2/embed" or "/v2/rerank" ("" matches either).
+type Fault = fakeapi.Fault
 
 // Stats counts what the server saw.
 type Stats struct {
@@ -86,45 +76,45 @@ type Stats struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-}
+type Request = fakeapi.Request
 
 // Server is the fake Cohere API; its URL goes into Options.BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 
-	cfg    Config
-	srv    *httptest.Server
-	mu     sync.Mutex
-	seq    int
-	faults []Fault
-	stats  Stats
-	reqs   []Request
+	cfg   Config
+	mu    sync.Mutex
+	seq   int
+	stats Stats
 }
 
 // NewServer starts a fake server; Close it when done.
 func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v2/embed", s.wrap(s.embed))
-	mux.HandleFunc("POST /v2/rerank", s.wrap(s.rerank))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.writeError(w, 404, "404 page not found") })
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.Server = fakeapi.New(fakeapi.FaultHooks(fakeapi.Hooks[Fault]{
+		Arrive: func(_ http.ResponseWriter, r *http.Request, _ int, f *Fault) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if r.URL.Path == "/v2/embed" {
+				s.stats.Embeds++
+			} else {
+				s.stats.Reranks++
+			}
+			if f != nil {
+				s.stats.Faults++
+			}
+		},
+		Authorized: fakeapi.Bearer(cfg.APIKey),
+		Unauthorized: func(w http.ResponseWriter, _ *http.Request) {
+			s.writeError(w, http.StatusUnauthorized, "invalid api token")
+		},
+		Intercept: s.statusFault,
+	}))
+	s.Handle("POST /v2/embed", s.embed)
+	s.Handle("POST /v2/rerank", s.rerank)
+	s.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.writeError(w, 404, "404 page not found") })
+	s.Start()
 	return s
-}
-
-// Close shuts the server down.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, f)
 }
 
 // Stats returns the counters so far.
@@ -132,13 +122,6 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
-}
-
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
 }
 
 func (s *Server) id() string {
@@ -160,57 +143,26 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 	json.NewEncoder(w).Encode(map[string]string{"id": s.id(), "message": msg})
 }
 
-type handler func(w http.ResponseWriter, body []byte, f *Fault)
-
-func (s *Server) wrap(h handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-		s.mu.Lock()
-		s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		if r.URL.Path == "/v2/embed" {
-			s.stats.Embeds++
-		} else {
-			s.stats.Reranks++
-		}
-		fault := fakeembed.Take(&s.faults, func(f *Fault) bool { return f.Path == "" || f.Path == r.URL.Path },
-			func(f *Fault) *int { return &f.Skip })
-		if fault != nil {
-			s.stats.Faults++
-		}
-		s.mu.Unlock()
-		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
-			s.writeError(w, http.StatusUnauthorized, "invalid api token")
-			return
-		}
-		if fault != nil {
-			if fault.RetryAfter > 0 {
-				w.Header().Set("retry-after", fakeembed.RetryAfter(fault.RetryAfter))
-			}
-			switch fault.Kind {
-			case FaultRateLimit:
-				s.writeError(w, http.StatusTooManyRequests, "You are using a Trial key, which is limited to 100 API calls / minute. You can continue to use the Trial key for free or upgrade to a Production key with higher rate limits.")
-				return
-			case FaultServerError:
-				s.writeError(w, http.StatusInternalServerError, "internal server error, this has been reported to our developers")
-				return
-			}
-		}
-		h(w, body, fault)
+// statusFault answers the faults that replace the whole answer.
+func (s *Server) statusFault(w http.ResponseWriter, _ *http.Request, _ []byte, f *Fault) bool {
+	if f == nil {
+		return false
 	}
-}
-
-func (s *Server) writeJSON(w http.ResponseWriter, v any, f *Fault) {
-	data, _ := json.Marshal(v)
-	if f != nil && f.Kind == FaultTruncated {
-		data = data[:len(data)/2]
+	fakeapi.RetryAfter(w, f.RetryAfter)
+	switch f.Kind {
+	case FaultRateLimit:
+		s.writeError(w, http.StatusTooManyRequests, "You are using a Trial key, which is limited to 100 API calls / minute. You can continue to use the Trial key for free or upgrade to a Production key with higher rate limits.")
+		return true
+	case FaultServerError:
+		s.writeError(w, http.StatusInternalServerError, "internal server error, this has been reported to our developers")
+		return true
 	}
-	w.Header().Set("content-type", "application/json")
-	w.Write(data)
+	return false
 }
 
 var inputTypes = map[string]bool{"search_document": true, "search_query": true, "classification": true, "clustering": true, "image": true}
 
-func (s *Server) embed(w http.ResponseWriter, body []byte, f *Fault) {
+func (s *Server) embed(w http.ResponseWriter, _ *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Model           string   `json:"model"`
 		Texts           []string `json:"texts"`
@@ -269,17 +221,8 @@ func (s *Server) embed(w http.ResponseWriter, body []byte, f *Fault) {
 	for i, t := range req.Texts {
 		vecs[i] = Vector(t, dim)
 	}
-	if f != nil && len(vecs) > 0 {
-		switch f.Kind {
-		case FaultWrongCount:
-			vecs = vecs[:len(vecs)-1]
-		case FaultWrongDim:
-			vecs[0] = vecs[0][:len(vecs[0])-1]
-		case FaultEmpty:
-			vecs = nil
-		case FaultZero:
-			vecs[0] = make([]float32, len(vecs[0]))
-		}
+	if f != nil {
+		vecs = fakeapi.Shape(vecs, f.Kind)
 	}
 	s.mu.Lock()
 	s.stats.Texts += len(req.Texts)
@@ -296,10 +239,10 @@ func (s *Server) embed(w http.ResponseWriter, body []byte, f *Fault) {
 		w.Write(data)
 		return
 	}
-	s.writeJSON(w, resp, f)
+	fakeapi.WriteJSON(w, "", resp, f.Is(FaultTruncated))
 }
 
-func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) {
+func (s *Server) rerank(w http.ResponseWriter, _ *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Model           string   `json:"model"`
 		Query           string   `json:"query"`
@@ -337,26 +280,15 @@ func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) {
 		res = res[:max(*req.TopN, 0)]
 	}
 	if f != nil {
-		switch f.Kind {
-		case FaultWrongCount:
-			if len(res) > 0 {
-				res = res[:len(res)-1]
-			}
-		case FaultEmpty:
-			res = nil
-		case FaultBadIndex:
-			if len(res) > 1 {
-				res[1].Index = res[0].Index
-			}
-		}
+		res = fakeapi.ShapeResults(res, f.Kind, func(r *result) *int { return &r.Index })
 	}
 	s.mu.Lock()
 	s.stats.Texts += len(req.Documents)
 	s.stats.Tokens += total
 	s.mu.Unlock()
-	s.writeJSON(w, map[string]any{"id": s.id(), "results": res,
+	fakeapi.WriteJSON(w, "", map[string]any{"id": s.id(), "results": res,
 		"meta": map[string]any{"api_version": map[string]string{"version": "2"}, "billed_units": map[string]int{"search_units": 1},
-			"tokens": map[string]int{"input_tokens": total}}}, f)
+			"tokens": map[string]int{"input_tokens": total}}}, f.Is(FaultTruncated))
 }
 
 // WriteError answers status with Cohere's error shape

@@ -3,16 +3,14 @@ package geminitest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/situate/situate/internal/fakeembed"
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Limits the fake enforces, as the Gemini API documents them.
@@ -35,21 +33,22 @@ type Config struct {
 }
 
 // FaultKind names an injected failure.
-type FaultKind int
+type FaultKind = fakeapi.Kind
 
 // Fault kinds.
 const (
-	FaultRateLimit   FaultKind = iota + 1 // 429 RESOURCE_EXHAUSTED with RetryInfo
-	FaultUnavailable                      // 503 UNAVAILABLE
-	FaultWrongCount                       // one embedding too few
-	FaultWrongDim                         // the first embedding one value short
-	FaultNaN                              // a NaN literal in the first embedding
-	FaultEmpty                            // {} (no embeddings)
-	FaultTruncated                        // the body cut in half
-	FaultZero                             // the first embedding all zeros
+	FaultRateLimit   = fakeapi.RateLimited // 429 RESOURCE_EXHAUSTED with RetryInfo
+	FaultUnavailable = fakeapi.Unavailable // 503 UNAVAILABLE
+	FaultWrongCount  = fakeapi.WrongCount  // one embedding too few
+	FaultWrongDim    = fakeapi.WrongDim    // the first embedding one value short
+	FaultNaN         = fakeapi.NaN         // a NaN literal in the first embedding
+	FaultEmpty       = fakeapi.Empty       // {} (no embeddings)
+	FaultTruncated   = fakeapi.Truncated   // the body cut in half
+	FaultZero        = fakeapi.Zero        // the first embedding all zeros
 )
 
-// Fault is one injected failure, used by the first matching request.
+// Fault is one injected failure, used by the first batchEmbedContents
+// request.
 type Fault struct {
 	Kind FaultKind
 	// RetryDelay goes into the RetryInfo detail of FaultRateLimit (default
@@ -69,23 +68,16 @@ type Stats struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-}
+type Request = fakeapi.Request
 
 // Server is the fake Gemini API; its URL goes into Options.BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 
 	cfg    Config
 	models map[string]bool
-	srv    *httptest.Server
 	mu     sync.Mutex
-	faults []Fault
 	stats  Stats
-	reqs   []Request
 }
 
 // NewServer starts a fake server; Close it when done.
@@ -97,19 +89,44 @@ func NewServer(cfg Config) *Server {
 	for _, m := range cfg.Models {
 		s.models[m] = true
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
-	s.URL = s.srv.URL
+	// Every path is served by handle, which answers 404 for any but
+	// POST /v1beta/models/{model}:batchEmbedContents; only those count,
+	// take faults and have their key checked.
+	s.Server = fakeapi.New(fakeapi.Hooks[Fault]{
+		Match: func(_ *Fault, r *http.Request) bool { return isEmbed(r) },
+		Skip:  func(f *Fault) *int { return &f.Skip },
+		Arrive: func(_ http.ResponseWriter, r *http.Request, _ int, f *Fault) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if isEmbed(r) {
+				s.stats.Batches++
+			}
+			if f != nil {
+				s.stats.Faults++
+			}
+		},
+		Authorized: func(r *http.Request) bool {
+			key := r.Header.Get("x-goog-api-key")
+			if key == "" {
+				key = r.URL.Query().Get("key")
+			}
+			return !isEmbed(r) || s.cfg.APIKey == "" || key == s.cfg.APIKey
+		},
+		Unauthorized: func(w http.ResponseWriter, _ *http.Request) {
+			s.writeError(w, 400, "API key not valid. Please pass a valid API key.",
+				map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"})
+		},
+		Intercept: s.statusFault,
+	})
+	s.Handle("/", s.handle)
+	s.Start()
 	return s
 }
 
-// Close shuts the server down.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, f)
+// isEmbed reports whether r is a batchEmbedContents call.
+func isEmbed(r *http.Request) bool {
+	model, ok := strings.CutPrefix(r.URL.Path, "/v1beta/models/")
+	return r.Method == http.MethodPost && ok && strings.HasSuffix(model, ":batchEmbedContents")
 }
 
 // Stats returns the counters so far.
@@ -117,13 +134,6 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
-}
-
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
 }
 
 var statusName = map[int]string{400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
@@ -161,50 +171,34 @@ var taskTypes = map[string]bool{"": true, "TASK_TYPE_UNSPECIFIED": true, "RETRIE
 	"SEMANTIC_SIMILARITY": true, "CLASSIFICATION": true, "CLUSTERING": true, "QUESTION_ANSWERING": true,
 	"FACT_VERIFICATION": true, "CODE_RETRIEVAL_QUERY": true}
 
-func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	s.mu.Lock()
-	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	s.mu.Unlock()
-	model, ok := strings.CutPrefix(r.URL.Path, "/v1beta/models/")
-	if r.Method != http.MethodPost || !ok || !strings.HasSuffix(model, ":batchEmbedContents") {
+// statusFault answers the faults that replace the whole answer.
+func (s *Server) statusFault(w http.ResponseWriter, _ *http.Request, _ []byte, f *Fault) bool {
+	switch {
+	case f == nil:
+		return false
+	case f.Kind == FaultRateLimit:
+		d := f.RetryDelay
+		if d <= 0 {
+			d = 30 * time.Second
+		}
+		s.writeError(w, 429, "You exceeded your current quota, please check your plan and billing details.",
+			map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]string{
+				"quotaMetric": "generativelanguage.googleapis.com/embed_content_free_tier_requests", "quotaId": "EmbedContentRequestsPerMinutePerProjectPerModel-FreeTier"}}},
+			map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"})
+		return true
+	case f.Kind == FaultUnavailable:
+		s.writeError(w, 503, "The model is overloaded. Please try again later.")
+		return true
+	}
+	return false
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, body []byte, fault *Fault) {
+	if !isEmbed(r) {
 		s.writeError(w, 404, "Method not found.")
 		return
 	}
-	model = strings.TrimSuffix(model, ":batchEmbedContents")
-	s.mu.Lock()
-	s.stats.Batches++
-	fault := fakeembed.Take(&s.faults, nil, func(f *Fault) *int { return &f.Skip })
-	if fault != nil {
-		s.stats.Faults++
-	}
-	s.mu.Unlock()
-	key := r.Header.Get("x-goog-api-key")
-	if key == "" {
-		key = r.URL.Query().Get("key")
-	}
-	if s.cfg.APIKey != "" && key != s.cfg.APIKey {
-		s.writeError(w, 400, "API key not valid. Please pass a valid API key.",
-			map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"})
-		return
-	}
-	if fault != nil {
-		switch fault.Kind {
-		case FaultRateLimit:
-			d := fault.RetryDelay
-			if d <= 0 {
-				d = 30 * time.Second
-			}
-			s.writeError(w, 429, "You exceeded your current quota, please check your plan and billing details.",
-				map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]string{
-					"quotaMetric": "generativelanguage.googleapis.com/embed_content_free_tier_requests", "quotaId": "EmbedContentRequestsPerMinutePerProjectPerModel-FreeTier"}}},
-				map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"})
-			return
-		case FaultUnavailable:
-			s.writeError(w, 503, "The model is overloaded. Please try again later.")
-			return
-		}
-	}
+	model := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":batchEmbedContents")
 	if !s.models[model] {
 		s.writeError(w, 404, fmt.Sprintf("models/%s is not found for API version v1beta, or is not supported for embedContent.", model))
 		return
@@ -251,7 +245,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if Tokens(t) > MaxInputTokens {
-			t = truncateTokens(t, MaxInputTokens)
+			t = fakeapi.TruncateTokens(t, MaxInputTokens, Tokens)
 			truncated++
 		}
 		dim := DefaultDim
@@ -271,17 +265,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		vecs[i] = v
 	}
-	if fault != nil && len(vecs) > 0 {
-		switch fault.Kind {
-		case FaultWrongCount:
-			vecs = vecs[:len(vecs)-1]
-		case FaultWrongDim:
-			vecs[0] = vecs[0][:len(vecs[0])-1]
-		case FaultEmpty:
-			vecs = nil
-		case FaultZero:
-			vecs[0] = make([]float32, len(vecs[0]))
-		}
+	if fault != nil {
+		vecs = fakeapi.Shape(vecs, fault.Kind)
 	}
 	s.mu.Lock()
 	s.stats.Texts += len(req.Requests)
@@ -309,21 +294,6 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("content-type", "application/json; charset=UTF-8")
 	w.Write(data)
-}
-
-// truncateTokens keeps about n tokens of t (by the Tokens estimate).
-func truncateTokens(t string, n int) string {
-	rs := []rune(t)
-	lo, hi := 0, len(rs)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if Tokens(string(rs[:mid])) <= n {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return string(rs[:lo])
 }
 
 // WriteError answers status with Google's error shape

@@ -27,22 +27,24 @@
 // real tokenizer; answers are "Context for: " and the first words of the
 // chunk.
 //
-// The package imports nothing from situate.
+// The package imports nothing from situate but internal/fakeapi, the
+// fakes' server skeleton (request recording, fault queue), and
+// internal/fakeembed (HashVector).
 package ollamatest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"io"
-	"math"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/situate/situate/internal/fakeapi"
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Defaults of Config.
@@ -118,16 +120,13 @@ type Stats struct {
 
 // Server is the fake; its URL is the client's BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 	cfg Config
-	srv *httptest.Server
 
-	mu       sync.Mutex
-	faults   []Fault
-	stats    Stats
-	loaded   int    // num_ctx of the loaded model, 0 = not loaded
-	last     string // previous prompt (the runner's KV cache)
-	requests [][]byte
+	mu     sync.Mutex
+	stats  Stats
+	loaded int    // num_ctx of the loaded model, 0 = not loaded
+	last   string // previous prompt (the runner's KV cache)
 }
 
 // NewServer starts a fake server; Close it when done.
@@ -142,10 +141,13 @@ func NewServer(cfg Config) *Server {
 		cfg.EmbedDim = 8
 	}
 	s := &Server{cfg: cfg}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/chat", s.handleChat)
-	mux.HandleFunc("POST /api/show", s.handleShow)
-	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, _ *http.Request) {
+	// A fault without Path is for /api/chat.
+	s.Server = fakeapi.New(fakeapi.Hooks[Fault]{Match: func(f *Fault, r *http.Request) bool {
+		return cmp.Or(f.Path, "/api/chat") == r.URL.Path
+	}})
+	s.Handle("POST /api/chat", s.handleChat)
+	s.Handle("POST /api/show", s.handleShow)
+	s.HandleFunc("GET /api/tags", func(w http.ResponseWriter, _ *http.Request) {
 		digest := s.cfg.Digest
 		if digest == "" {
 			sum := sha256.Sum256([]byte(s.cfg.Model))
@@ -158,26 +160,15 @@ func NewServer(cfg Config) *Server {
 		w.Header().Set("content-type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"models": []any{map[string]any{"name": name, "model": name, "digest": digest}}})
 	})
-	mux.HandleFunc("POST /api/embed", s.handleEmbed)
-	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
+	s.Handle("POST /api/embed", s.handleEmbed)
+	s.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"version": "0.12.0"})
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "404 page not found"})
 	})
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.Start()
 	return s
-}
-
-// Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues faults.
-func (s *Server) Inject(f ...Fault) {
-	s.mu.Lock()
-	s.faults = append(s.faults, f...)
-	s.mu.Unlock()
 }
 
 // Stats returns the counters.
@@ -189,11 +180,14 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// Requests returns the request bodies received.
+// Requests returns the bodies of the chat, show and embed requests
+// received.
 func (s *Server) Requests() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.requests...)
+	var bodies [][]byte
+	for _, r := range s.Server.Requests() {
+		bodies = append(bodies, r.Body)
+	}
+	return bodies
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -202,24 +196,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// begin records the request and takes a matching fault; it answers the
-// status faults and unknown models itself (returning false).
-func (s *Server) begin(w http.ResponseWriter, r *http.Request, model string, body []byte) (*Fault, bool) {
-	s.mu.Lock()
-	s.requests = append(s.requests, body)
-	var fault *Fault
-	for i, f := range s.faults {
-		p := f.Path
-		if p == "" {
-			p = "/api/chat"
-		}
-		if p == r.URL.Path {
-			fault = &f
-			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-			break
-		}
-	}
-	s.mu.Unlock()
+// begin answers the status faults and unknown models itself (returning
+// false).
+func (s *Server) begin(w http.ResponseWriter, model string, fault *Fault) (*Fault, bool) {
 	if fault != nil {
 		switch fault.Kind {
 		case FaultServerError:
@@ -248,14 +227,13 @@ type chatRequest struct {
 	KeepAlive any            `json:"keep_alive"`
 }
 
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid JSON: " + err.Error()})
 		return
 	}
-	fault, ok := s.begin(w, r, req.Model, body)
+	fault, ok := s.begin(w, req.Model, f)
 	if !ok {
 		return
 	}
@@ -337,22 +315,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	line(final)
 }
 
-func generate(content string) string {
-	if i := strings.LastIndex(content, "<chunk>"); i >= 0 {
-		content = content[i+len("<chunk>"):]
-		if j := strings.Index(content, "</chunk>"); j >= 0 {
-			content = content[:j]
-		}
-	}
-	words := strings.Fields(content)
-	if len(words) > 6 {
-		words = words[:6]
-	}
-	return "Context for: " + strings.Join(words, " ")
-}
+func generate(content string) string { return fakeapi.ContextFor(content, 6) }
 
-func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func (s *Server) handleShow(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Model string `json:"model"`
 		Name  string `json:"name"`
@@ -361,7 +326,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	if req.Model == "" {
 		req.Model = req.Name
 	}
-	if _, ok := s.begin(w, r, req.Model, body); !ok {
+	if _, ok := s.begin(w, req.Model, f); !ok {
 		return
 	}
 	s.mu.Lock()
@@ -382,24 +347,11 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// Vector is the fake's deterministic embedding of text.
-func Vector(text string, dim int) []float64 {
-	v := make([]float64, dim)
-	var norm float64
-	for i := range v {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%d:%s", i, text)
-		v[i] = float64(h.Sum64()%2001)/1000 - 1
-		norm += v[i] * v[i]
-	}
-	for i := range v {
-		v[i] /= math.Sqrt(norm)
-	}
-	return v
-}
+// Vector is the fake's deterministic embedding of text: dim values from an
+// FNV hash of the text, L2-normalised (fakeembed.HashVector).
+func Vector(text string, dim int) []float64 { return fakeembed.HashVector(text, dim) }
 
-func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Model      string          `json:"model"`
 		Input      json.RawMessage `json:"input"`
@@ -411,7 +363,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid JSON: " + err.Error()})
 		return
 	}
-	fault, ok := s.begin(w, r, req.Model, body)
+	fault, ok := s.begin(w, req.Model, f)
 	if !ok {
 		return
 	}

@@ -30,5 +30,7 @@
 // event mid-stream (llama.cpp's "error:" line), an empty completion, a
 // non-streamed answer, NaN in an embedding and a short vector/result list.
 //
-// The package imports nothing from situate.
+// The package imports nothing from situate but internal/fakeapi, the
+// fakes' server skeleton (request recording, fault queue, key check), and
+// internal/fakeembed (HashVector).
 package openaitest

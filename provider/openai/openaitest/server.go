@@ -4,15 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/situate/situate/internal/fakeapi"
+	"github.com/situate/situate/internal/fakeembed"
 )
 
 // Flavors the fake imitates (the same strings as package openai's).
@@ -113,11 +113,7 @@ type Fault struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Method, Path string
-	Header       http.Header
-	Body         []byte
-}
+type Request = fakeapi.Request
 
 // Stats counts what the server saw.
 type Stats struct {
@@ -131,18 +127,14 @@ type Stats struct {
 
 // Server is the fake. Its URL+"/v1" goes into a client's BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 
 	cfg Config
-	srv *httptest.Server
 
 	mu      sync.Mutex
-	faults  []Fault
-	reqs    []Request
 	stats   Stats
 	prompts map[string][]string // cache scope -> prompts seen (OpenAI, vLLM)
 	slots   []string            // llama.cpp: last prompt per slot
-	seq     int
 }
 
 // NewServer starts a fake server; Close it when done.
@@ -169,42 +161,44 @@ func NewServer(cfg Config) *Server {
 		cfg.Generate = defaultGenerate
 	}
 	s := &Server{cfg: cfg, prompts: map[string][]string{}, slots: make([]string, cfg.Slots)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", s.wrap(s.handleChat))
-	mux.HandleFunc("POST /v1/embeddings", s.wrap(s.handleEmbed))
-	mux.HandleFunc("POST /v1/rerank", s.wrap(s.handleRerank))
-	mux.HandleFunc("POST /rerank", s.wrap(s.handleRerank))
-	mux.HandleFunc("GET /v1/models", s.wrap(s.handleModels))
+	s.Server = fakeapi.New(fakeapi.Hooks[Fault]{
+		// A fault without Path is for chat completions.
+		Match: func(f *Fault, r *http.Request) bool {
+			path := strings.TrimPrefix(r.URL.Path, "/v1")
+			return (f.Path == "" && path == "/chat/completions") || (f.Path != "" && f.Path == path)
+		},
+		Arrive: func(w http.ResponseWriter, _ *http.Request, seq int, f *Fault) {
+			if f != nil {
+				s.mu.Lock()
+				s.stats.Faults++
+				s.mu.Unlock()
+			}
+			w.Header().Set("x-request-id", fmt.Sprintf("req_%d", seq))
+		},
+		Authorized: fakeapi.Bearer(cfg.APIKey),
+		Unauthorized: func(w http.ResponseWriter, _ *http.Request) {
+			s.writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
+		},
+		Intercept: func(w http.ResponseWriter, _ *http.Request, _ []byte, f *Fault) bool {
+			return f != nil && s.statusFault(w, f)
+		},
+	})
+	s.Handle("POST /v1/chat/completions", s.handleChat)
+	s.Handle("POST /v1/embeddings", s.handleEmbed)
+	s.Handle("POST /v1/rerank", s.handleRerank)
+	s.Handle("POST /rerank", s.handleRerank)
+	s.Handle("GET /v1/models", s.handleModels)
 	if cfg.Flavor == FlavorLlamaCpp || cfg.Flavor == FlavorVLLM {
-		mux.HandleFunc("POST /tokenize", s.wrap(s.handleTokenize))
+		s.Handle("POST /tokenize", s.handleTokenize)
 	}
 	if cfg.Flavor == FlavorLlamaCpp {
-		mux.HandleFunc("GET /props", s.wrap(s.handleProps))
+		s.Handle("GET /props", s.handleProps)
 	}
-	mux.HandleFunc("/", s.wrap(func(w http.ResponseWriter, r *http.Request, _ *Fault, _ []byte) {
+	s.Handle("/", func(w http.ResponseWriter, r *http.Request, _ []byte, _ *Fault) {
 		s.writeError(w, http.StatusNotFound, "not_found_error", "", "unknown endpoint "+r.Method+" "+r.URL.Path)
-	}))
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	})
+	s.Start()
 	return s
-}
-
-// Handler is the server's HTTP handler, for a test that serves the fake
-// behind its own listener (one URL in front of several fakes) without a
-// proxy hop.
-func (s *Server) Handler() http.Handler { return s.srv.Config.Handler }
-
-// Close stops the server.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Inject queues faults; each is used by the first request it matches.
-func (s *Server) Inject(faults ...Fault) {
-	s.mu.Lock()
-	s.faults = append(s.faults, faults...)
-	s.mu.Unlock()
 }
 
 // Stats returns the counters.
@@ -212,45 +206,6 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
-}
-
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
-}
-
-type handler func(w http.ResponseWriter, r *http.Request, f *Fault, body []byte)
-
-func (s *Server) wrap(h handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-		s.mu.Lock()
-		s.seq++
-		seq := s.seq
-		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		var fault *Fault
-		path := strings.TrimPrefix(r.URL.Path, "/v1")
-		for i, f := range s.faults {
-			if (f.Path == "" && path == "/chat/completions") || (f.Path != "" && f.Path == path) {
-				fault = &f
-				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-				s.stats.Faults++
-				break
-			}
-		}
-		s.mu.Unlock()
-		w.Header().Set("x-request-id", fmt.Sprintf("req_%d", seq))
-		if s.cfg.APIKey != "" && r.Header.Get("authorization") != "Bearer "+s.cfg.APIKey {
-			s.writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
-			return
-		}
-		if fault != nil && s.statusFault(w, fault) {
-			return
-		}
-		h(w, r, fault, body)
-	}
 }
 
 // statusFault answers the faults that replace the whole response.
@@ -276,14 +231,7 @@ func (s *Server) statusFault(w http.ResponseWriter, f *Fault) bool {
 	case FaultServerError:
 		s.writeError(w, http.StatusInternalServerError, "server_error", "", "The server had an error while processing your request.")
 	case FaultReset:
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				if tc, ok := conn.(*net.TCPConn); ok {
-					_ = tc.SetLinger(0)
-				}
-				conn.Close()
-			}
-		}
+		fakeapi.Reset(w)
 	default:
 		return false
 	}
@@ -325,7 +273,7 @@ type chatRequest struct {
 	IDSlot              *int   `json:"id_slot"`
 }
 
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.writeError(w, http.StatusBadRequest, "invalid_request_error", "", "We could not parse the JSON body of your request: "+err.Error())
@@ -522,41 +470,13 @@ func (s *Server) cache(req chatRequest, prompt string) int {
 	return cached
 }
 
-func defaultGenerate(content string) string {
-	if i := strings.LastIndex(content, "<chunk>"); i >= 0 {
-		content = content[i+len("<chunk>"):]
-		if j := strings.Index(content, "</chunk>"); j >= 0 {
-			content = content[:j]
-		}
-	}
-	words := strings.Fields(content)
-	if len(words) > 6 {
-		words = words[:6]
-	}
-	return "Context for: " + strings.Join(words, " ")
-}
+func defaultGenerate(content string) string { return fakeapi.ContextFor(content, 6) }
 
 // Vector is the fake's deterministic embedding of text: dim values from an
-// FNV hash of the text, L2-normalised.
-func Vector(text string, dim int) []float64 {
-	v := make([]float64, dim)
-	var norm float64
-	for i := range v {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%d:%s", i, text)
-		v[i] = float64(h.Sum64()%2001)/1000 - 1
-		norm += v[i] * v[i]
-	}
-	norm = math.Sqrt(norm)
-	for i := range v {
-		if norm > 0 {
-			v[i] /= norm
-		}
-	}
-	return v
-}
+// FNV hash of the text, L2-normalised (fakeembed.HashVector).
+func Vector(text string, dim int) []float64 { return fakeembed.HashVector(text, dim) }
 
-func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Model      string          `json:"model"`
 		Input      json.RawMessage `json:"input"`
@@ -608,7 +528,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request, f *Fault, b
 		strings.Join(data, ","), s.cfg.Model, tokens, tokens)
 }
 
-func (s *Server) handleRerank(w http.ResponseWriter, r *http.Request, f *Fault, body []byte) {
+func (s *Server) handleRerank(w http.ResponseWriter, r *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Model     string   `json:"model"`
 		Query     string   `json:"query"`
@@ -656,7 +576,7 @@ func (s *Server) handleRerank(w http.ResponseWriter, r *http.Request, f *Fault, 
 		"usage": map[string]any{"prompt_tokens": 0, "total_tokens": 0}})
 }
 
-func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request, _ *Fault, _ []byte) {
+func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request, _ []byte, _ *Fault) {
 	m := map[string]any{"id": s.cfg.Model, "object": "model", "owned_by": s.cfg.Flavor}
 	switch s.cfg.Flavor {
 	case FlavorVLLM:
@@ -673,7 +593,7 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request, _ *Fault, 
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{m}})
 }
 
-func (s *Server) handleTokenize(w http.ResponseWriter, _ *http.Request, _ *Fault, body []byte) {
+func (s *Server) handleTokenize(w http.ResponseWriter, _ *http.Request, body []byte, _ *Fault) {
 	var req struct {
 		Content string `json:"content"`
 		Prompt  string `json:"prompt"`
@@ -694,7 +614,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, _ *http.Request, _ *Fault
 	_ = json.NewEncoder(w).Encode(map[string]any{"tokens": make([]int, CountTokens(req.Content))})
 }
 
-func (s *Server) handleProps(w http.ResponseWriter, _ *http.Request, _ *Fault, _ []byte) {
+func (s *Server) handleProps(w http.ResponseWriter, _ *http.Request, _ []byte, _ *Fault) {
 	s.mu.Lock()
 	s.stats.Props++
 	s.mu.Unlock()

@@ -33,5 +33,7 @@
 // backend failure, wrong count, short vector, NaN, empty, truncated body,
 // repeated index, zero vector); SetMaxClientBatchSize changes the limit at
 // runtime. The package imports nothing from situate but
-// internal/fakeembed, the hashed bag of words all the fakes share.
+// internal/fakeembed, the hashed bag of words all the fakes share, and
+// internal/fakeapi, the fakes' server skeleton (request recording, fault
+// queue, key check).
 package teitest

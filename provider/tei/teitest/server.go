@@ -6,14 +6,12 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/situate/situate/internal/fakeembed"
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Defaults of Config, those of a TEI server started with only --model-id
@@ -55,33 +53,27 @@ type Config struct {
 }
 
 // FaultKind names an injected failure.
-type FaultKind int
+type FaultKind = fakeapi.Kind
 
 // Fault kinds.
 const (
-	FaultOverloaded FaultKind = iota + 1 // 429 {"error":"Model is overloaded","error_type":"Overloaded"}
-	FaultUnhealthy                       // 503 unhealthy
-	FaultBackend                         // 424 {"error":"Inference failed","error_type":"Backend"}
-	FaultWrongCount                      // one vector (or rank) too few
-	FaultWrongDim                        // the first vector one value short
-	FaultNaN                             // a NaN literal in the first vector
-	FaultEmpty                           // []
-	FaultTruncated                       // the body cut in half
-	FaultBadIndex                        // two ranks with the same index
-	FaultZero                            // the first vector all zeros
+	FaultOverloaded = fakeapi.RateLimited // 429 {"error":"Model is overloaded","error_type":"Overloaded"}
+	FaultUnhealthy  = fakeapi.Unavailable // 503 unhealthy
+	FaultBackend    = fakeapi.ServerError // 424 {"error":"Inference failed","error_type":"Backend"}
+	FaultWrongCount = fakeapi.WrongCount  // one vector (or rank) too few
+	FaultWrongDim   = fakeapi.WrongDim    // the first vector one value short
+	FaultNaN        = fakeapi.NaN         // a NaN literal in the first vector
+	FaultEmpty      = fakeapi.Empty       // []
+	FaultTruncated  = fakeapi.Truncated   // the body cut in half
+	FaultBadIndex   = fakeapi.BadIndex    // two ranks with the same index
+	FaultZero       = fakeapi.Zero        // the first vector all zeros
 )
 
-// Fault is one injected failure, used by the first matching request.
-type Fault struct {
-	Kind FaultKind
-	// RetryAfter, if set, is sent as retry-after (whole seconds). TEI
-	// itself sends none; proxies in front of it may.
-	RetryAfter time.Duration
-	// Path selects the endpoint ("/embed", "/rerank"); "" matches any.
-	Path string
-	// Skip lets that many matching requests pass before the fault fires.
-	Skip int
-}
+// Fault is one injected failure, used by the first matching request; its
+// Path is "/embed" or "/rerank" ("" matches either; GET /info takes no
+// fault). RetryAfter is sent with any kind: TEI itself sends none,
+// proxies in front of it may.
+type Fault = fakeapi.Fault
 
 // Stats counts what the server saw.
 type Stats struct {
@@ -93,22 +85,15 @@ type Stats struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-}
+type Request = fakeapi.Request
 
 // Server is the fake TEI server; its URL goes into Options.BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 
-	cfg    Config
-	srv    *httptest.Server
-	mu     sync.Mutex
-	faults []Fault
-	stats  Stats
-	reqs   []Request
+	cfg   Config
+	mu    sync.Mutex
+	stats Stats
 }
 
 // NewServer starts a fake server; Close it when done.
@@ -132,24 +117,37 @@ func NewServer(cfg Config) *Server {
 		cfg.PayloadLimit = DefaultPayloadLimit
 	}
 	s := &Server{cfg: cfg}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /info", s.wrap(s.info))
-	mux.HandleFunc("POST /embed", s.wrap(s.embed))
-	mux.HandleFunc("POST /rerank", s.wrap(s.rerank))
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {})
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	hooks := fakeapi.FaultHooks(fakeapi.Hooks[Fault]{
+		MaxBody: int64(cfg.PayloadLimit),
+		Arrive: func(_ http.ResponseWriter, r *http.Request, _ int, f *Fault) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			switch r.URL.Path {
+			case "/info":
+				s.stats.Info++
+			case "/embed":
+				s.stats.Embeds++
+			case "/rerank":
+				s.stats.Reranks++
+			}
+			if f != nil {
+				s.stats.Faults++
+			}
+		},
+		// TEI's --api-key middleware answers a bare 401.
+		Authorized:   fakeapi.Bearer(cfg.APIKey),
+		Unauthorized: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) },
+		Intercept:    s.intercept,
+	})
+	byPath := hooks.Match
+	hooks.Match = func(f *Fault, r *http.Request) bool { return r.URL.Path != "/info" && byPath(f, r) }
+	s.Server = fakeapi.New(hooks)
+	s.Handle("GET /info", s.info)
+	s.Handle("POST /embed", s.embed)
+	s.Handle("POST /rerank", s.rerank)
+	s.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {})
+	s.Start()
 	return s
-}
-
-// Close shuts the server down.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, f)
 }
 
 // SetMaxClientBatchSize changes the limit, as a restart with another
@@ -165,13 +163,6 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
-}
-
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
 }
 
 // ErrorBody is TEI's error body.
@@ -196,64 +187,37 @@ func (s *Server) writeError(w http.ResponseWriter, typ, msg string) {
 	enc.Encode(ErrorBody{Error: msg, ErrorType: typ})
 }
 
-type handler func(w http.ResponseWriter, body []byte, f *Fault)
-
-func (s *Server) wrap(h handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, int64(s.cfg.PayloadLimit)+1))
+// intercept answers a body over --payload-limit (a 413 in plain text, as
+// the HTTP layer in front of TEI's router does) and the faults that
+// replace the whole answer.
+func (s *Server) intercept(w http.ResponseWriter, _ *http.Request, body []byte, f *Fault) bool {
+	if len(body) > s.cfg.PayloadLimit {
 		s.mu.Lock()
-		s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		switch r.URL.Path {
-		case "/info":
-			s.stats.Info++
-		case "/embed":
-			s.stats.Embeds++
-		case "/rerank":
-			s.stats.Reranks++
-		}
-		var fault *Fault
-		if r.URL.Path != "/info" {
-			fault = fakeembed.Take(&s.faults, func(f *Fault) bool { return f.Path == "" || f.Path == r.URL.Path },
-				func(f *Fault) *int { return &f.Skip })
-		}
-		if fault != nil {
-			s.stats.Faults++
-		}
+		s.stats.TooLarge++
 		s.mu.Unlock()
-		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		if len(body) > s.cfg.PayloadLimit {
-			s.mu.Lock()
-			s.stats.TooLarge++
-			s.mu.Unlock()
-			w.Header().Set("content-type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			io.WriteString(w, "Failed to buffer the request body: length limit exceeded")
-			return
-		}
-		if fault != nil {
-			if fault.RetryAfter > 0 {
-				w.Header().Set("retry-after", fakeembed.RetryAfter(fault.RetryAfter))
-			}
-			switch fault.Kind {
-			case FaultOverloaded:
-				s.writeError(w, "Overloaded", "Model is overloaded")
-				return
-			case FaultUnhealthy:
-				s.writeError(w, "Unhealthy", "unhealthy")
-				return
-			case FaultBackend:
-				s.writeError(w, "Backend", "Inference failed")
-				return
-			}
-		}
-		h(w, body, fault)
+		w.Header().Set("content-type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		io.WriteString(w, "Failed to buffer the request body: length limit exceeded")
+		return true
 	}
+	if f == nil {
+		return false
+	}
+	fakeapi.RetryAfter(w, f.RetryAfter)
+	switch f.Kind {
+	case FaultOverloaded:
+		s.writeError(w, "Overloaded", "Model is overloaded")
+	case FaultUnhealthy:
+		s.writeError(w, "Unhealthy", "unhealthy")
+	case FaultBackend:
+		s.writeError(w, "Backend", "Inference failed")
+	default:
+		return false
+	}
+	return true
 }
 
-func (s *Server) info(w http.ResponseWriter, _ []byte, _ *Fault) {
+func (s *Server) info(w http.ResponseWriter, _ *http.Request, _ []byte, _ *Fault) {
 	s.mu.Lock()
 	cfg := s.cfg
 	s.mu.Unlock()
@@ -269,17 +233,12 @@ func (s *Server) info(w http.ResponseWriter, _ []byte, _ *Fault) {
 
 // writeJSON answers v with TEI's x-compute-* headers, shaped by a fault.
 func writeJSON(w http.ResponseWriter, v any, f *Fault, tokens int) {
-	data, _ := json.Marshal(v)
-	if f != nil && f.Kind == FaultTruncated {
-		data = data[:len(data)/2]
-	}
-	w.Header().Set("content-type", "application/json")
 	if tokens > 0 {
 		w.Header().Set("x-compute-type", "cpu")
 		w.Header().Set("x-compute-tokens", strconv.Itoa(tokens))
 		w.Header().Set("x-compute-characters", "0")
 	}
-	w.Write(data)
+	fakeapi.WriteJSON(w, "", v, f.Is(FaultTruncated))
 }
 
 // texts validates the batch; it writes TEI's error and returns false when
@@ -304,7 +263,7 @@ func (s *Server) texts(w http.ResponseWriter, in []string, truncate bool) (int, 
 				s.writeError(w, "Validation", fmt.Sprintf("Input validation error: `inputs` must have less than %d tokens. Given: %d", maxLen, n))
 				return 0, false
 			}
-			in[i] = truncateTokens(t, maxLen-2)
+			in[i] = fakeapi.TruncateTokens(t, maxLen-2, Tokens)
 			n = maxLen
 		}
 		total += n
@@ -312,22 +271,7 @@ func (s *Server) texts(w http.ResponseWriter, in []string, truncate bool) (int, 
 	return total, true
 }
 
-// truncateTokens keeps about n tokens of t (by the Tokens estimate).
-func truncateTokens(t string, n int) string {
-	rs := []rune(t)
-	lo, hi := 0, len(rs)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if Tokens(string(rs[:mid])) <= n {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return string(rs[:lo])
-}
-
-func (s *Server) embed(w http.ResponseWriter, body []byte, f *Fault) {
+func (s *Server) embed(w http.ResponseWriter, _ *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Inputs     json.RawMessage `json:"inputs"`
 		Truncate   *bool           `json:"truncate"`
@@ -374,16 +318,9 @@ func (s *Server) embed(w http.ResponseWriter, body []byte, f *Fault) {
 		}
 	}
 	if f != nil && len(vecs) > 0 {
-		switch f.Kind {
-		case FaultWrongCount:
-			vecs = vecs[:len(vecs)-1]
-		case FaultWrongDim:
-			vecs[0] = vecs[0][:len(vecs[0])-1]
-		case FaultEmpty:
+		if vecs = fakeapi.Shape(vecs, f.Kind); vecs == nil {
 			vecs = [][]float32{}
-		case FaultZero:
-			vecs[0] = make([]float32, len(vecs[0]))
-		case FaultNaN:
+		} else if f.Kind == FaultNaN {
 			vecs[0][0] = float32(math.NaN())
 		}
 	}
@@ -408,7 +345,7 @@ func (s *Server) embed(w http.ResponseWriter, body []byte, f *Fault) {
 	writeJSON(w, vecs, f, total)
 }
 
-func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) {
+func (s *Server) rerank(w http.ResponseWriter, _ *http.Request, body []byte, f *Fault) {
 	var req struct {
 		Query      string   `json:"query"`
 		Texts      []string `json:"texts"`
@@ -459,15 +396,8 @@ func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) {
 	}
 	sort.SliceStable(ranks, func(a, b int) bool { return ranks[a].Score > ranks[b].Score })
 	if f != nil && len(ranks) > 0 {
-		switch f.Kind {
-		case FaultWrongCount:
-			ranks = ranks[:len(ranks)-1]
-		case FaultEmpty:
+		if ranks = fakeapi.ShapeResults(ranks, f.Kind, func(r *rank) *int { return &r.Index }); ranks == nil {
 			ranks = []rank{}
-		case FaultBadIndex:
-			if len(ranks) > 1 {
-				ranks[1].Index = ranks[0].Index
-			}
 		}
 	}
 	s.mu.Lock()

@@ -38,5 +38,7 @@
 // requests, items and rejections; Requests returns the bodies.
 //
 // The package imports nothing from situate but
-// internal/fakeembed, the hashed bag of words all the fakes share.
+// internal/fakeembed, the hashed bag of words all the fakes share, and
+// internal/fakeapi, the fakes' server skeleton (request recording, fault
+// queue, key check).
 package voyagetest

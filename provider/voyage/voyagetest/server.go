@@ -1,18 +1,18 @@
 package voyagetest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/situate/situate/internal/fakeembed"
+	"github.com/situate/situate/internal/fakeapi"
 )
 
 // Defaults of Config.
@@ -59,32 +59,25 @@ type Config struct {
 }
 
 // FaultKind names an injected failure.
-type FaultKind int
+type FaultKind = fakeapi.Kind
 
 // Fault kinds.
 const (
-	FaultRateLimit   FaultKind = iota + 1 // 429 with retry-after
-	FaultServerError                      // 500
-	FaultWrongCount                       // one vector (or score) too few
-	FaultWrongDim                         // the first vector one value short
-	FaultNaN                              // a NaN literal in the first vector (invalid JSON)
-	FaultEmpty                            // "data": []
-	FaultTruncated                        // the body cut in half
-	FaultBadIndex                         // two results with the same index
-	FaultZero                             // the first vector all zeros
+	FaultRateLimit   = fakeapi.RateLimited // 429 with retry-after
+	FaultServerError = fakeapi.ServerError // 500
+	FaultWrongCount  = fakeapi.WrongCount  // one vector (or score) too few
+	FaultWrongDim    = fakeapi.WrongDim    // the first vector one value short
+	FaultNaN         = fakeapi.NaN         // a NaN literal in the first vector (invalid JSON)
+	FaultEmpty       = fakeapi.Empty       // "data": []
+	FaultTruncated   = fakeapi.Truncated   // the body cut in half
+	FaultBadIndex    = fakeapi.BadIndex    // two results with the same index
+	FaultZero        = fakeapi.Zero        // the first vector all zeros
 )
 
-// Fault is one injected failure, used by the first matching request.
-type Fault struct {
-	Kind FaultKind
-	// RetryAfter is sent with FaultRateLimit (whole seconds, default 1s).
-	RetryAfter time.Duration
-	// Path selects the endpoint ("/v1/embeddings", "/v1/rerank",
-	// "/v1/contextualizedembeddings"); "" matches any.
-	Path string
-	// Skip lets that many matching requests pass before the fault fires.
-	Skip int
-}
+// Fault is one injected failure, used by the first matching request; its
+// Path is "/v1/embeddings", "/v1/rerank" or "/v1/contextualizedembeddings"
+// ("" matches any). FaultRateLimit sends RetryAfter, 1s if unset.
+type Fault = fakeapi.Fault
 
 // Stats counts what the server saw.
 type Stats struct {
@@ -96,22 +89,15 @@ type Stats struct {
 }
 
 // Request is one request the server received.
-type Request struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-}
+type Request = fakeapi.Request
 
 // Server is the fake Voyage AI API; its URL goes into Options.BaseURL.
 type Server struct {
-	URL string
+	*fakeapi.Server[Fault]
 
-	cfg    Config
-	srv    *httptest.Server
-	mu     sync.Mutex
-	faults []Fault
-	stats  Stats
-	reqs   []Request
+	cfg   Config
+	mu    sync.Mutex
+	stats Stats
 }
 
 // NewServer starts a fake server; Close it when done.
@@ -129,26 +115,37 @@ func NewServer(cfg Config) *Server {
 		cfg.MaxInputTokens = DefaultMaxInputTokens
 	}
 	s := &Server{cfg: cfg}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/embeddings", s.wrap(s.embeddings))
-	mux.HandleFunc("POST /v1/contextualizedembeddings", s.wrap(s.contextual))
-	mux.HandleFunc("POST /v1/rerank", s.wrap(s.rerank))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.Server = fakeapi.New(fakeapi.FaultHooks(fakeapi.Hooks[Fault]{
+		Arrive: func(_ http.ResponseWriter, r *http.Request, _ int, f *Fault) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			switch r.URL.Path {
+			case "/v1/embeddings":
+				s.stats.Embeds++
+			case "/v1/contextualizedembeddings":
+				s.stats.ContextEmbeds++
+			case "/v1/rerank":
+				s.stats.Reranks++
+			}
+			if f != nil {
+				s.stats.Faults++
+			}
+		},
+		Authorized: fakeapi.Bearer(cfg.APIKey),
+		Unauthorized: func(w http.ResponseWriter, _ *http.Request) {
+			s.reject()
+			writeError(w, http.StatusUnauthorized, "Provided API key is invalid.")
+		},
+		Intercept: statusFault,
+	}))
+	s.Handle("POST /v1/embeddings", s.counted(s.embeddings))
+	s.Handle("POST /v1/contextualizedembeddings", s.counted(s.contextual))
+	s.Handle("POST /v1/rerank", s.counted(s.rerank))
+	s.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 	})
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.Start()
 	return s
-}
-
-// Close shuts the server down.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, f)
 }
 
 // SetDim changes the default output dimension, as if the deployment
@@ -166,61 +163,30 @@ func (s *Server) Stats() Stats {
 	return s.stats
 }
 
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
-}
-
 func writeError(w http.ResponseWriter, status int, detail string) {
 	w.Header().Set("content-type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"detail": detail})
 }
 
-type handler func(w http.ResponseWriter, body []byte, f *Fault) (status int)
+// statusFault answers the faults that replace the whole answer.
+func statusFault(w http.ResponseWriter, _ *http.Request, _ []byte, f *Fault) bool {
+	switch {
+	case f.Is(FaultRateLimit):
+		fakeapi.RetryAfter(w, cmp.Or(f.RetryAfter, time.Second))
+		writeError(w, http.StatusTooManyRequests, "You have exceeded your TPM rate limit. Please wait and retry.")
+		return true
+	case f.Is(FaultServerError):
+		writeError(w, http.StatusInternalServerError, "Internal Server Error")
+		return true
+	}
+	return false
+}
 
-func (s *Server) wrap(h handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-		s.mu.Lock()
-		s.reqs = append(s.reqs, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		switch r.URL.Path {
-		case "/v1/embeddings":
-			s.stats.Embeds++
-		case "/v1/contextualizedembeddings":
-			s.stats.ContextEmbeds++
-		case "/v1/rerank":
-			s.stats.Reranks++
-		}
-		fault := fakeembed.Take(&s.faults, func(f *Fault) bool { return f.Path == "" || f.Path == r.URL.Path },
-			func(f *Fault) *int { return &f.Skip })
-		if fault != nil {
-			s.stats.Faults++
-		}
-		s.mu.Unlock()
-		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
-			s.reject()
-			writeError(w, http.StatusUnauthorized, "Provided API key is invalid.")
-			return
-		}
-		if fault != nil {
-			switch fault.Kind {
-			case FaultRateLimit:
-				ra := fault.RetryAfter
-				if ra <= 0 {
-					ra = time.Second
-				}
-				w.Header().Set("retry-after", fakeembed.RetryAfter(ra))
-				writeError(w, http.StatusTooManyRequests, "You have exceeded your TPM rate limit. Please wait and retry.")
-				return
-			case FaultServerError:
-				writeError(w, http.StatusInternalServerError, "Internal Server Error")
-				return
-			}
-		}
-		if status := h(w, body, fault); status/100 == 4 {
+// counted counts the 4xx answers of an endpoint's handler as rejected.
+func (s *Server) counted(h func(w http.ResponseWriter, body []byte, f *Fault) (status int)) fakeapi.Handler[Fault] {
+	return func(w http.ResponseWriter, _ *http.Request, body []byte, f *Fault) {
+		if status := h(w, body, f); status/100 == 4 {
 			s.reject()
 		}
 	}
@@ -230,16 +196,6 @@ func (s *Server) reject() {
 	s.mu.Lock()
 	s.stats.Rejected++
 	s.mu.Unlock()
-}
-
-// writeJSON answers v, shaped by a fault.
-func writeJSON(w http.ResponseWriter, v any, f *Fault) {
-	data, _ := json.Marshal(v)
-	if f != nil && f.Kind == FaultTruncated {
-		data = data[:len(data)/2]
-	}
-	w.Header().Set("content-type", "application/json")
-	w.Write(data)
 }
 
 var dims = map[int]bool{256: true, 512: true, 1024: true, 2048: true}
@@ -290,20 +246,10 @@ func (s *Server) validate(w http.ResponseWriter, req *embedReq) (int, bool) {
 
 // shape applies a vector fault to a batch.
 func shape(vecs [][]float32, f *Fault) [][]float32 {
-	if f == nil || len(vecs) == 0 {
+	if f == nil {
 		return vecs
 	}
-	switch f.Kind {
-	case FaultWrongCount:
-		return vecs[:len(vecs)-1]
-	case FaultWrongDim:
-		vecs[0] = vecs[0][:len(vecs[0])-1]
-	case FaultEmpty:
-		return nil
-	case FaultZero:
-		vecs[0] = make([]float32, len(vecs[0]))
-	}
-	return vecs
+	return fakeapi.Shape(vecs, f.Kind)
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, body []byte, f *Fault) int {
@@ -343,7 +289,7 @@ func (s *Server) embeddings(w http.ResponseWriter, body []byte, f *Fault) int {
 				return 400
 			}
 			n = s.cfg.MaxInputTokens
-			texts[i] = truncateTokens(t, n)
+			texts[i] = fakeapi.TruncateTokens(t, n, Tokens)
 		}
 		total += n
 	}
@@ -371,8 +317,8 @@ func (s *Server) embeddings(w http.ResponseWriter, body []byte, f *Fault) int {
 	if f != nil && f.Kind == FaultBadIndex && len(data) > 1 {
 		data[1].Index = data[0].Index
 	}
-	writeJSON(w, map[string]any{"object": "list", "data": data, "model": req.Model,
-		"usage": map[string]int{"total_tokens": total}}, f)
+	fakeapi.WriteJSON(w, "", map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]int{"total_tokens": total}}, f.Is(FaultTruncated))
 	return 200
 }
 
@@ -397,21 +343,6 @@ func writeNaN(w http.ResponseWriter, model string, vecs [][]float32, total int) 
 	fmt.Fprintf(&b, `],"model":%q,"usage":{"total_tokens":%d}}`, model, total)
 	w.Header().Set("content-type", "application/json")
 	io.WriteString(w, b.String())
-}
-
-// truncateTokens keeps about n tokens of t (by the Tokens estimate).
-func truncateTokens(t string, n int) string {
-	rs := []rune(t)
-	lo, hi := 0, len(rs)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if Tokens(string(rs[:mid])) <= n {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return string(rs[:lo])
 }
 
 func (s *Server) contextual(w http.ResponseWriter, body []byte, f *Fault) int {
@@ -477,8 +408,8 @@ func (s *Server) contextual(w http.ResponseWriter, body []byte, f *Fault) int {
 	s.stats.Chunks += chunks
 	s.stats.Tokens += total
 	s.mu.Unlock()
-	writeJSON(w, map[string]any{"object": "list", "data": out, "model": req.Model,
-		"usage": map[string]int{"total_tokens": total}}, f)
+	fakeapi.WriteJSON(w, "", map[string]any{"object": "list", "data": out, "model": req.Model,
+		"usage": map[string]int{"total_tokens": total}}, f.Is(FaultTruncated))
 	return 200
 }
 
@@ -538,25 +469,14 @@ func (s *Server) rerank(w http.ResponseWriter, body []byte, f *Fault) int {
 		res = res[:max(*req.TopK, 0)]
 	}
 	if f != nil {
-		switch f.Kind {
-		case FaultWrongCount, FaultEmpty:
-			if f.Kind == FaultEmpty {
-				res = nil
-			} else if len(res) > 0 {
-				res = res[:len(res)-1]
-			}
-		case FaultBadIndex:
-			if len(res) > 1 {
-				res[1].Index = res[0].Index
-			}
-		}
+		res = fakeapi.ShapeResults(res, f.Kind, func(r *result) *int { return &r.Index })
 	}
 	s.mu.Lock()
 	s.stats.Documents += len(req.Documents)
 	s.stats.Tokens += total
 	s.mu.Unlock()
-	writeJSON(w, map[string]any{"object": "list", "data": res, "model": req.Model,
-		"usage": map[string]int{"total_tokens": total}}, f)
+	fakeapi.WriteJSON(w, "", map[string]any{"object": "list", "data": res, "model": req.Model,
+		"usage": map[string]int{"total_tokens": total}}, f.Is(FaultTruncated))
 	return 200
 }
 

@@ -1,9 +1,11 @@
-package rank
+package fusion
 
 import (
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/situate/situate/rank"
 )
 
 // TestFuseEqualsSteps checks that Fuse returns exactly the first k hits of
@@ -31,9 +33,9 @@ func TestFuseEqualsSteps(t *testing.T) {
 	for c := range 2000 {
 		lists := [][]Hit{list(rng.Intn(60)), list(rng.Intn(60))}
 		weights := []float64{1, float64(rng.Intn(3)) / 2}
-		var evidence []Evidence
+		var evidence []evidenceList
 		for range rng.Intn(3) {
-			evidence = append(evidence, Evidence{Hits: list(rng.Intn(40)), Weight: float64(rng.Intn(3)) / 4})
+			evidence = append(evidence, evidenceList{Hits: list(rng.Intn(40)), Weight: float64(rng.Intn(3)) / 4})
 		}
 		blend := float64(rng.Intn(3)) / 2
 		penalty := float64(rng.Intn(3)) / 4
@@ -49,13 +51,13 @@ func TestFuseEqualsSteps(t *testing.T) {
 			want, err = DocumentBlend(want, blend)
 		}
 		if err == nil && penalty > 0 {
-			want, err = TestPrior(want, penalty)
+			want, err = TestPrior(want, penalty, rank.IsTestFile)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = want[:min(k, len(want))]
-		got, err := Fuse(lists, weights, evidence, blend, penalty, k)
+		got, err := fuseLexical(lists, weights, evidence, blend, penalty, rank.IsTestFile, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +65,7 @@ func TestFuseEqualsSteps(t *testing.T) {
 			t.Fatalf("case %d (k %d, %d evidence lists, blend %g, penalty %g):\nFuse  %v\nsteps %v", c, k, len(evidence), blend, penalty, got, want)
 		}
 	}
-	if _, err := Fuse(nil, nil, nil, 0, 0, -1); err == nil {
+	if _, err := fuseLexical(nil, nil, nil, 0, 0, rank.IsTestFile, -1); err == nil {
 		t.Error("Fuse with k -1: no error")
 	}
 }

@@ -1,10 +1,12 @@
-package rank
+package fusion
 
 import (
 	"errors"
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/situate/situate/rank"
 )
 
 func TestCombine(t *testing.T) {
@@ -44,12 +46,12 @@ func TestCombineErrors(t *testing.T) {
 		weights []float64
 		want    string
 	}{
-		{"weights count", [][]Hit{{{"a", "d", 1}}}, nil, "rank combine: 0 weights for 1 lists: rank: invalid input"},
-		{"negative weight", [][]Hit{{{"a", "d", 1}}}, []float64{-1}, "rank combine: weights[0]: must be a finite number >= 0, got -1: rank: invalid input"},
-		{"NaN score", [][]Hit{{{"a", "d", math.NaN()}}}, []float64{1}, `rank combine: lists[0][0] "a": Score: must be a finite number >= 0, got NaN: rank: invalid input`},
-		{"infinite score", [][]Hit{{}, {{"a", "d", math.Inf(1)}}}, []float64{1, 1}, `rank combine: lists[1][0] "a": Score: must be a finite number >= 0, got +Inf: rank: invalid input`},
-		{"duplicate", [][]Hit{{{"a", "d", 1}, {"a", "d", 2}}}, []float64{1}, `rank combine: lists[0][1]: duplicate ID "a": rank: invalid input`},
-		{"two documents", [][]Hit{{{"a", "d", 1}}, {{"a", "e", 1}}}, []float64{1, 1}, `rank combine: lists[1][0]: ID "a" in document "d" and "e": rank: invalid input`},
+		{"weights count", [][]Hit{{{"a", "d", 1}}}, nil, "fusion combine: 0 weights for 1 lists: fusion: invalid input"},
+		{"negative weight", [][]Hit{{{"a", "d", 1}}}, []float64{-1}, "fusion combine: weights[0]: must be a finite number >= 0, got -1: fusion: invalid input"},
+		{"NaN score", [][]Hit{{{"a", "d", math.NaN()}}}, []float64{1}, `fusion combine: lists[0][0] "a": Score: must be a finite number >= 0, got NaN: fusion: invalid input`},
+		{"infinite score", [][]Hit{{}, {{"a", "d", math.Inf(1)}}}, []float64{1, 1}, `fusion combine: lists[1][0] "a": Score: must be a finite number >= 0, got +Inf: fusion: invalid input`},
+		{"duplicate", [][]Hit{{{"a", "d", 1}, {"a", "d", 2}}}, []float64{1}, `fusion combine: lists[0][1]: duplicate ID "a": fusion: invalid input`},
+		{"two documents", [][]Hit{{{"a", "d", 1}}, {{"a", "e", 1}}}, []float64{1, 1}, `fusion combine: lists[1][0]: ID "a" in document "d" and "e": fusion: invalid input`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Combine(tc.lists, tc.weights)
@@ -127,9 +129,9 @@ func TestDocumentBlendErrors(t *testing.T) {
 		weight float64
 		want   string
 	}{
-		{"negative weight", nil, -0.5, "rank document blend: weight: must be a finite number >= 0, got -0.5: rank: invalid input"},
-		{"NaN weight", nil, math.NaN(), "rank document blend: weight: must be a finite number >= 0, got NaN: rank: invalid input"},
-		{"negative score", []Hit{{"a", "d", 1}, {"b", "d", -1}}, 1, `rank document blend: hits[1] "b": Score: must be a finite number >= 0, got -1: rank: invalid input`},
+		{"negative weight", nil, -0.5, "fusion document blend: weight: must be a finite number >= 0, got -0.5: fusion: invalid input"},
+		{"NaN weight", nil, math.NaN(), "fusion document blend: weight: must be a finite number >= 0, got NaN: fusion: invalid input"},
+		{"negative score", []Hit{{"a", "d", 1}, {"b", "d", -1}}, 1, `fusion document blend: hits[1] "b": Score: must be a finite number >= 0, got -1: fusion: invalid input`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DocumentBlend(tc.hits, tc.weight)
@@ -180,5 +182,39 @@ func TestDocumentEvidence(t *testing.T) {
 		if _, err := DocumentEvidence(tc.hits, tc.ev, tc.w); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
 		}
+	}
+}
+
+func TestTestPrior(t *testing.T) {
+	in := []Hit{
+		{ID: "t1", Doc: "a/x_test.go", Score: 10},
+		{ID: "c1", Doc: "a/x.go", Score: 6},
+		{ID: "t2", Doc: "a/x_test.go", Score: 4},
+		{ID: "c2", Doc: "a/y.go", Score: 5},
+	}
+	got, err := TestPrior(in, 0.5, rank.IsTestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Hit{{"c1", "a/x.go", 6}, {"c2", "a/y.go", 5}, {"t1", "a/x_test.go", 5}, {"t2", "a/x_test.go", 2}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("TestPrior = %v, want %v", got, want)
+		}
+	}
+	if in[0].Score != 10 {
+		t.Error("TestPrior modified its input")
+	}
+	same, _ := TestPrior(in, 0, rank.IsTestFile)
+	if same[0].ID != "t1" || same[0].Score != 10 {
+		t.Errorf("penalty 0 changed scores: %v", same)
+	}
+	for _, w := range []float64{-0.1, 1.5, math.NaN(), math.Inf(1)} {
+		if _, err := TestPrior(in, w, rank.IsTestFile); !errors.Is(err, ErrInvalid) {
+			t.Errorf("penalty %v: err %v, want ErrInvalid", w, err)
+		}
+	}
+	if _, err := TestPrior([]Hit{{ID: "x", Doc: "a_test.go", Score: math.NaN()}}, 0.5, rank.IsTestFile); !errors.Is(err, ErrInvalid) {
+		t.Errorf("NaN score: err %v, want ErrInvalid", err)
 	}
 }

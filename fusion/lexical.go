@@ -1,44 +1,13 @@
-package rank
+package fusion
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
-)
-
-// Recipe defaults, chosen on the tune half of the codebase set (EVAL.md).
-const (
-	// DefaultCodeK1 and DefaultCodeB are the BM25 parameters of the code
-	// arm: a low b penalises long chunks less.
-	DefaultCodeK1 = 1.6
-	DefaultCodeB  = 0.3
-	// DefaultCodeWeight weights the code-analyzer arm against the language
-	// arm (weight 1) in Combine.
-	DefaultCodeWeight = 1.0
-	// DefaultDocumentWeight is DocumentBlend's weight.
-	DefaultDocumentWeight = 0.7
-	// DefaultPairWeight, DefaultPairK1 and DefaultPairB are the
-	// DocumentEvidence weight and the BM25 parameters of the word-pair arm
-	// (PairText of the language analyzer's terms, indexed with
-	// DefaultPairAnalyzer).
-	DefaultPairWeight = 0.7
-	DefaultPairK1     = 1.6
-	DefaultPairB      = 0.3
-	// DefaultPairAnalyzer is the bm25 analyzer of the word-pair arm: it
-	// keeps every "left_right" pair token whole and unstemmed.
-	DefaultPairAnalyzer = "standard"
-	// DefaultDefinitionWeight weights the declaration arm (what a chunk of
-	// source code declares, "func (r *Reader) Read", under the code
-	// analyzer with DefaultCodeK1 and DefaultCodeB) against the language arm
-	// in Combine; chosen on the tune half of the code-search set on GOROOT
-	// (bench/codesearch, EVAL.md).
-	DefaultDefinitionWeight = 1.25
-	// DefaultCandidates is how many results each arm contributes before
-	// Combine and DocumentBlend (the technique's "top 150").
-	DefaultCandidates = 150
 )
 
 // Hit is one scored result of a retrieval arm.
@@ -52,7 +21,7 @@ type Hit struct {
 }
 
 // ErrInvalid is wrapped by every error of this package.
-var ErrInvalid = errors.New("rank: invalid input")
+var ErrInvalid = errors.New("fusion: invalid input")
 
 // Combine sums, per ID, the weighted scores of several ranked lists of the
 // same query: score = Σ weights[i] × score in lists[i], an ID missing from a
@@ -74,7 +43,7 @@ func sorted(hits []Hit, err error) ([]Hit, error) {
 	return hits, nil
 }
 
-// scratch holds the maps and slices of the steps below. Fuse takes one
+// scratch holds the maps and slices of the steps below. fuseLexical takes one
 // from scratchPool, so that a server's searches do not allocate them anew
 // (they were two fifths of what a search allocated); the exported steps use
 // a new one.
@@ -112,10 +81,10 @@ func (sc *scratch) bestMap(n int) map[string]float64 {
 
 // combine is Combine in no particular order, into sc.hits; the other
 // unexported steps below are likewise unordered, and change the scores of
-// the hits given in place, for Fuse, which orders only the end.
+// the hits given in place, for fuseLexical, which orders only the end.
 func combine(sc *scratch, lists [][]Hit, weights []float64) ([]Hit, error) {
 	if len(weights) != len(lists) {
-		return nil, fmt.Errorf("rank combine: %d weights for %d lists: %w", len(weights), len(lists), ErrInvalid)
+		return nil, fmt.Errorf("fusion combine: %d weights for %d lists: %w", len(weights), len(lists), ErrInvalid)
 	}
 	n := 0
 	for _, l := range lists {
@@ -134,11 +103,11 @@ func combine(sc *scratch, lists [][]Hit, weights []float64) ([]Hit, error) {
 	for i, l := range lists {
 		w := weights[i]
 		if err := checkNumber(w); err != nil {
-			return nil, fmt.Errorf("rank combine: weights[%d]: %w", i, err)
+			return nil, fmt.Errorf("fusion combine: weights[%d]: %w", i, err)
 		}
 		for j, h := range l {
 			if err := checkNumber(h.Score); err != nil {
-				return nil, fmt.Errorf("rank combine: lists[%d][%d] %q: Score: %w", i, j, h.ID, err)
+				return nil, fmt.Errorf("fusion combine: lists[%d][%d] %q: Score: %w", i, j, h.ID, err)
 			}
 			p, ok := pos[h.ID]
 			if !ok {
@@ -148,11 +117,11 @@ func combine(sc *scratch, lists [][]Hit, weights []float64) ([]Hit, error) {
 				continue
 			}
 			if last[p] == i {
-				return nil, fmt.Errorf("rank combine: lists[%d][%d]: duplicate ID %q: %w", i, j, h.ID, ErrInvalid)
+				return nil, fmt.Errorf("fusion combine: lists[%d][%d]: duplicate ID %q: %w", i, j, h.ID, ErrInvalid)
 			}
 			last[p] = i
 			if out[p].Doc != h.Doc {
-				return nil, fmt.Errorf("rank combine: lists[%d][%d]: ID %q in document %q and %q: %w", i, j, h.ID, out[p].Doc, h.Doc, ErrInvalid)
+				return nil, fmt.Errorf("fusion combine: lists[%d][%d]: ID %q in document %q and %q: %w", i, j, h.ID, out[p].Doc, h.Doc, ErrInvalid)
 			}
 			out[p].Score += w * h.Score
 		}
@@ -174,12 +143,12 @@ func DocumentBlend(hits []Hit, weight float64) ([]Hit, error) {
 
 func documentBlend(sc *scratch, hits []Hit, weight float64) ([]Hit, error) {
 	if err := checkNumber(weight); err != nil {
-		return nil, fmt.Errorf("rank document blend: weight: %w", err)
+		return nil, fmt.Errorf("fusion document blend: weight: %w", err)
 	}
 	best := sc.bestMap(len(hits))
 	for i, h := range hits {
 		if err := checkNumber(h.Score); err != nil {
-			return nil, fmt.Errorf("rank document blend: hits[%d] %q: Score: %w", i, h.ID, err)
+			return nil, fmt.Errorf("fusion document blend: hits[%d] %q: Score: %w", i, h.ID, err)
 		}
 		if s, ok := best[h.Doc]; !ok || h.Score > s {
 			best[h.Doc] = h.Score
@@ -206,16 +175,16 @@ func DocumentEvidence(hits, evidence []Hit, weight float64) ([]Hit, error) {
 	return sorted(documentEvidence(&scratch{}, cloneHits(hits), evidence, weight, true))
 }
 
-// documentEvidence checks that the IDs of hits are unique if checkIDs (Fuse
+// documentEvidence checks that the IDs of hits are unique if checkIDs (fuseLexical
 // passes it combine's hits, unique by construction).
 func documentEvidence(sc *scratch, hits, evidence []Hit, weight float64, checkIDs bool) ([]Hit, error) {
 	if err := checkNumber(weight); err != nil {
-		return nil, fmt.Errorf("rank document evidence: weight: %w", err)
+		return nil, fmt.Errorf("fusion document evidence: weight: %w", err)
 	}
 	best := sc.bestMap(len(evidence))
 	for i, h := range evidence {
 		if err := checkNumber(h.Score); err != nil {
-			return nil, fmt.Errorf("rank document evidence: evidence[%d] %q: Score: %w", i, h.ID, err)
+			return nil, fmt.Errorf("fusion document evidence: evidence[%d] %q: Score: %w", i, h.ID, err)
 		}
 		if s, ok := best[h.Doc]; !ok || h.Score > s {
 			best[h.Doc] = h.Score
@@ -227,11 +196,11 @@ func documentEvidence(sc *scratch, hits, evidence []Hit, weight float64, checkID
 	for i := range hits {
 		h := &hits[i]
 		if err := checkNumber(h.Score); err != nil {
-			return nil, fmt.Errorf("rank document evidence: hits[%d] %q: Score: %w", i, h.ID, err)
+			return nil, fmt.Errorf("fusion document evidence: hits[%d] %q: Score: %w", i, h.ID, err)
 		}
 		if checkIDs {
 			if sc.seen[h.ID] {
-				return nil, fmt.Errorf("rank document evidence: hits[%d]: duplicate ID %q: %w", i, h.ID, ErrInvalid)
+				return nil, fmt.Errorf("fusion document evidence: hits[%d]: duplicate ID %q: %w", i, h.ID, ErrInvalid)
 			}
 			sc.seen[h.ID] = true
 		}
@@ -264,4 +233,113 @@ func checkNumber(x float64) error {
 		return fmt.Errorf("must be a finite number >= 0, got %v: %w", x, ErrInvalid)
 	}
 	return nil
+}
+
+// evidenceList is a document-level list for fuseLexical: its best score per document
+// lifts that document's chunks by Weight (DocumentEvidence).
+type evidenceList struct {
+	Hits   []Hit
+	Weight float64
+}
+
+// fuseLexical runs the lexical recipe over the arms' lists and returns its best k
+// hits in order: Combine of chunkLists, then DocumentEvidence of each
+// evidence list in turn, then DocumentBlend when blend > 0, then TestPrior
+// when penalty > 0. It returns exactly the first k hits of those steps run
+// one by one, but orders only the end: each step's order depends on
+// nothing but the scores and IDs, and ordering hundreds of candidates at
+// every step, comparing IDs on tied scores, cost a server a tenth of a
+// search.
+func fuseLexical(chunkLists [][]Hit, weights []float64, evidence []evidenceList, blend, penalty float64, isTest func(string) bool, k int) ([]Hit, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("fusion lexical: k: must be >= 0, got %d: %w", k, ErrInvalid)
+	}
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		sc.reset()
+		scratchPool.Put(sc)
+	}()
+	hits, err := combine(sc, chunkLists, weights)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range evidence {
+		if hits, err = documentEvidence(sc, hits, ev.Hits, ev.Weight, false); err != nil {
+			return nil, err
+		}
+	}
+	if blend > 0 {
+		if hits, err = documentBlend(sc, hits, blend); err != nil {
+			return nil, err
+		}
+	}
+	if penalty > 0 {
+		if hits, err = testPrior(hits, penalty, isTest); err != nil {
+			return nil, err
+		}
+	}
+	// The hits are the pool's: the caller gets a copy of the best k.
+	return cloneHits(top(hits, k)), nil
+}
+
+// better says whether a comes before b in this package's results.
+func better(a, b *Hit) bool { return compareHits(a, b) < 0 }
+
+// top returns the first k hits in the order of this package's results
+// (score descending, then ID ascending), reordering hits; IDs must be
+// unique. With k small beside len(hits) it keeps the best k as it goes
+// instead of ordering all of them.
+func top(hits []Hit, k int) []Hit {
+	k = max(0, min(k, len(hits)))
+	if k == 0 {
+		return hits[:0]
+	}
+	if 4*k >= len(hits) {
+		sortHits(hits)
+		return hits[:k]
+	}
+	top := hits[:k]
+	sortHits(top)
+	for i := k; i < len(hits); i++ {
+		if !better(&hits[i], &top[k-1]) {
+			continue
+		}
+		h := hits[i]
+		j := sort.Search(k, func(j int) bool { return better(&h, &top[j]) })
+		// hits stays a permutation: the hit pushed out of the top k
+		// takes h's place.
+		hits[i] = top[k-1]
+		copy(top[j+1:], top[j:k-1])
+		top[j] = h
+	}
+	return top
+}
+
+// TestPrior multiplies the score of every hit whose document is a test file
+// (isTest of Hit.Doc; rank.IsTestFile in situate) by 1 − penalty and returns the hits in the new
+// order (score descending, then ID ascending). A question about how something
+// works wants the code that does it; the tests that exercise it share its
+// identifiers and often its words, and rank above it otherwise. Callers skip
+// it when the query asks for tests (rank.AsksForTests). Penalty 0 only re-sorts.
+// A penalty outside [0, 1] or NaN, or a negative, NaN or infinite score is
+// an error.
+func TestPrior(hits []Hit, penalty float64, isTest func(doc string) bool) ([]Hit, error) {
+	return sorted(testPrior(cloneHits(hits), penalty, isTest))
+}
+
+func testPrior(hits []Hit, penalty float64, isTest func(doc string) bool) ([]Hit, error) {
+	if err := checkNumber(penalty); err != nil || penalty > 1 {
+		return nil, fmt.Errorf("fusion test prior: penalty %v: must be in [0, 1]: %w", penalty, ErrInvalid)
+	}
+	weight := 1 - penalty
+	for i := range hits {
+		h := &hits[i]
+		if err := checkNumber(h.Score); err != nil {
+			return nil, fmt.Errorf("fusion test prior: hits[%d] %q: Score: %w", i, h.ID, err)
+		}
+		if isTest(h.Doc) {
+			h.Score *= weight
+		}
+	}
+	return hits, nil
 }
