@@ -3,6 +3,8 @@ package wiring_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,4 +144,31 @@ func TestOpenWriterThenReader(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].DocID != "a" {
 		t.Fatalf("search: %v, %v", hits, err)
 	}
+}
+
+// TestOpenTenant opens a server tenant's own SQLite store beside the root
+// store, with the server's tuning applied.
+func TestOpenTenant(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := settings{"store": "store"}
+	env := wiring.Env{WorkDir: dir}
+	root, sdir, shared, err := wiring.OpenStore(ctx, s, env, true)
+	if err != nil || shared {
+		t.Fatalf("OpenStore: %v (shared %v)", err, shared)
+	}
+	defer root.Close()
+	eng, store, err := wiring.OpenTenant(ctx, s, env, root, sdir, false, "acme", func(o *situate.Options) { o.ChunkCacheBytes = 1 << 20 }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store == root || eng.Options().ChunkCacheBytes != 1<<20 {
+		t.Errorf("tenant acme: own store %v, tuned options %d", store != root, eng.Options().ChunkCacheBytes)
+	}
+	eng.Close()
+	store.Close()
+	if _, err := os.Stat(filepath.Join(sdir, wiring.TenantsDir, "acme", wiring.StoreFile)); err != nil {
+		t.Errorf("tenant store: %v", err)
+	}
+
 }
