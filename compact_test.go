@@ -2,6 +2,7 @@ package situate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -161,5 +162,70 @@ func TestJobRunnerCompactsWhenIdle(t *testing.T) {
 		if n != 2 {
 			t.Fatalf("after a one-document job the %s arm has %d segment files, want 2", arm, n)
 		}
+	}
+}
+
+// TestIndexSegmentsCompactAndWarm: IndexSegments counts each lexical
+// arm's segments as the files on disk hold them; CompactIndexes leaves one
+// per arm and the same ranking; WarmIndexes readies them without error;
+// a reader cannot compact (ErrReadOnly), and an Engine over an index
+// backend has no segments of its own.
+func TestIndexSegmentsCompactAndWarm(t *testing.T) {
+	ctx := context.Background()
+	eng, st := openIndexEngine(t, offline.New(offline.DefaultOptions()))
+	for i := range 3 {
+		if _, err := eng.Put(ctx, harbourDoc(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs := eng.IndexSegments()
+	if files := armSegments(t, st.dir); len(segs) != len(files) || len(segs) < 2 {
+		t.Fatalf("IndexSegments %v, segment files by arm %v: want the same arms", segs, files)
+	}
+	for arm, n := range armSegments(t, st.dir) {
+		if segs[arm] != n || n < 2 {
+			t.Errorf("arm %s: IndexSegments says %d, %d files on disk; want equal, 2 or more after three commits", arm, segs[arm], n)
+		}
+	}
+	q := situate.Query{Text: "quay flood harbour", K: 3}
+	before := search(t, eng, q)
+	if err := eng.CompactIndexes(); err != nil {
+		t.Fatal(err)
+	}
+	for arm, n := range eng.IndexSegments() {
+		if n != 1 {
+			t.Errorf("arm %s after CompactIndexes: %d segments, want 1", arm, n)
+		}
+	}
+	after := search(t, eng, q)
+	if len(after) != len(before) {
+		t.Fatalf("compaction changed the results: %v, then %v", before, after)
+	}
+	for i := range before {
+		if before[i].DocID != after[i].DocID || before[i].Chunk != after[i].Chunk || before[i].Score != after[i].Score {
+			t.Errorf("hit %d: %s#%d %g before compaction, %s#%d %g after", i+1, before[i].DocID, before[i].Chunk, before[i].Score, after[i].DocID, after[i].Chunk, after[i].Score)
+		}
+	}
+	if err := eng.WarmIndexes(); err != nil {
+		t.Errorf("WarmIndexes: %v", err)
+	}
+
+	ro := situate.DefaultOptions()
+	ro.OpenMode = situate.OpenReader
+	reader, err := situate.Open(ctx, st.dir, st.Store, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if err := reader.CompactIndexes(); !errors.Is(err, situate.ErrReadOnly) {
+		t.Errorf("a reader's CompactIndexes: %v, want ErrReadOnly", err)
+	}
+
+	be := backendEngine(t, newSQLiteStore(t), newMemBackend(), nil)
+	if _, err := be.Put(ctx, harbourDoc(0)); err != nil {
+		t.Fatal(err)
+	}
+	if segs := be.IndexSegments(); len(segs) != 0 {
+		t.Errorf("IndexSegments over an index backend: %v, want none", segs)
 	}
 }

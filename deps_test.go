@@ -95,6 +95,14 @@ func TestImportRules(t *testing.T) {
 				// A store, index backend or provider implements the
 				// driver package's interfaces; it never sees the Engine.
 				why = "a driver-side adapter imports driver, never the root"
+			case dep == "wiring" && dir != "cmd/situate" && !strings.HasPrefix(dir, "examples") && !strings.HasPrefix(dir, "bench/"):
+				why = "only the front ends' wiring (cmd/situate, examples, bench) imports wiring"
+			case dir == "wiring":
+				// wiring builds stores, backends and providers from settings
+				// for every front end: it sees the adapters, never a front end.
+				if dep == "httpapi" || dep == "mcpserver" || dep == "web" || strings.HasPrefix(dep, "cmd/") {
+					why = "wiring imports no front end"
+				}
 			case dir == "cmd/situate" || strings.HasPrefix(dir, "examples") || strings.HasPrefix(dir, "bench/"):
 				// the wiring sees everything (benchmark commands are
 				// wiring too: they open a store as cmd/situate does)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/situate/situate/analysis"
@@ -84,6 +85,8 @@ type Engine struct {
 
 	// shared is what the local indexes hold (Options.SharedStore).
 	shared sharedState
+	// syncedStamp is shared.stamp, read without writeMu (SyncIfChanged).
+	syncedStamp atomic.Value
 
 	writeMu sync.Mutex // serializes store+index commits and the pending journal
 	// contextualizerRecorded: the store holds this Engine's contextualizer

@@ -68,6 +68,9 @@ func Open(ctx context.Context, dir string, store driver.Store, opts Options) (*E
 // open opens the engine in the mode opts names, without fallbacks.
 func open(ctx context.Context, dir string, store driver.Store, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, store: store, log: opts.logger(), docs: map[string]DocumentRecord{},
+		// Every commit over a SharedStore notes its documents in held, over
+		// an index backend too (which never runs openShared).
+		shared:    sharedState{held: map[string]string{}},
 		analyzers: map[string]int{}, readOnly: opts.OpenMode == OpenReader}
 	e.layout = e.indexLayout()
 	e.processing = e.processingFingerprint()

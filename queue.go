@@ -85,6 +85,11 @@ func (e *Engine) queueOne(ctx context.Context, jobs driver.JobStore, q queued) (
 	if doc.ID == "" {
 		return Unchanged, fmt.Errorf("queue: document ID: must not be empty: %w", ErrInvalid)
 	}
+	if doc.Format == "" {
+		// As a runner reads the upload (UploadDocument), so the store's
+		// content of it compares equal.
+		doc.Format = FormatText
+	}
 	hash := doc.Hash()
 	rec, err := e.store.Document(ctx, doc.ID)
 	known := err == nil

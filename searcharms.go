@@ -122,7 +122,11 @@ func (e *Engine) candidates(ctx context.Context, text, mode string, n int, allow
 	errs := make([]error, len(arms))
 	var wg sync.WaitGroup
 	for i, a := range arms {
-		lists[i] = fusion.Arm{Name: a.name(), Kind: a.kind(), Weight: a.weight()}
+		w := a.weight()
+		if l, ok := a.(interface{ weightFor(text string) float64 }); ok {
+			w = l.weightFor(text) // a lexical arm whose spec scales it per query
+		}
+		lists[i] = fusion.Arm{Name: a.name(), Kind: a.kind(), Weight: w}
 		aq := q
 		if a.kind() != fusion.Dense && !plain {
 			aq = &armQuery{text: text, n: max(n, e.opts.Candidates), allowed: allowed, filter: filter}

@@ -230,14 +230,16 @@ open:
 	}
 	e.shared.dir = dir
 	e.shared.dirty = true
-	fast, err := e.resumeSync(ctx, st, reset)
-	if err != nil {
+	if err := e.resumeSync(ctx, st, reset); err != nil {
 		return err
 	}
 	if _, err := e.Sync(ctx); err != nil {
 		return err
 	}
-	if fast {
+	if !reset {
+		// The SYNC file was trusted (and, with a ChangeLister, only the
+		// changes since it read): Sync indexed only what it did not list,
+		// so an index emptied or lost behind it would stay so.
 		ok, err := e.sameChunkCount(ctx)
 		if err != nil {
 			return err
@@ -256,6 +258,7 @@ open:
 			e.log.Warn("local indexes do not hold the shared store's chunks, rebuilding them", "dir", dir)
 			e.closeIndexes()
 			e.shared = sharedState{}
+			e.syncedStamp.Store("")
 			if err := os.Remove(filepath.Join(dir, syncFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("open engine: %w", err)
 			}
@@ -272,20 +275,19 @@ open:
 // resumeSync sets the engine up to read only the store's changes since the
 // SYNC file's stamp, when the local indexes were synced to this very store
 // and the store lists changes (ChangeLister): then no document list is read
-// on Open, and the records are read on first need (ensureDocs). It reports
-// whether it did.
-func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) (bool, error) {
+// on Open, and the records are read on first need (ensureDocs).
+func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) error {
 	id, err := e.sharedID(ctx)
 	if err != nil {
-		return false, fmt.Errorf("open engine: %w", err)
+		return fmt.Errorf("open engine: %w", err)
 	}
 	e.shared.id = id
 	if _, ok := e.store.(driver.ChangeLister); !ok || reset || e.shared.dir == "" || st.Stamp == "" || id == "" || st.StoreID != id {
-		return false, nil
+		return nil
 	}
-	e.shared.stamp = st.Stamp
+	e.setSyncStamp(st.Stamp)
 	e.shared.dirty = false // the SYNC file says it all until something changes
-	return true, nil
+	return nil
 }
 
 // sameChunkCount reports whether the language arm holds as many chunks as
@@ -365,7 +367,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 				e.dropDoc(id)
 			}
 			e.mu.Unlock()
-			e.shared.stamp = stamp
+			e.setSyncStamp(stamp)
 			return res, nil
 		}
 		for _, r := range ch.Written {
@@ -397,7 +399,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 			// The index is shared too: only the records (titles,
 			// filters) are this process's.
 			e.loadDocs(all)
-			e.shared.stamp = stamp
+			e.setSyncStamp(stamp)
 			return res, nil
 		}
 		want := make(map[string]DocumentRecord, len(all))
@@ -435,7 +437,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 	// store's text, and a document the store no longer holds is skipped.
 	records()
 	if len(add) == 0 && len(remove) == 0 {
-		e.shared.stamp = stamp
+		e.setSyncStamp(stamp)
 		return res, e.writeSync()
 	}
 
@@ -510,7 +512,7 @@ func (e *Engine) Sync(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	res.Indexed += len(staged)
-	e.shared.stamp = stamp
+	e.setSyncStamp(stamp)
 	if err := e.writeSync(); err != nil {
 		return res, fmt.Errorf("sync: %w", err)
 	}
@@ -528,4 +530,34 @@ func (e *Engine) storedVersion(ctx context.Context, id string) (rec DocumentReco
 		return rec, false, err
 	}
 	return rec, true, nil
+}
+
+// setSyncStamp records the store's change stamp the Engine is synced to;
+// the caller holds writeMu.
+func (e *Engine) setSyncStamp(stamp string) {
+	e.shared.stamp = stamp
+	e.syncedStamp.Store(stamp)
+}
+
+// SyncIfChanged is Sync when the shared store changed since the last Sync,
+// as its change stamp says (driver.ChangeStamper), and costs that one read
+// when it did not: a server calls it before each request, so that a read
+// sees every change committed before it by any process — an access list
+// another server narrowed above all — not only those of its periodic Sync.
+func (e *Engine) SyncIfChanged(ctx context.Context) (SyncResult, error) {
+	if !e.opts.SharedStore || e.storeOnly() {
+		return SyncResult{}, nil
+	}
+	cs, ok := e.store.(driver.ChangeStamper)
+	if !ok {
+		return SyncResult{}, nil
+	}
+	stamp, err := cs.ChangeStamp(ctx)
+	if err != nil {
+		return SyncResult{}, fmt.Errorf("sync: %w", err)
+	}
+	if synced, _ := e.syncedStamp.Load().(string); stamp != "" && stamp == synced {
+		return SyncResult{}, nil
+	}
+	return e.Sync(ctx)
 }

@@ -103,3 +103,33 @@ func (c *Embedder) Embed(ctx context.Context, texts []string, input driver.Input
 	}
 	return out, nil
 }
+
+// CacheOnly is an embedder that answers from cache alone, under the name
+// of the embedder the vectors were made with: rebuilding a vector index
+// from a store's vector cache calls no provider. A text the cache lacks
+// is an error saying which embedder to configure to re-embed it.
+func CacheOnly(name string, cache driver.VectorCache) driver.Embedder {
+	return cacheOnly{name: name, cache: cache}
+}
+
+type cacheOnly struct {
+	name  string
+	cache driver.VectorCache
+}
+
+func (c cacheOnly) Name() string { return c.name }
+
+func (c cacheOnly) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok, err := c.cache.CachedVector(ctx, Key(c.name, input, t))
+		if err != nil {
+			return nil, err
+		}
+		if !ok || len(v) == 0 {
+			return nil, fmt.Errorf("the vector cache has no vector of embedder %s for a stored chunk: pass --embed with the settings the store was indexed with to re-embed it", c.name)
+		}
+		out[i] = v
+	}
+	return out, nil
+}

@@ -139,3 +139,22 @@ func TestErrors(t *testing.T) {
 		t.Errorf("mixed dimensions: %v", err)
 	}
 }
+
+// TestCacheOnly: vectors cached under an embedder's name are served
+// without it; a text the cache lacks names the embedder to configure.
+func TestCacheOnly(t *testing.T) {
+	ctx := context.Background()
+	cache := newMem()
+	cache.m[embedcache.Key("voyage:v3", driver.InputDocument, "kept")] = []float32{1, 2}
+	e := embedcache.CacheOnly("voyage:v3", cache)
+	if e.Name() != "voyage:v3" {
+		t.Errorf("Name() = %q", e.Name())
+	}
+	got, err := e.Embed(ctx, []string{"kept"}, driver.InputDocument)
+	if err != nil || len(got) != 1 || got[0][1] != 2 {
+		t.Fatalf("cached text: %v, %v", got, err)
+	}
+	if _, err := e.Embed(ctx, []string{"kept"}, driver.InputQuery); err == nil || !strings.Contains(err.Error(), "embedder voyage:v3") {
+		t.Errorf("a query vector was never cached: %v", err)
+	}
+}

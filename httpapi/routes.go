@@ -249,10 +249,26 @@ func (s *Server) authed(h handler) http.Handler {
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+		s.freshen(r.Context(), c)
 		if e := h(w, r, c); e != nil {
 			s.writeError(w, r, e)
 		}
 	})
+}
+
+// freshen brings a tenant over a shared store up to what every process
+// committed before this request (situate.Engine.SyncIfChanged: one read of
+// the store's change stamp when nothing changed), so that a change another
+// server accepted, an access list narrowed above all, holds for this
+// request; the periodic sync is then only a fallback. A failure is logged
+// and the request answered from what the tenant holds.
+func (s *Server) freshen(ctx context.Context, c *Caller) {
+	if c.tenant == nil || c.tenant.Engine == nil {
+		return
+	}
+	if _, err := c.tenant.Engine.SyncIfChanged(ctx); err != nil && ctx.Err() == nil {
+		s.log.Warn("sync with the shared store before a request", "tenant", c.tenant.name, "err", err)
+	}
 }
 
 // api is authed with the request timeout.

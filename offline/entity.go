@@ -49,6 +49,24 @@ var articles = map[string]bool{
 	"le": true, "les": true, "il": true, "это": true,
 }
 
+// prepositions open an adverbial phrase before a sentence's subject ("For
+// each new release the Debian Project ...", "Для каждого нового выпуска
+// Проект Debian делает ...", "Tras la guerra, ..."): like the adverbs and
+// prepositions of leadWords they announce a name further on (laterName),
+// but they are not skipped before one ("By Design Ltd", "Over" as a name).
+var prepositions = map[string]bool{
+	"for": true, "after": true, "before": true, "during": true, "from": true, "by": true, "with": true,
+	"under": true, "over": true, "through": true, "throughout": true, "across": true, "among": true,
+	"within": true, "following": true, "on": true, "unlike": true, "despite": true,
+	"für": true, "nach": true, "während": true, "mit": true, "von": true, "bei": true, "unter": true,
+	"über": true, "vor": true, "aus": true, "durch": true, "trotz": true,
+	"para": true, "por": true, "tras": true, "durante": true, "con": true, "según": true, "sobre": true,
+	"bajo": true, "entre": true, "ante": true, "antes": true, "después": true,
+	"для": true, "по": true, "при": true, "после": true, "из": true, "от": true, "за": true, "до": true,
+	"согласно": true, "среди": true, "под": true, "над": true, "перед": true, "через": true, "у": true,
+	"о": true, "об": true, "к": true, "ко": true,
+}
+
 // nameJoiners may sit inside a name between capitalised words ("Bank of
 // England", "Torrecampo de la Sierra", "Haus der Kunst").
 var nameJoiners = map[string]bool{
@@ -264,8 +282,11 @@ func lowercaseWords(text string) map[string]bool {
 // opens with a preposition, an adverb or a number, or ends at a comma) of a
 // sentence that does not open with one: "In 2019, Acme Corp opened ..." -> "Acme Corp", "Founded in
 // 1987, Brightwater Logistics is ..." -> "Brightwater Logistics",
-// "2023年，星河电池公司…" -> "星河电池公司".
-func laterName(sentence string) string {
+// "2023年，星河电池公司…" -> "星河电池公司". In an untitled document (no
+// title, or one made from its file name) whose opening sentence has no
+// opening phrase, a name of two or more capitalised words further on is
+// taken too: nothing else names such a document's subject.
+func laterName(sentence string, untitled bool) string {
 	s := strings.TrimSpace(sentence)
 	if hanCount(s) >= 4 {
 		if i := strings.Index(s, "，"); i > 0 {
@@ -278,7 +299,7 @@ func laterName(sentence string) string {
 		return ""
 	}
 	first := strings.ToLower(strings.Trim(words[0], ",;:"))
-	phrase := leadWords[first] && !articles[first] || isNumber(first)
+	phrase := leadWords[first] && !articles[first] || prepositions[first] || isNumber(first)
 	for k := 1; k < len(words); k++ {
 		// "Much of the Node.js core API": a modifier, not the subject;
 		// "Wendlingsfeld ist eine Kleinstadt im Norden Hessens, gelegen im
@@ -292,8 +313,37 @@ func laterName(sentence string) string {
 				return subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false })
 			}
 		}
+		return ""
+	}
+	// No opening phrase: in an untitled document the first capitalised
+	// word further on is taken when it opens a name of two or more
+	// capitalised words ("This report describes the work of the Ashgrove
+	// Trust", "Last year Pellham Mills expanded", "Welcome to the
+	// Harbourside Library"). A single word there is a modifier named in
+	// passing ("Much of the Node.js core API", "modeled on standard POSIX
+	// functions"), and under a title that names the document a later name
+	// is mostly one too ("Black Death": "... in the Middle Ages").
+	for k := 1; untitled && k < len(words); k++ {
+		if isCapitalised(words[k]) {
+			if name := subjectEntity(strings.Join(words[k:], " "), func(string) bool { return false }); capitalisedWords(name) >= 2 {
+				return name
+			}
+			return ""
+		}
 	}
 	return ""
+}
+
+// capitalisedWords counts the capitalised words of name ("Ashgrove Trust"
+// 2, "Bank of England" 2, "TLS 1.2" 1).
+func capitalisedWords(name string) int {
+	n := 0
+	for w := range strings.FieldsSeq(name) {
+		if isCapitalised(w) {
+			n++
+		}
+	}
+	return n
 }
 
 // midSentenceCaps counts, by stemKey, the capitalised words that occur in

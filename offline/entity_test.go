@@ -62,6 +62,29 @@ func TestMidSentenceCaps(t *testing.T) {
 	}
 }
 
+// TestLaterNameUntitled: with no opening phrase, an untitled document takes
+// a later name of two or more capitalised words (issue 29: the English
+// held-out questions lost these subjects at 298d52a), never a single word
+// named in passing, and a titled document takes none.
+func TestLaterNameUntitled(t *testing.T) {
+	for _, tc := range []struct{ sentence, untitled, titled string }{
+		{"This report describes the work of the Ashgrove Trust during 2023.", "Ashgrove Trust", ""},
+		{"Last year Pellham Mills expanded its weaving hall.", "Pellham Mills", ""},
+		{"Welcome to the Harbourside Library, the oldest in the region.", "Harbourside Library", ""},
+		{"Much of the Node.js core API is built around events.", "", ""},
+		{"The node:fs module enables interacting with the file system in a way modeled on standard POSIX functions.", "", ""},
+		{"Package tls partially implements TLS 1.2, as specified in RFC 5246.", "", ""},
+		{"Most visitors to Elmstead come for its harbour.", "", ""},
+	} {
+		if got := laterName(tc.sentence, true); got != tc.untitled {
+			t.Errorf("laterName(%q, untitled) = %q, want %q", tc.sentence, got, tc.untitled)
+		}
+		if got := laterName(tc.sentence, false); got != tc.titled {
+			t.Errorf("laterName(%q, titled) = %q, want %q", tc.sentence, got, tc.titled)
+		}
+	}
+}
+
 func TestLaterName(t *testing.T) {
 	for _, tc := range []struct{ sentence, want string }{
 		{"In 2019, Acme Corp opened a second plant.", "Acme Corp"},
@@ -69,8 +92,12 @@ func TestLaterName(t *testing.T) {
 		{"Seit 2004 stellt die Falkenried Solar GmbH in Lindenhain Module her.", "Falkenried Solar GmbH"},
 		{"2023年，星河电池公司成为全省最大的储能企业。", "星河电池公司"},
 		{"the company was founded by two brothers.", ""},
+		// A preposition opens a phrase too (issue 29: the Debian FAQ's
+		// release-goals section lost "Проект Debian" at 298d52a).
+		{"Для каждого нового выпуска Проект Debian делает попытку сконцентрироваться на нескольких задачах.", "Проект Debian"},
+		{"For each new release the Debian Project sets a few goals.", "Debian Project"},
 	} {
-		if got := laterName(tc.sentence); got != tc.want {
+		if got := laterName(tc.sentence, false); got != tc.want {
 			t.Errorf("laterName(%q) = %q, want %q", tc.sentence, got, tc.want)
 		}
 	}

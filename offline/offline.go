@@ -104,7 +104,7 @@ func (c *Contextualizer) Contextualize(ctx context.Context, doc driver.Document,
 		// A sentence opening with a date or a phrase ("In 2019, Acme Corp
 		// ...") names its subject further on; one word there needs a second
 		// capitalised use.
-		if later := laterName(lead); subject == "" && later != "" &&
+		if later := laterName(lead, !informativeTitle(doc, title)); subject == "" && later != "" &&
 			(!isSingleWord(later) || mentions(title, later) || caps[stemKey(later)] >= 2 && !seenLower(lower, later)) {
 			subject = later
 		}

@@ -134,6 +134,15 @@ func BenchmarkSync(b *testing.B) {
 				}
 			}
 		})
+		// What a server pays before each request (httpapi): one read of
+		// the change stamp, no lock.
+		b.Run(fmt.Sprintf("docs=%d/if-changed=0", n), func(b *testing.B) {
+			for range b.N {
+				if res, err := e.SyncIfChanged(ctx); err != nil || res.Indexed != 0 {
+					b.Fatal(res, err)
+				}
+			}
+		})
 		version := 1
 		b.Run(fmt.Sprintf("docs=%d/changed=10", n), func(b *testing.B) {
 			for range b.N {

@@ -158,3 +158,21 @@ type rowidScanner struct {
 func (r rowidScanner) Scan(dest ...any) error {
 	return r.rows.Scan(append([]any{r.rowid}, dest...)...)
 }
+
+// OpenDroppingDamaged opens a database that Open refuses because rows are
+// damaged, without the open-time check, and drops the documents whose rows
+// are damaged (DropDamaged), so that the indexes can be rebuilt from the
+// rest and the next index run reads those documents again. Damage SQLite
+// itself finds (pages, not rows) is not repaired: the error says so.
+func OpenDroppingDamaged(ctx context.Context, path string) (*Store, []string, error) {
+	s, err := OpenWith(ctx, path, Options{SkipOpenCheck: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	dropped, err := s.DropDamaged(ctx)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, dropped, nil
+}

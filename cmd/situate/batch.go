@@ -8,6 +8,7 @@ import (
 	"github.com/situate/situate/driver"
 	"github.com/situate/situate/llm"
 	"github.com/situate/situate/provider/anthropic"
+	"github.com/situate/situate/wiring"
 )
 
 var _ llm.BatchClient = anthropic.Batcher{}
@@ -19,7 +20,7 @@ func newBatch(c *config, e *env, store backingStore, poll time.Duration, quiet b
 	if p, _, _ := strings.Cut(c.str("llm"), ":"); p != "anthropic" {
 		return nil, usagef("--batch needs --llm anthropic:MODEL (Message Batches are Anthropic's), got %q", c.str("llm"))
 	}
-	models, err := newLLM(c, e)
+	models, err := wiring.NewLLM(c, e.wiring())
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +28,7 @@ func newBatch(c *config, e *env, store backingStore, poll time.Duration, quiet b
 	if !ok {
 		return nil, fmt.Errorf("--batch: %s is not an Anthropic client", models[0].Name())
 	}
-	o, err := llmOptions(c)
+	o, err := wiring.LLMOptions(c)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func newBatch(c *config, e *env, store backingStore, poll time.Duration, quiet b
 	}}
 	b, err := llm.NewBatch(anthropic.Batcher{Client: client}, bo)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	return b, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,12 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/bm25"
-	"github.com/situate/situate/driver"
 	"github.com/situate/situate/embedcache"
 	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/report"
 	"github.com/situate/situate/sqlite"
 	"github.com/situate/situate/vector"
+	"github.com/situate/situate/wiring"
 )
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -30,11 +30,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			"the next index reads them again from their sources. Exits 1 when damage remains.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
 	repair := fs.Bool("repair", false, "rebuild damaged or incomplete indexes from the database")
 	tenant := fs.String("tenant", "", "with --store-url: check this tenant of a serve with keys (its schema situate_tenant_NAME and its local indexes)")
-	groupFlags(fs, "Shared store (--store-url) and index backend (--index weaviate)", append([]string{"store-url", "tenant"}, indexSettings...)...)
+	groupFlags(fs, "Shared store (--store-url) and index backend (--index weaviate)", append([]string{"store-url", "tenant"}, wiring.IndexSettings...)...)
 	rest, err := c.parse(e, fs, args)
 	if err != nil {
 		return err
@@ -63,7 +63,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if *repair {
 		store, err = sqlite.Open(ctx, dbPath)
 		if errors.Is(err, sqlite.ErrCorrupt) {
-			store, dropped, err = dropDamaged(ctx, dbPath, err)
+			// Drop the documents whose rows are damaged; if that fails
+			// too, the open's error stands.
+			if s, d, derr := sqlite.OpenDroppingDamaged(ctx, dbPath); derr == nil {
+				store, dropped, err = s, d, nil
+			}
 		}
 	}
 	if !*repair || errors.Is(err, sqlite.ErrCorrupt) {
@@ -83,7 +87,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if *repair && !store.ReadOnly() {
 		if opts.Embedder == nil {
 			if name, found, _ := store.Meta(ctx, "engine.embedder"); found && name != "" {
-				opts.Embedder = cacheOnlyEmbedder{name: name, cache: store}
+				opts.Embedder = embedcache.CacheOnly(name, store)
 			}
 		}
 		rep, err = situate.Repair(ctx, dir, store, opts)
@@ -93,7 +97,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printCheck(e.stdout, dbPath, rep)
+	report.Check(e.stdout, dbPath, rep)
 	if len(dropped) > 0 {
 		fmt.Fprintf(e.stdout, "%-10s dropped %d damaged document(s) from the database: %s; 'situate index' reads them again from their sources\n",
 			"repaired", len(dropped), strings.Join(quotedNames(dropped), ", "))
@@ -129,46 +133,14 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 	if tenant != "" {
 		where += " (tenant " + tenant + ")"
 	}
-	log := warnLogger(e.stderr)
-	opts, err := engineOptions(c, e, store, log)
+	chk, err := wiring.CheckShared(ctx, c, e.wiring(), store, tenant, repair, warnLogger(e.stderr))
 	if err != nil {
 		return err
 	}
-	opts.SharedStore = true
-	backend, err := newIndexBackend(ctx, c, e, tenant, false)
-	if err != nil {
-		return err
-	}
-	if backend != nil {
-		closed := false // the engine of a repair closes the backend
-		defer func() {
-			if !closed {
-				backend.Close()
-			}
-		}()
-		rep, err := situate.Check(ctx, "", store, opts)
-		if err != nil {
-			return err
-		}
-		arm := situate.CheckBackend(ctx, store, backend)
-		if repair && !arm.OK() && rep.StoreErr == nil && len(rep.StoreProblems) == 0 {
-			// A writing engine over the backend re-indexes what it lacks
-			// or holds at another version, and removes the rest.
-			opts.Backend = backend
-			eng, err := situate.Open(ctx, "", store, opts)
-			if err != nil {
-				rep.RepairErr = err
-			} else {
-				rep.Repaired = []string{"backend"}
-				arm = situate.CheckBackend(ctx, store, backend)
-				closed = true
-				if err := eng.Close(); err != nil {
-					rep.RepairErr = err
-				}
-			}
-		}
-		printCheck(e.stdout, where, rep)
-		printBackendCheck(e.stdout, c, arm)
+	rep, arm := chk.Report, chk.Backend
+	report.Check(e.stdout, where, rep)
+	if arm != nil {
+		report.Backend(e.stdout, c.str("index"), c.list("weaviate-url"), *arm)
 		switch {
 		case !rep.OK():
 			return storeDamage(where, rep, repair, "")
@@ -179,32 +151,13 @@ func checkShared(ctx context.Context, e *env, c *config, tenant string, repair b
 		}
 		return nil
 	}
-	dir := filepath.Join(c.storeDir(e), sharedDir, sharedName(store.Where()))
-	if tenant != "" {
-		dir = filepath.Join(dir, tenantsDir, tenant)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		// No process of this machine searched the store yet: the store
-		// alone is checked (and nothing is built).
-		dir = ""
-	}
-	var rep situate.CheckReport
-	if repair {
-		rep, err = situate.Repair(ctx, dir, store, opts)
-	} else {
-		rep, err = situate.Check(ctx, dir, store, opts)
-	}
-	if err != nil {
-		return err
-	}
-	printCheck(e.stdout, where, rep)
-	if dir == "" {
+	if chk.Dir == "" {
 		fmt.Fprintf(e.stdout, "%-10s none on this machine (no process here has searched this store with --store %s)\n", "indexes", c.storeDir(e))
 	}
 	if rep.OK() {
 		return nil
 	}
-	return storeDamage(where, rep, repair, dir)
+	return storeDamage(where, rep, repair, chk.Dir)
 }
 
 // storeDamage is check's error for a report that is not OK over a shared
@@ -218,133 +171,6 @@ func storeDamage(where string, rep situate.CheckReport, repair bool, dir string)
 	default:
 		return fmt.Errorf("the local indexes in %s differ from the store (a running serve or mcp syncs them every few seconds; 'situate check --repair' with the same flags syncs them now, and rebuilds damaged ones)", dir)
 	}
-}
-
-// printBackendCheck prints the index backend's line of a check.
-func printBackendCheck(w io.Writer, c *config, a situate.CheckArm) {
-	name := c.str("index")
-	switch {
-	case a.Err != nil:
-		fmt.Fprintf(w, "%-10s UNREADABLE %s: %v\n", name, strings.Join(c.list("weaviate-url"), ","), a.Err)
-	case !a.OK():
-		fmt.Fprintf(w, "%-10s OUT OF LINE holds %d of the store's %d documents at their versions\n", name, a.Docs-len(a.Extra), a.WantDocs)
-	default:
-		fmt.Fprintf(w, "%-10s ok %d documents at the store's versions\n", name, a.Docs)
-	}
-	if len(a.Missing) > 0 {
-		fmt.Fprintf(w, "  missing %d documents the store holds (or at another version): %s\n", len(a.Missing), idList(a.Missing))
-	}
-	if len(a.Extra) > 0 {
-		fmt.Fprintf(w, "  extra   %d documents the store does not hold: %s\n", len(a.Extra), idList(a.Extra))
-	}
-}
-
-func printCheck(w io.Writer, dbPath string, r situate.CheckReport) {
-	switch {
-	case r.StoreErr != nil:
-		fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", "database", dbPath, r.StoreErr)
-	case len(r.StoreProblems) > 0:
-		fmt.Fprintf(w, "%-10s DAMAGED %s: the integrity check found %d problems:\n", "database", dbPath, len(r.StoreProblems))
-		for i, p := range r.StoreProblems {
-			if i == 10 {
-				fmt.Fprintf(w, "             ... and %d more\n", len(r.StoreProblems)-i)
-				break
-			}
-			fmt.Fprintf(w, "             %s\n", escapeControl(p))
-		}
-	case strings.HasPrefix(dbPath, "postgres "):
-		fmt.Fprintf(w, "%-10s ok %s (records, chunks and change counter): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
-	default:
-		fmt.Fprintf(w, "%-10s ok %s (integrity_check): %d documents, %d chunks\n", "database", dbPath, r.Documents, r.Chunks)
-	}
-	for _, a := range r.Arms {
-		switch {
-		case a.Err != nil:
-			fmt.Fprintf(w, "%-10s DAMAGED %s: %v\n", a.Name, a.Dir, a.Err)
-		case a.Damaged():
-			fmt.Fprintf(w, "%-10s DAMAGED\n", a.Name)
-		case len(a.Files) == 0 && len(a.Missing) > 0:
-			fmt.Fprintf(w, "%-10s MISSING %s holds no index\n", a.Name, a.Dir)
-		case !a.OK():
-			fmt.Fprintf(w, "%-10s OUT OF LINE %d documents, %d chunks (database: %d chunks)\n", a.Name, a.Groups, a.Docs, a.WantDocs)
-		default:
-			fmt.Fprintf(w, "%-10s ok %d documents, %d chunks\n", a.Name, a.Groups, a.Docs)
-		}
-		for _, f := range a.Files {
-			if f.Err != nil {
-				fmt.Fprintf(w, "  DAMAGED %s: %v\n", f.Path, f.Err)
-			} else {
-				fmt.Fprintf(w, "  ok      %s (%s)\n", f.Path, humanBytes(f.Size))
-			}
-		}
-		if len(a.Missing) > 0 {
-			fmt.Fprintf(w, "  missing %d documents the database holds: %s\n", len(a.Missing), idList(a.Missing))
-		}
-		if len(a.Extra) > 0 {
-			fmt.Fprintf(w, "  extra   %d documents the database does not hold: %s\n", len(a.Extra), idList(a.Extra))
-		}
-	}
-	if len(r.Pending) > 0 {
-		fmt.Fprintf(w, "%-10s %d documents whose index update was interrupted: %s\n", "pending", len(r.Pending), idList(r.Pending))
-	}
-	if len(r.Repaired) > 0 {
-		fmt.Fprintf(w, "%-10s rebuilt %s from the database\n", "repaired", strings.Join(r.Repaired, ", "))
-	}
-	if r.RepairErr != nil {
-		fmt.Fprintf(w, "%-10s FAILED %v\n", "repair", r.RepairErr)
-	}
-}
-
-func idList(ids []string) string {
-	const show = 5
-	q := make([]string, 0, show)
-	for i, id := range ids {
-		if i == show {
-			break
-		}
-		q = append(q, escapeControl(fmt.Sprintf("%q", id)))
-	}
-	s := strings.Join(q, ", ")
-	if len(ids) > show {
-		s += fmt.Sprintf(" and %d more", len(ids)-show)
-	}
-	return s
-}
-
-// escapeControl quotes control characters so a file name or finding cannot
-// forge output lines.
-func escapeControl(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return s
-	}
-	q := fmt.Sprintf("%q", s)
-	return q[1 : len(q)-1]
-}
-
-// cacheOnlyEmbedder answers from the store's vector cache alone, under the
-// name of the embedder the vectors were made with: a repair rebuilds the
-// vector index without calling any provider. A text the cache lacks is an
-// error saying which embedder to pass.
-type cacheOnlyEmbedder struct {
-	name  string
-	cache driver.VectorCache
-}
-
-func (c cacheOnlyEmbedder) Name() string { return c.name }
-
-func (c cacheOnlyEmbedder) Embed(ctx context.Context, texts []string, input driver.InputType) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v, ok, err := c.cache.CachedVector(ctx, embedcache.Key(c.name, input, t))
-		if err != nil {
-			return nil, err
-		}
-		if !ok || len(v) == 0 {
-			return nil, fmt.Errorf("the vector cache has no vector of embedder %s for a stored chunk: pass --embed with the settings the store was indexed with to re-embed it", c.name)
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // damageHint is what to do about err when it says a store file is damaged,
@@ -366,24 +192,6 @@ func damageHint(err error) string {
 		return "Another situate process is writing to this store; wait for it to finish.\n"
 	}
 	return ""
-}
-
-// dropDamaged opens a database that Open refused (openErr) without its
-// open-time check and drops the documents whose rows are damaged, so that
-// the indexes can be rebuilt from the rest and the next index run reads
-// those documents again. Damage SQLite itself finds (pages, not rows) is
-// not repaired: it returns openErr.
-func dropDamaged(ctx context.Context, dbPath string, openErr error) (*sqlite.Store, []string, error) {
-	store, err := sqlite.OpenWith(ctx, dbPath, sqlite.Options{SkipOpenCheck: true})
-	if err != nil {
-		return nil, nil, openErr
-	}
-	dropped, err := store.DropDamaged(ctx)
-	if err != nil {
-		store.Close()
-		return nil, nil, openErr
-	}
-	return store, dropped, nil
 }
 
 // quotedNames quotes ids as ls and search print them (ingest.QuoteName).

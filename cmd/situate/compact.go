@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/situate/situate/report"
 )
 
 func runCompact(ctx context.Context, e *env, args []string) error {
@@ -44,6 +46,6 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		na += after[arm]
 	}
 	fmt.Fprintf(e.stdout, "compacted %d %s in %s: %d segment files before, %d after; store %s\n",
-		len(before), plural(len(before), "index", "indexes"), time.Since(start).Round(time.Millisecond), nb, na, c.storeDir(e))
+		len(before), report.Plural(len(before), "index", "indexes"), time.Since(start).Round(time.Millisecond), nb, na, c.storeDir(e))
 	return nil
 }

@@ -16,50 +16,16 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/situate/situate"
+	"github.com/situate/situate/wiring"
 )
 
-// A setting is one configuration value. It has the same name as a flag and
-// as a key in situate.toml; flags override the environment, which overrides
-// the file, which overrides the default.
+// A setting is one configuration value (wiring.Defs) with its effective
+// value and where that comes from; flags override the environment, which
+// overrides the file, which overrides the default.
 type setting struct {
-	name   string
-	env    string // environment variable, if any
-	def    string
-	usage  string
-	isBool bool
-	isList bool // comma-separated or repeated flag
-
+	wiring.Setting
 	value  string
 	origin string
-}
-
-// settingDefs lists every setting; commands pick the ones they take.
-func settingDefs() []*setting {
-	d := situate.DefaultOptions()
-	defs := []*setting{
-		{name: "store", env: "SITUATE_STORE", def: ".situate", usage: "store directory"},
-		{name: "store-url", env: "SITUATE_STORE_URL", usage: "PostgreSQL store shared by several situate processes (postgres://user@host:port/db); the --store directory then holds only this process's indexes"},
-		{name: "config", env: "SITUATE_CONFIG", usage: "configuration file (default: situate.toml in the store)"},
-		{name: "chunk-size", def: strconv.Itoa(d.ChunkSize), usage: "target chunk size in tokens"},
-		{name: "chunk-overlap", def: strconv.Itoa(d.ChunkOverlap), usage: "overlap between chunks in tokens"},
-		{name: "contextualizer", def: "offline", usage: "what writes chunk contexts: offline (extractive, no model), llm (the model named by --llm; the default when --llm is set) or none"},
-		{name: "analyzer", usage: "force one BM25 analyzer (standard, english, german, spanish, russian, chinese, code); default: per document language"},
-		{name: "bm25-k1", def: strconv.FormatFloat(d.BM25K1, 'g', -1, 64), usage: "BM25 k1"},
-		{name: "bm25-b", def: strconv.FormatFloat(d.BM25B, 'g', -1, 64), usage: "BM25 b"},
-		{name: "context-weight", def: strconv.FormatFloat(d.ContextWeight, 'g', -1, 64), usage: "0: index \"context\\n\\nchunk\" as one field; >0: chunk and context as two fields, context weighted by this"},
-		{name: "compound-weight", def: strconv.FormatFloat(d.CompoundWeight, 'g', -1, 64), usage: "German: match compounds with their parts through the index vocabulary, each added term weighted by this (0: off)"},
-		{name: "recipe", def: "situate", usage: "lexical ranking: situate (language + code + word-pair BM25 arms and document evidence, see EVAL.md) or lucene (one BM25 arm, exactly Lucene's ranking)"},
-		{name: "parallel", def: strconv.Itoa(d.ParallelDocuments), usage: "documents contextualized at once"},
-		{name: "include", isList: true, usage: "only index files whose path matches this glob (repeatable)"},
-		{name: "exclude", isList: true, usage: "skip files whose path matches this glob (repeatable)"},
-		{name: "max-file-size", def: strconv.Itoa(64 << 20), usage: "skip files larger than this many bytes"},
-		{name: "k", def: strconv.Itoa(situate.DefaultK), usage: "number of results"},
-		{name: "mode", usage: "search mode: bm25, dense or hybrid (default: hybrid with --embed, bm25 without)"},
-	}
-	defs = append(defs, denseSettingDefs()...)
-	defs = append(defs, indexSettingDefs()...)
-	return append(defs, llmSettingDefs()...)
 }
 
 type config struct {
@@ -70,13 +36,16 @@ type config struct {
 
 func newConfig() *config {
 	c := &config{settings: map[string]*setting{}}
-	for _, s := range settingDefs() {
-		s.value, s.origin = s.def, "default"
-		c.settings[s.name] = s
-		c.order = append(c.order, s.name)
+	for _, d := range wiring.Defs() {
+		c.settings[d.Name] = &setting{Setting: d, value: d.Default, origin: "default"}
+		c.order = append(c.order, d.Name)
 	}
 	return c
 }
+
+// Value and Origin make the configuration the wiring package's Settings.
+func (c *config) Value(name string) string  { return c.settings[name].value }
+func (c *config) Origin(name string) string { return c.settings[name].origin }
 
 // flags registers the named settings on fs; a flag given on the command line
 // records its value with origin "flag".
@@ -86,15 +55,15 @@ func (c *config) flags(fs *flag.FlagSet, names ...string) {
 		if s == nil {
 			panic("unknown setting " + n)
 		}
-		usage := s.usage
-		if s.env != "" {
-			usage += " (env " + s.env + ")"
+		usage := s.Usage
+		if s.Env != "" {
+			usage += " (env " + s.Env + ")"
 		}
-		if s.def != "" && !s.isBool {
-			usage += " (default " + s.def + ")"
+		if s.Default != "" && !s.Bool {
+			usage += " (default " + s.Default + ")"
 		}
 		set := func(v string) error {
-			if s.isList && s.origin == "flag" {
+			if s.List && s.origin == "flag" {
 				s.value += "," + v
 			} else {
 				s.value = v
@@ -102,7 +71,7 @@ func (c *config) flags(fs *flag.FlagSet, names ...string) {
 			s.origin = "flag"
 			return nil
 		}
-		if s.isBool {
+		if s.Bool {
 			fs.BoolFunc(n, usage, func(v string) error {
 				if _, err := strconv.ParseBool(v); err != nil {
 					return fmt.Errorf("want true or false")
@@ -125,25 +94,21 @@ func (v settingValue) String() string     { return "" }
 func (v settingValue) Set(x string) error { return v.set(x) }
 func (v settingValue) kind() string       { return v.s.kind() }
 
-// floatSettings are the settings read as numbers with a fraction.
-var floatSettings = map[string]bool{"bm25-k1": true, "bm25-b": true, "context-weight": true, "compound-weight": true,
-	"dense-weight": true, "lexical-weight": true, "max-cost": true}
-
 // kind names the type of a setting's value for help: int, number,
 // duration, list or string.
 func (s *setting) kind() string {
 	switch {
-	case s.isBool:
+	case s.Bool:
 		return ""
-	case s.isList:
+	case s.List:
 		return "list"
-	case floatSettings[s.name]:
+	case wiring.FloatSettings[s.Name]:
 		return "number"
 	}
-	if _, err := strconv.Atoi(s.def); err == nil {
+	if _, err := strconv.Atoi(s.Default); err == nil {
 		return "int"
 	}
-	if _, err := time.ParseDuration(s.def); err == nil && s.def != "" {
+	if _, err := time.ParseDuration(s.Default); err == nil && s.Default != "" {
 		return "duration"
 	}
 	return "string"
@@ -154,11 +119,11 @@ func (s *setting) kind() string {
 func (c *config) load(e *env) error {
 	for _, n := range c.order {
 		s := c.settings[n]
-		if s.origin == "flag" || s.env == "" {
+		if s.origin == "flag" || s.Env == "" {
 			continue
 		}
-		if v := e.getenv(s.env); v != "" {
-			s.value, s.origin = v, "env "+s.env
+		if v := e.getenv(s.Env); v != "" {
+			s.value, s.origin = v, "env "+s.Env
 		}
 	}
 	path := c.settings["config"].value
@@ -202,47 +167,15 @@ func (c *config) load(e *env) error {
 	return nil
 }
 
-func (c *config) storeDir(e *env) string {
-	dir := c.settings["store"].value
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(e.workDir, dir)
-	}
-	return dir
-}
+func (c *config) storeDir(e *env) string { return wiring.StoreDir(c, e.wiring()) }
 
 func (c *config) str(name string) string { return c.settings[name].value }
 
-func (c *config) list(name string) []string {
-	v := c.settings[name].value
-	if v == "" {
-		return nil
-	}
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (c *config) list(name string) []string { return wiring.List(c, name) }
 
-func (c *config) int(name string) (int, error) {
-	s := c.settings[name]
-	n, err := strconv.Atoi(s.value)
-	if err != nil {
-		return 0, usagef("--%s (from %s): %q is not an integer", name, s.origin, s.value)
-	}
-	return n, nil
-}
+func (c *config) int(name string) (int, error) { return wiring.Int(c, name) }
 
-func (c *config) float(name string) (float64, error) {
-	s := c.settings[name]
-	f, err := strconv.ParseFloat(s.value, 64)
-	if err != nil {
-		return 0, usagef("--%s (from %s): %q is not a number", name, s.origin, s.value)
-	}
-	return f, nil
-}
+func (c *config) float(name string) (float64, error) { return wiring.Float(c, name) }
 
 // parse parses args with fs, allowing flags after positional arguments
 // ("situate search 'query' -k 5"), and loads the environment and file.
@@ -256,7 +189,7 @@ func (c *config) parse(e *env, fs *flag.FlagSet, args []string) ([]string, error
 				fs.Usage()
 				return nil, errHelpShown
 			}
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -270,7 +203,7 @@ func (c *config) parse(e *env, fs *flag.FlagSet, args []string) ([]string, error
 		args = rest[1:]
 	}
 	if err := c.load(e); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	return positional, nil
 }

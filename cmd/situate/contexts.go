@@ -10,9 +10,8 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
-	"github.com/situate/situate/ingest/pdf"
-	"github.com/situate/situate/llm"
 	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 // DefaultReviewChunkChars is how much of a chunk "situate contexts" shows
@@ -41,11 +40,11 @@ func runContexts(ctx context.Context, e *env, args []string) error {
 			"replaces the old one in the store and the index.")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	// Those settings shape what --regenerate writes; review ignores them.
 	groupFlags(fs, "With --regenerate: how the documents are indexed again (as 'index' takes them)",
 		"chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "parallel", "max-file-size")
-	groupFlags(fs, "With --regenerate: the LLM that writes the new contexts (as 'index' takes them)", llmSettings...)
+	groupFlags(fs, "With --regenerate: the LLM that writes the new contexts (as 'index' takes them)", wiring.LLMSettings...)
 	sample := fs.Int("sample", 10, "show this many chunks, picked at random (0: all)")
 	flagged := fs.Bool("flagged", false, "only chunks whose context has flags")
 	seed := fs.Uint64("seed", 1, "random seed of the sample")
@@ -185,112 +184,13 @@ func regenerateDocs(ctx context.Context, e *env, c *config, store *sqlite.Store,
 		st.Close()
 		return cerr
 	}
-	maxSize, err := c.int("max-file-size")
+	res, err := wiring.Regenerate(ctx, c, e.wiring(), store, byID, ids, warnLogger(e.stderr),
+		func(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) })
 	if err != nil {
 		return err
 	}
-	models, err := newLLM(c, e)
-	if err != nil {
-		return err
-	}
-	o, err := llmOptions(c)
-	if err != nil {
-		return err
-	}
-	o.Cache, o.Usage = skipFlagged{store}, store
-	if len(models) > 1 {
-		o.Replicas = models[1:]
-	}
-	ctxz, err := llm.New(models[0], o)
-	if err != nil {
-		return usageError{err}
-	}
-	log := warnLogger(e.stderr)
-	eo, err := engineOptions(c, e, store, log)
-	if err == nil {
-		err = withBackend(ctx, c, e, &eo, "", false)
-	}
-	if err != nil {
-		return err
-	}
-	if eo.Contextualizer == nil || eo.Contextualizer.Name() != ctxz.Name() {
-		return usagef("--regenerate: the contextualizer must be the LLM (--llm %s)", c.str("llm"))
-	}
-	eo.Contextualizer = ctxz
-	eng, err := situate.Open(ctx, c.storeDir(e), store, eo)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-
-	pdfx := pdf.New(pdf.Options{})
-	defer pdfx.Close() // releases PDFium's WebAssembly runtime, if a PDF started it
-	ingestOpts := ingest.Options{MaxFileSize: int64(maxSize), PDF: pdfx}
-	// Read every document back from its file; it must be what was indexed.
-	var todo []situate.Document
-	var stale []string
-	for _, id := range ids {
-		rec := byID[id]
-		if rec.Path == "" {
-			fmt.Fprintf(e.stderr, "skip %s: indexed without a source file (stdin or JSONL); re-index it with the LLM instead\n", id)
-			continue
-		}
-		doc, err := ingest.ParseFile(ctx, rec.Path, rec.ID, ingestOpts)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "skip %s: %v\n", id, err)
-			continue
-		}
-		if !eng.Indexed(doc) {
-			doc.Title, doc.Metadata, doc.Access = rec.Title, rec.Metadata, rec.Access
-		}
-		if !eng.Indexed(doc) {
-			fmt.Fprintf(e.stderr, "skip %s: %s changed since it was indexed; run 'situate index' first\n", id, rec.Path)
-			continue
-		}
-		todo = append(todo, doc)
-		stale = append(stale, doc.ID)
-	}
-	if len(todo) == 0 {
-		return errAlreadyReported
-	}
-	// The old version stays searchable until the new one is committed.
-	if err := eng.MarkStale(ctx, stale...); err != nil {
-		return err
-	}
-	failed := 0
-	for _, doc := range todo {
-		if _, err := eng.Put(ctx, doc); err != nil {
-			failed++
-			fmt.Fprintf(e.stderr, "fail %s: %v\n", doc.ID, err)
-			continue
-		}
-		chunks, err := eng.Chunks(ctx, doc.ID)
-		if err != nil {
-			return err
-		}
-		still := 0
-		for _, ch := range chunks {
-			if len(ch.Context.Flags) > 0 {
-				still++
-			}
-		}
-		rec, _ := eng.Document(doc.ID)
-		fmt.Fprintf(e.stderr, "regenerated %s: version %d, %d chunks, %d still flagged\n", doc.ID, rec.Version, len(chunks), still)
-	}
-	if failed > 0 {
+	if res.Read == 0 || res.Failed > 0 {
 		return errAlreadyReported
 	}
 	return nil
-}
-
-// skipFlagged is the store's context cache with flagged entries treated as
-// missing, so they are asked again; the new answers replace them.
-type skipFlagged struct{ *sqlite.Store }
-
-func (s skipFlagged) CachedContext(ctx context.Context, key string) (situate.Context, bool, error) {
-	x, ok, err := s.Store.CachedContext(ctx, key)
-	if err != nil || !ok || len(x.Flags) > 0 {
-		return situate.Context{}, false, err
-	}
-	return x, true, nil
 }

@@ -6,19 +6,16 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/situate/situate/driver"
 	"github.com/situate/situate/harness"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/eval"
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
-	"github.com/situate/situate/offline"
-	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -35,9 +32,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			"  --format squad --file xquad.en.json [--lang en]\n"+
 			"  --format answers --docs DIR --queries queries.jsonl [--include GLOB] [--exclude GLOB]\n"+
 			"  --generate N --llm PROVIDER:MODEL [--seed S] [--out FILE] PATH|--store DIR  (write reference questions for your documents)")
-	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude"}, llmSettings...)...)
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
+	c.flags(fs, append([]string{"config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude"}, wiring.LLMSettings...)...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
 	format := fs.String("format", "", "dataset format: anthropic, trec, squad or answers")
 	chunksPath := fs.String("chunks", "", "anthropic: codebase_chunks.json")
 	queriesPath := fs.String("queries", "", "anthropic: evaluation_set.jsonl; answers: queries JSONL")
@@ -69,7 +66,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		// questions name: the others compete for the top ranks, as in use.
 		opts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude")}
 		if err := opts.Validate(); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		if err := allDocuments(ctx, e, ds, *docsPath, *queriesPath, opts); err != nil {
 			return err
@@ -94,7 +91,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		*docFormat = situate.FormatCode
 	}
 
-	configs, err := evalConfigs(c, ds, *configList, *compare)
+	configs, err := wiring.EvalConfigs(c, ds, *configList, *compare)
 	if err != nil {
 		return err
 	}
@@ -110,12 +107,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	for _, name := range configs {
 		cfg, err := harness.ParseConfig(name)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
-		run, err := harness.Evaluate(ctx, ds, cfg, evalOptions(e, c, pdfx, *docFormat, *depth))
+		run, err := harness.Evaluate(ctx, ds, cfg, wiring.EvalOptions(c, e.wiring(), pdfx, *docFormat, *depth, warnLogger(e.stderr), func(id string, err error) { fmt.Fprintf(e.stderr, "skip document %s: %v\n", id, err) }))
 		if err != nil {
 			if errors.Is(err, situate.ErrInvalid) {
-				return usageError{fmt.Errorf("%s: %w", name, err)}
+				return usageError{Err: fmt.Errorf("%s: %w", name, err)}
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -203,68 +200,6 @@ func loadDataset(format, chunks, queries, contexts, docs, topics, qrels, file, l
 	}
 }
 
-// evalConfigs resolves which configurations to run. Without --compare the
-// configured contextualizer runs, or the provided contexts when there are.
-func evalConfigs(c *config, ds *eval.Dataset, compare string, all bool) ([]string, error) {
-	applicable := harness.Configs(ds, harness.Available{LLM: c.str("llm") != "", Embedder: c.str("embed") != "", Reranker: c.str("rerank") != ""})
-	if all {
-		return applicable, nil
-	}
-	if compare == "" {
-		if harness.HasProvidedContexts(ds) && c.settings["contextualizer"].origin == "default" {
-			return []string{harness.Provided}, nil
-		}
-		name := c.str("contextualizer")
-		if c.str("llm") != "" && c.settings["contextualizer"].origin == "default" {
-			name = harness.LLM
-		}
-		if name == "none" {
-			name = harness.Raw
-		}
-		return []string{name}, nil
-	}
-	var out []string
-	for _, name := range splitList(compare) {
-		cfg, err := harness.ParseConfig(name)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if !slices.Contains(applicable, cfg.Contexts) || (name != cfg.Contexts && c.str("embed") == "") {
-			return nil, usagef("--configs %s: not available for this dataset (available: %s)", name, strings.Join(applicable, ", "))
-		}
-		out = append(out, name)
-	}
-	return out, nil
-}
-
-// evalOptions wires harness.Evaluate: a SQLite store per configuration, the
-// engine options of "situate index" and "situate search", and ingest for
-// documents given as files.
-func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth int) harness.Options {
-	log := warnLogger(e.stderr)
-	return harness.Options{
-		Depth: depth, DocFormat: docFormat,
-		NewStore: func(ctx context.Context, dir string) (driver.Store, error) {
-			return sqlite.Open(ctx, filepath.Join(dir, storeFile))
-		},
-		EngineOptions: func(cfg harness.Config, store driver.Store) (situate.Options, error) {
-			opts, err := engineOptions(c, e, store.(*sqlite.Store), log)
-			if err == nil {
-				// A Weaviate tenant of its own, dropped when the engine closes.
-				err = withBackend(context.Background(), c, e, &opts, "", true)
-			}
-			if err == nil && cfg.Contexts == harness.Offline {
-				opts.Contextualizer = offline.New(offline.DefaultOptions())
-			}
-			return opts, err
-		},
-		Read: func(ctx context.Context, path, id string) (situate.Document, error) {
-			return ingest.ParseFile(ctx, path, id, ingest.Options{PDF: pdfx})
-		},
-		Skip: func(id string, err error) { fmt.Fprintf(e.stderr, "skip document %s: %v\n", id, err) },
-	}
-}
-
 // allDocuments replaces an answers dataset's documents with every file under
 // dir that "situate index" would index with the same --include and --exclude
 // globs (ingest.EvalDocuments). A question whose document is not among them
@@ -272,7 +207,7 @@ func evalOptions(e *env, c *config, pdfx *pdf.Extractor, docFormat string, depth
 func allDocuments(ctx context.Context, e *env, ds *eval.Dataset, dir, queries string, opts ingest.Options) error {
 	err := ingest.EvalDocuments(ctx, ds, dir, queries, opts, func(err error) { fmt.Fprintf(e.stderr, "skip %v\n", err) })
 	if errors.Is(err, situate.ErrInvalid) {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return err
 }

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/situate/situate"
-	"github.com/situate/situate/ingest"
-	"github.com/situate/situate/ingest/pdf"
-	"github.com/situate/situate/llm"
 	"github.com/situate/situate/questions"
 	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
 // generateRequested says whether "eval" was asked to generate questions
@@ -43,7 +39,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			"drop those that fail a check, and write them as an answers dataset:\n"+
 			"  situate eval --format answers --docs PATH --queries OUT --compare")
 	c.flags(fs, "store", "config", "chunk-size", "chunk-overlap", "include", "exclude", "max-file-size")
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	n := fs.Int("generate", 0, "number of chunks to sample (each gives at most one question)")
 	seed := fs.Uint64("seed", 1, "sampling seed: the same seed, documents and model outputs give the same file")
 	out := fs.String("out", "questions.jsonl", "dataset file to write (JSONL, answers format)")
@@ -72,7 +68,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			return usagef("--generate: %s is not a folder (the dataset's documents are paths relative to a folder)", paths[0])
 		}
 	}
-	models, err := newLLM(c, e)
+	models, err := wiring.NewLLM(c, e.wiring())
 	if err != nil {
 		return err
 	}
@@ -89,14 +85,14 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		if docs, err = storedDocuments(ctx, e, store); err != nil {
+		if docs, err = wiring.StoredDocuments(ctx, store, func(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) }); err != nil {
 			return err
 		}
 	}
 	if len(docs) == 0 {
 		return fmt.Errorf("generate: no documents to ask about")
 	}
-	dcs, err := splitDocs(ctx, c, docs)
+	dcs, err := wiring.Split(c, docs)
 	if err != nil {
 		return err
 	}
@@ -114,7 +110,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if opts.MaxCostUSD, err = c.float("max-cost"); err != nil {
 		return err
 	}
-	prices, err := llmPrices(c)
+	prices, err := wiring.Prices(c)
 	if err != nil {
 		return err
 	}
@@ -132,12 +128,12 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "generate: %d/%d calls\n", done, total)
 		}
 	}
-	gen, all, err := projectCosts(c, dcs, srcs, opts)
+	gen, all, err := wiring.ProjectGeneration(c, dcs, srcs, opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "generate: projected %d calls, %d input tokens (%d read from the prompt cache), $%.4f%s\n",
-		gen.Calls, gen.PromptTokens, gen.CacheReadTokens, gen.CostUSD, priceNote(gen))
+		gen.Calls, gen.PromptTokens, gen.CacheReadTokens, gen.CostUSD, wiring.PriceNote(gen))
 	if opts.MaxCostUSD > 0 && gen.CostUSD > opts.MaxCostUSD {
 		return fmt.Errorf("generate: projected cost $%.4f exceeds --max-cost $%.4f (ask for fewer questions with --generate)", gen.CostUSD, opts.MaxCostUSD)
 	}
@@ -173,7 +169,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	werr := questions.WriteReport(f, res)
 	if werr == nil {
 		_, werr = fmt.Fprintf(f, "\nProjected before the run: $%.4f for the generation%s. Contextualizing the whole corpus (%d documents, %d chunks) with `%s` would take %d calls, %d prompt tokens of which %d read from the prompt cache, and cost $%.4f (without caching $%.4f), as `situate cost` estimates it.\n",
-			gen.CostUSD, priceNote(gen), all.Docs, all.Chunks, c.str("llm"), all.Calls, all.PromptTokens, all.CacheReadTokens, all.CostUSD, all.CostNoCacheUSD)
+			gen.CostUSD, wiring.PriceNote(gen), all.Docs, all.Chunks, c.str("llm"), all.Calls, all.PromptTokens, all.CacheReadTokens, all.CostUSD, all.CostNoCacheUSD)
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
@@ -197,101 +193,5 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	return genErr
 }
 
-// projectCosts estimates, offline and as "situate cost" does, the
-// generation (the sampled chunks, prompted on their whole documents, with
-// answers of about 60 tokens) and contextualizing the whole corpus.
-func projectCosts(c *config, dcs []llm.DocChunks, srcs []questions.Source, opts questions.Options) (gen, all llm.CostEstimate, err error) {
-	o, err := llmOptions(c)
-	if err != nil {
-		return gen, all, err
-	}
-	picks, _ := questions.Sample(srcs, opts.N, opts.Seed, questions.DefaultMinChunkTerms)
-	byDoc := map[int][]situate.Chunk{}
-	var order []int
-	for _, p := range picks {
-		if _, ok := byDoc[p.Source]; !ok {
-			order = append(order, p.Source)
-		}
-		byDoc[p.Source] = append(byDoc[p.Source], srcs[p.Source].Chunks[p.Chunk])
-	}
-	var sampled []llm.DocChunks
-	for _, i := range order {
-		sampled = append(sampled, llm.DocChunks{Doc: dcs[i].Doc, Chunks: byDoc[i]})
-	}
-	gen = llm.Estimate(sampled, c.str("llm"), nil, llm.EstimateOptions{Options: o, OutputTokens: 60})
-	all = llm.Estimate(dcs, c.str("llm"), nil, llm.EstimateOptions{Options: o})
-	for _, e := range []error{gen.Err, all.Err} {
-		if e != nil {
-			return gen, all, e
-		}
-	}
-	return gen, all, nil
-}
-
-func priceNote(e llm.CostEstimate) string {
-	if !e.PriceKnown {
-		return " (no price known for the model)"
-	}
-	return ""
-}
-
-// storedDocuments re-reads the documents of a store from the files they
-// were indexed from (the store keeps chunks, not whole documents); a
-// document whose file is gone is reported and left out.
-func storedDocuments(ctx context.Context, e *env, store *sqlite.Store) ([]situate.Document, error) {
-	recs, err := store.Documents(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("generate: list documents: %w", err)
-	}
-	pdfx := pdf.New(pdf.Options{})
-	defer pdfx.Close()
-	var docs []situate.Document
-	for _, r := range recs {
-		if r.Path == "" {
-			fmt.Fprintf(e.stderr, "skip %s: the store does not know its file\n", r.ID)
-			continue
-		}
-		d, err := ingest.ParseFile(ctx, r.Path, r.ID, ingest.Options{PDF: pdfx})
-		if err != nil {
-			fmt.Fprintf(e.stderr, "skip %s: %v\n", r.ID, err)
-			continue
-		}
-		if r.Lang != "" {
-			d.Lang = r.Lang
-		}
-		docs = append(docs, d)
-	}
-	return docs, nil
-}
-
-// reviewItems lists each item and reads y (keep) or n (drop) per line;
-// an empty line keeps too; q or the end of input keeps the rest unreviewed.
-func reviewItems(in io.Reader, out io.Writer, items []questions.Item) ([]questions.Item, error) {
-	sc := bufio.NewScanner(in)
-	var kept []questions.Item
-	for i, it := range items {
-		fmt.Fprintf(out, "\n[%d/%d] %s  (%s, bytes %d-%d%s)\n  Q: %s\n  A: %s\nkeep? [y/n/q] ",
-			i+1, len(items), it.ID, it.Doc, it.Start, it.End, headingNote(it.Heading), it.Question, it.Answer)
-		if !sc.Scan() {
-			if err := sc.Err(); err != nil {
-				return nil, fmt.Errorf("review: %w", err)
-			}
-			return append(kept, items[i:]...), nil
-		}
-		switch strings.ToLower(strings.TrimSpace(sc.Text())) {
-		case "n", "no":
-		case "q", "quit":
-			return append(kept, items[i:]...), nil
-		default:
-			kept = append(kept, it)
-		}
-	}
-	return kept, nil
-}
-
-func headingNote(h string) string {
-	if h == "" {
-		return ""
-	}
-	return ", " + h
-}
+// reviewItems accepts or drops each generated question (questions.Review).
+var reviewItems = questions.Review

@@ -9,6 +9,8 @@ import (
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/report"
+	"github.com/situate/situate/wiring"
 )
 
 func runIndex(ctx context.Context, e *env, args []string) error {
@@ -19,10 +21,10 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 			"a changed document is re-chunked and re-contextualized as a whole.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel", "include", "exclude", "max-file-size")
-	c.flags(fs, llmSettings...)
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
-	groupFlags(fs, "Index backend (--index weaviate)", indexSettings...)
+	c.flags(fs, wiring.LLMSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate)", wiring.IndexSettings...)
 	prune := fs.Bool("prune", false, "remove indexed documents that were not found in this run")
 	strict := fs.Bool("strict", false, "exit non-zero when any file was skipped (files skipped by earlier runs are read again)")
 	allowFallback := fs.Bool("allow-fallback", false, "exit 0 even when chunks got the offline context because their LLM calls failed (the next run retries them)")
@@ -37,8 +39,8 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	groupFlags(fs, "Shared store (--store-url): queue for workers", "store-url", "queue", "tenant")
 	groupFlags(fs, "Chunks, contexts and BM25", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe", "parallel")
-	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(llmSettings), "batch", "batch-poll", "allow-fallback")...)
-	groupFlags(fs, "With --embed: contextual embeddings", denseSettings...)
+	groupFlags(fs, "With --llm: the model that writes the contexts", append(slices.Clone(wiring.LLMSettings), "batch", "batch-poll", "allow-fallback")...)
+	groupFlags(fs, "With --embed: contextual embeddings", wiring.DenseSettings...)
 	prof := profileFlags(fs)
 	paths, err := c.parse(e, fs, args)
 	if err != nil {
@@ -64,7 +66,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	ingestOpts := ingest.Options{Include: c.list("include"), Exclude: c.list("exclude"),
 		MaxFileSize: int64(maxSize), PDF: pdfx}
 	if err := ingestOpts.Validate(); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 
 	if *tenant != "" && !*queue {
@@ -99,7 +101,7 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 	src := ingest.Source(paths, ingest.SourceOptions{Options: ingestOpts, Stdin: e.stdin, StdinID: *stdinID, SkipDir: storeDir, Reread: *verbose || *strict})
 	res, err := eng.Index(ctx, src, opts)
 	prog.done()
-	if !*quiet && e.tally != nil && e.tally.calls.Load() > 0 {
+	if !*quiet && e.tally != nil && e.tally.Calls() > 0 {
 		fmt.Fprintf(e.stderr, "llm: %s\n", e.tally)
 	}
 	if s := llmSummary(e); s != "" && !*quiet {
@@ -107,9 +109,9 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 		// Only documents whose chunks or contexts came out different get a
 		// new version.
 		fmt.Fprintf(e.stderr, "llm: %d %s got other contexts (new version), %d kept %s (same version)\n",
-			res.Updated, plural(res.Updated, "document", "documents"), res.Unchanged, plural(res.Unchanged, "its", "theirs"))
+			res.Updated, report.Plural(res.Updated, "document", "documents"), res.Unchanged, report.Plural(res.Unchanged, "its", "theirs"))
 	}
-	if s := indexSummary(res, err, storeDir); !*quiet && s != "" {
+	if s := report.Index(res, err, storeDir); !*quiet && s != "" {
 		fmt.Fprintln(e.stderr, s)
 	}
 	if !*quiet {
@@ -136,29 +138,3 @@ func runIndex(ctx context.Context, e *env, args []string) error {
 // pruneWithheld is the error of an index --prune run that could not list a
 // directory under its paths (IndexResult.PruneWithheld).
 const pruneWithheld = "situate index: --prune removed nothing: a directory could not be read (see the skipped files), so which documents are gone is unknown"
-
-// indexSummary is the last line of an index run: "nothing changed" when the
-// run changed nothing and met no problem, otherwise what it did. Skipped
-// files are counted apart (indexProgress.skipSummary).
-func indexSummary(res situate.IndexResult, err error, storeDir string) string {
-	before := ""
-	if res.SkippedBefore > 0 {
-		before = fmt.Sprintf(", %d skipped %s unchanged", res.SkippedBefore, plural(res.SkippedBefore, "file", "files"))
-	}
-	if err == nil && res.Unchanged > 0 && res.Added+res.Updated+res.Removed+res.Failed+res.Fallbacks == 0 {
-		return fmt.Sprintf("nothing changed: %d %s unchanged%s (checked in %s); store %s",
-			res.Unchanged, plural(res.Unchanged, "document", "documents"), before, res.Duration.Round(1e6), storeDir)
-	}
-	if res.Documents+res.Removed == 0 {
-		if err != nil {
-			return "" // the error says why
-		}
-		return "found no documents to index; store " + storeDir
-	}
-	fallbacks := ""
-	if res.Fallbacks > 0 {
-		fallbacks = fmt.Sprintf("; %d chunks got the offline context because their calls failed", res.Fallbacks)
-	}
-	return fmt.Sprintf("indexed %d %s in %s: %d added, %d updated, %d unchanged, %d removed, %d failed%s; %d new chunks%s; store %s",
-		res.Documents, plural(res.Documents, "document", "documents"), res.Duration.Round(1e6), res.Added, res.Updated, res.Unchanged, res.Removed, res.Failed, before, res.Chunks, fallbacks, storeDir)
-}

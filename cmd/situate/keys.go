@@ -11,6 +11,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/driver"
 	"github.com/situate/situate/httpapi"
+	"github.com/situate/situate/wiring"
 )
 
 func runKeys(ctx context.Context, e *env, args []string) error {
@@ -44,7 +45,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	openStore := func() (backingStore, error) {
-		s, _, _, err := openBacking(ctx, e, c, true)
+		s, _, _, err := wiring.OpenStore(ctx, c, e.wiring(), true)
 		return s, err
 	}
 	switch sub {
@@ -65,10 +66,10 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		case *tenant == "":
 			return usagef("create: --tenant is required (or --server for the operator's key)")
 		default:
-			secret, k, err = httpapi.NewKey(*tenant, *name, splitList(*principals), *admin, *write)
+			secret, k, err = httpapi.NewKey(*tenant, *name, wiring.SplitList(*principals), *admin, *write)
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		store, err := openStore()
 		if err != nil {

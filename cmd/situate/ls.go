@@ -10,6 +10,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/wiring"
 )
 
 func runList(ctx context.Context, e *env, args []string) error {
@@ -41,7 +42,7 @@ func runList(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *principals != "" {
-		f.Principals = splitList(*principals)
+		f.Principals = wiring.SplitList(*principals)
 	}
 	eng, store, err := openReader(ctx, e, c)
 	if err != nil {

@@ -11,6 +11,10 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/situate/situate/driver"
+	"github.com/situate/situate/llm"
+	"github.com/situate/situate/wiring"
 )
 
 // Exit codes.
@@ -20,14 +24,12 @@ const (
 	exitUsage   = 2
 )
 
-// usageError marks errors in how the command was called (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+// usageError marks errors in how the command was called (exit code 2),
+// the wiring package's among them.
+type usageError = wiring.UsageError
 
 func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return usageError{Err: fmt.Errorf(format, args...)}
 }
 
 type command struct {
@@ -67,18 +69,28 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	workDir        string
-	// tally counts LLM usage during this run when an LLM is configured.
-	tally *usageTally
+	// tally counts LLM usage during this run when an LLM is configured,
+	// and the documents that made LLM calls.
+	tally *llm.Tally
 	// cacheSalt is sent to vLLM as cache_salt (one per tenant of serve).
 	cacheSalt string
-	// llmDocs counts the documents that made LLM calls; llmChange says
-	// which LLM settings changed since the store was last indexed.
-	llmDocs   *docTally
+	// llmChange says which LLM settings changed since the store was last
+	// indexed.
 	llmChange string
 	llmBefore map[string]bool // documents in the store before the run
 	// stored makes the engine use the contextualizer the store was last
 	// indexed with when none is chosen ("status").
 	stored bool
+}
+
+// wiring is what the wiring package needs of this run's environment; the
+// LLM contextualizer's usage goes through this run's tally.
+func (e *env) wiring() wiring.Env {
+	return wiring.Env{Getenv: e.getenv, WorkDir: e.workDir, CacheSalt: e.cacheSalt, Stored: e.stored,
+		Usage: func(next driver.UsageRecorder) driver.UsageRecorder {
+			e.tally = &llm.Tally{Next: next}
+			return e.tally
+		}}
 }
 
 func main() {

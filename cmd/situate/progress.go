@@ -1,23 +1,16 @@
 package main
 
 import (
-	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
-	"sync/atomic"
-	"time"
-
-	"github.com/situate/situate/driver"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/report"
 )
 
 // indexProgress shows an index run: a bar with documents, calls, fallbacks,
@@ -73,31 +66,7 @@ func (p *indexProgress) event(ev situate.IndexEvent) {
 		p.bar.ChangeMax(pr.DocsTotal)
 	}
 	p.bar.Set(pr.Docs)
-	p.bar.Describe(describe(pr))
-}
-
-// describe is the text before the bar.
-func describe(pr situate.IndexProgress) string {
-	if pr.CallsTotal == 0 {
-		return "situating"
-	}
-	in := pr.InputTokens + pr.CacheReadTokens + pr.CacheWriteTokens
-	share := 0.0
-	if in > 0 {
-		share = 100 * float64(pr.CacheReadTokens) / float64(in)
-	}
-	errs := 0
-	for _, e := range pr.Errors {
-		errs += e.Count
-	}
-	s := fmt.Sprintf("situating · calls %d/%d · %d in flight · %.0f%% cached · $%.4f", pr.Calls, pr.CallsTotal, pr.InFlight, share, pr.CostUSD)
-	if pr.Fallbacks > 0 || errs > 0 {
-		s += fmt.Sprintf(" · %d fallbacks · %d errors", pr.Fallbacks, errs)
-	}
-	if pr.ETA > 0 {
-		s += " · ETA " + pr.ETA.Round(time.Second).String()
-	}
-	return s
+	p.bar.Describe(report.Progress(pr))
 }
 
 func (p *indexProgress) line(format string, args ...any) {
@@ -113,115 +82,12 @@ func (p *indexProgress) done() {
 	}
 }
 
-// skipSummary is one line counting this run's skipped files by reason,
-// most frequent first: "skipped 759 files: 512 binary, 200 image, 47
-// archive"; "" when none was skipped.
+// skipSummary is one line counting this run's skipped files by reason
+// (report.Skips); "" when none was skipped.
 func (p *indexProgress) skipSummary() string {
-	n := 0
-	reasons := make([]string, 0, len(p.skips))
-	for r, c := range p.skips {
-		n += c
-		reasons = append(reasons, r)
-	}
-	if n == 0 {
-		return ""
-	}
-	slices.SortFunc(reasons, func(a, b string) int {
-		if c := cmp.Compare(p.skips[b], p.skips[a]); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "skipped %d %s: ", n, plural(n, "file", "files"))
-	for i, r := range reasons {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d %s", p.skips[r], r)
-	}
+	hint := ""
 	if !p.verbose {
-		b.WriteString(" (--verbose lists them)")
+		hint = " (--verbose lists them)"
 	}
-	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// usageTally counts what the LLM calls of this run cost, for the progress
-// line, and passes every record on to the store.
-type usageTally struct {
-	next                                   driver.UsageRecorder
-	calls, input, read, write, out, micros atomic.Int64
-}
-
-func (u *usageTally) RecordUsage(ctx context.Context, x situate.Usage) error {
-	u.add(x)
-	return u.next.RecordUsage(ctx, x)
-}
-
-func (u *usageTally) add(x situate.Usage) {
-	u.calls.Add(1)
-	u.input.Add(int64(x.InputTokens))
-	u.read.Add(int64(x.CacheReadTokens))
-	u.write.Add(int64(x.CacheWriteTokens))
-	u.out.Add(int64(x.OutputTokens))
-	u.micros.Add(int64(x.CostUSD * 1e6))
-}
-
-// BeginUsage passes a call recorded before it is sent on to the store
-// (driver.AttemptRecorder); the tally counts it when FinishUsage completes it.
-func (u *usageTally) BeginUsage(ctx context.Context, x situate.Usage) (int64, error) {
-	return beginUsage(ctx, u.next, x)
-}
-
-// FinishUsage tallies the call as RecordUsage does and completes its record.
-func (u *usageTally) FinishUsage(ctx context.Context, id int64, x situate.Usage) error {
-	u.add(x)
-	return finishUsage(ctx, u.next, id, x)
-}
-
-// beginUsage and finishUsage pass an attempt's records to next, or record
-// the finished call alone when next cannot record attempts (id 0).
-func beginUsage(ctx context.Context, next driver.UsageRecorder, x situate.Usage) (int64, error) {
-	if a, ok := next.(driver.AttemptRecorder); ok {
-		return a.BeginUsage(ctx, x)
-	}
-	return 0, nil
-}
-
-func finishUsage(ctx context.Context, next driver.UsageRecorder, id int64, x situate.Usage) error {
-	if a, ok := next.(driver.AttemptRecorder); ok && id != 0 {
-		return a.FinishUsage(ctx, id, x)
-	}
-	if next == nil {
-		return nil
-	}
-	return next.RecordUsage(ctx, x)
-}
-
-// String is "N calls · T tokens · P% cached · $C".
-func (u *usageTally) String() string {
-	in := u.input.Load() + u.read.Load() + u.write.Load()
-	share := 0.0
-	if in > 0 {
-		share = 100 * float64(u.read.Load()) / float64(in)
-	}
-	return fmt.Sprintf("%d calls · %s tokens in, %s out · %.0f%% cached · $%.4f",
-		u.calls.Load(), humanCount(in), humanCount(u.out.Load()), share, float64(u.micros.Load())/1e6)
-}
-
-func humanCount(n int64) string {
-	switch {
-	case n >= 1e6:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
+	return report.Skips(p.skips, hint)
 }

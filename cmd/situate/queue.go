@@ -7,10 +7,9 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/postgres"
+	"github.com/situate/situate/report"
+	"github.com/situate/situate/wiring"
 )
-
-// tenantSchema is the PostgreSQL schema of a serve tenant's store.
-func tenantSchema(tenant string) string { return "situate_tenant_" + tenant }
 
 // openSharedStore opens the PostgreSQL store of --store-url, or the store of
 // tenant in it when tenant is set.
@@ -24,7 +23,7 @@ func openSharedStore(ctx context.Context, c *config, tenant string) (*postgres.S
 		if err := httpapi.ValidTenant(tenant); err != nil {
 			return nil, usagef("--tenant: %v", err)
 		}
-		store, err = postgres.OpenSchema(ctx, url, tenantSchema(tenant))
+		store, err = postgres.OpenSchema(ctx, url, wiring.TenantSchema(tenant))
 	} else {
 		store, err = postgres.Open(ctx, url)
 	}
@@ -82,13 +81,9 @@ func queueSummary(ctx context.Context, res situate.IndexResult, err error, store
 	if tenant != "" {
 		where += " (tenant " + tenant + ")"
 	}
-	queued := res.Added + res.Updated
-	s := fmt.Sprintf("queued %d %s for workers in %s: %d new, %d changed, %d unchanged, %d removed, %d failed; store %s",
-		queued, plural(queued, "document", "documents"), res.Duration.Round(1e6), res.Added, res.Updated, res.Unchanged,
-		res.Removed, res.Failed, where)
-	if counts, cerr := store.JobCounts(ctx); cerr == nil && err == nil {
-		s += fmt.Sprintf("; jobs: %d queued, %d running, %d done, %d failed (run 'situate worker --store-url ...' to process them)",
-			counts[situate.JobQueued], counts[situate.JobRunning], counts[situate.JobDone], counts[situate.JobFailed])
+	counts, cerr := store.JobCounts(ctx)
+	if cerr != nil || err != nil {
+		counts = nil
 	}
-	return s
+	return report.Queue(res, where, counts)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/situate/situate"
 	"github.com/situate/situate/httpapi"
 	"github.com/situate/situate/ingest"
+	"github.com/situate/situate/wiring"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -21,11 +22,11 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	// Only what a query uses: no chunking, contextualizer or LLM settings
 	// (those shape the index, written by "situate index").
 	c.flags(fs, "store", "store-url", "config", "k", "mode", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
-	c.flags(fs, denseSettings...)
+	c.flags(fs, wiring.DenseSettings...)
 	groupFlags(fs, "BM25 ranking", "analyzer", "bm25-k1", "bm25-b", "context-weight", "compound-weight", "recipe")
-	groupFlags(fs, "Hybrid search and reranking (with --embed or --rerank)", denseSettings...)
-	c.flags(fs, indexSettings...)
-	groupFlags(fs, "Index backend (--index weaviate)", indexSettings...)
+	groupFlags(fs, "Hybrid search and reranking (with --embed or --rerank)", wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate)", wiring.IndexSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
 	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")
@@ -55,10 +56,10 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 
 	q := situate.Query{Text: query, K: k, Mode: c.str("mode"), Explain: *explain, Rerank: eng.Options().Reranker != nil && !*noRerank}
 	if *docs != "" {
-		q.Filter.Docs = splitList(*docs)
+		q.Filter.Docs = wiring.SplitList(*docs)
 	}
 	if *principals != "" {
-		q.Filter.Principals = splitList(*principals)
+		q.Filter.Principals = wiring.SplitList(*principals)
 	}
 	hits, err := eng.Search(ctx, q)
 	if err != nil {
@@ -73,16 +74,6 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	}
 	printHits(e.stdout, query, hits)
 	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // printHits writes a readable listing: document and heading, the context

@@ -7,9 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,12 +17,11 @@ import (
 	"github.com/situate/situate/ingest"
 	"github.com/situate/situate/ingest/pdf"
 	"github.com/situate/situate/postgres"
-	"github.com/situate/situate/sqlite"
+	"github.com/situate/situate/wiring"
 )
 
-// tenantsDir holds one store per tenant (store, indexes, caches) when the
-// server has keys: tenants share nothing.
-const tenantsDir = "tenants"
+// tenantsDir holds one store per tenant (wiring.TenantsDir).
+const tenantsDir = wiring.TenantsDir
 
 // serveMounts adds handlers (MCP, the web page) to a server; each front
 // end's file appends its own.
@@ -37,9 +34,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		"any other address needs keys (situate keys create). With keys each tenant has its own store in STORE/tenants/NAME.")
 	c.flags(fs, "store", "store-url", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer", "bm25-k1", "bm25-b",
 		"context-weight", "compound-weight", "recipe", "parallel", "max-file-size")
-	c.flags(fs, denseSettings...)
-	c.flags(fs, indexSettings...)
-	c.flags(fs, llmSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	c.flags(fs, wiring.LLMSettings...)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	workers := fs.Int("workers", httpapi.DefaultWorkers, "indexing jobs run at once per tenant (0 with --store-url: none, 'situate worker' processes run them)")
 	rate := fs.Float64("rate-limit", 0, "requests per second per key (0: unlimited)")
@@ -73,7 +70,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	root, dir, shared, err := openBacking(ctx, e, c, true)
+	root, dir, shared, err := wiring.OpenStore(ctx, c, e.wiring(), true)
 	if err != nil {
 		return err
 	}
@@ -99,50 +96,22 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer closeParser()
 
 	open := func(ctx context.Context, name string) (*httpapi.Tenant, error) {
-		tdir, store := dir, root
-		te := *e
-		if authenticated {
-			tdir = filepath.Join(dir, tenantsDir, name)
-			if err := os.MkdirAll(tdir, 0o755); err != nil {
-				return nil, fmt.Errorf("create tenant store %s: %w", tdir, err)
-			}
-			if shared {
-				// One schema per tenant in the shared database.
-				store, err = postgres.OpenSchema(ctx, c.str("store-url"), "situate_tenant_"+name)
-			} else {
-				store, err = sqlite.Open(ctx, filepath.Join(tdir, storeFile))
-			}
-			if err != nil {
-				return nil, err
-			}
-			// vLLM scopes its prefix cache by cache_salt: tenants sharing
-			// a server never reuse each other's cached prompts.
-			te.cacheSalt = "situate-tenant-" + name
+		if !authenticated {
+			name = "" // the one local tenant is the store itself
 		}
-		opts, err := engineOptions(c, &te, store, log)
-		opts.SharedStore = shared
-		opts.ChunkCacheBytes = *chunkCacheMiB << 20
-		if err == nil && authenticated {
-			err = withBackend(ctx, c, e, &opts, name, false)
-		} else if err == nil {
-			err = withBackend(ctx, c, e, &opts, "", false)
+		te := *e // each tenant's own run state (its LLM usage tally)
+		eng, store, err := wiring.OpenTenant(ctx, c, te.wiring(), root, dir, shared, name,
+			func(o *situate.Options) { o.ChunkCacheBytes = *chunkCacheMiB << 20 }, log)
+		if err != nil {
+			return nil, err
 		}
-		if err == nil {
-			var eng *situate.Engine
-			if eng, err = situate.Open(ctx, tdir, store, opts); err == nil {
-				return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error {
-					err := eng.Close()
-					if store != root {
-						err = errors.Join(err, store.Close())
-					}
-					return err
-				}}, nil
+		return &httpapi.Tenant{Engine: eng, Jobs: store, Close: func() error {
+			err := eng.Close()
+			if store != root {
+				err = errors.Join(err, store.Close())
 			}
-		}
-		if store != root {
-			store.Close()
-		}
-		return nil, err
+			return err
+		}}, nil
 	}
 
 	var mounts []httpapi.Mount

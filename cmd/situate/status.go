@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/situate/situate/llm"
+	"github.com/situate/situate/report"
+	"github.com/situate/situate/wiring"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -48,17 +47,17 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		formats[d.Format]++
 		chunks += d.Chunks
 	}
-	st, err := contextStats(ctx, store, docs)
+	st, err := wiring.ContextStats(ctx, store, docs)
 	if err != nil {
 		return err
 	}
 	dir := c.storeDir(e)
-	fmt.Fprintf(e.stdout, "store       %s (%s)\n", dir, humanBytes(dirSize(dir)))
+	fmt.Fprintf(e.stdout, "store       %s (%s)\n", dir, report.Bytes(report.DirSize(dir)))
 	fmt.Fprintf(e.stdout, "documents   %d\n", len(docs))
 	fmt.Fprintf(e.stdout, "chunks      %d\n", chunks)
-	fmt.Fprintf(e.stdout, "languages   %s\n", countList(langs))
-	fmt.Fprintf(e.stdout, "formats     %s\n", countList(formats))
-	fmt.Fprintf(e.stdout, "contexts    %s\n", countList(st.ContextsBySource))
+	fmt.Fprintf(e.stdout, "languages   %s\n", report.Counts(langs))
+	fmt.Fprintf(e.stdout, "formats     %s\n", report.Counts(formats))
+	fmt.Fprintf(e.stdout, "contexts    %s\n", report.Counts(st.ContextsBySource))
 	fmt.Fprintf(e.stdout, "flagged     %d contexts", st.FlaggedContexts)
 	if st.FlaggedContexts > 0 {
 		// By kind: failed calls that fell back, contexts shortened to fit
@@ -76,12 +75,12 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 				}
 			}
 		}
-		fmt.Fprintf(e.stdout, " (%s)", countList(kinds))
+		fmt.Fprintf(e.stdout, " (%s)", report.Counts(kinds))
 	}
 	fmt.Fprintln(e.stdout)
 	ix := eng.IndexStats()
 	fmt.Fprintf(e.stdout, "bm25        %d chunks, %d terms, %d tokens\n", ix.Chunks, ix.Terms, ix.Tokens)
-	sc, found, err := readStoredContextualizer(ctx, store)
+	sc, found, err := wiring.ReadStoredContextualizer(ctx, store)
 	if err != nil {
 		return err
 	}
@@ -106,48 +105,4 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "stale       none\n")
 	}
 	return nil
-}
-
-func countList(m map[string]int) string {
-	if len(m) == 0 {
-		return "-"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		name := k
-		if name == "" {
-			name = "(none)"
-		}
-		parts[i] = fmt.Sprintf("%s %d", name, m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			n += info.Size()
-		}
-		return nil
-	})
-	return n
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

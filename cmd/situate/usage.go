@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/situate/situate/report"
 	"github.com/situate/situate/sqlite"
 )
 
@@ -187,7 +188,7 @@ func runUsage(ctx context.Context, e *env, args []string) error {
 	row := func(name, op string, t sqlite.UsageTotals) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%.4f\t%s\t%s\t%s\t\n", name, op, t.Calls, t.Errors, t.Retries,
 			t.InputTokens, t.CacheWriteTokens, t.CacheReadTokens, t.OutputTokens, 100*readShare(t), t.CostUSD,
-			roundLatency(t.LatencyP50), roundLatency(t.LatencyP95), roundLatency(t.LatencyP99))
+			report.Latency(t.LatencyP50), report.Latency(t.LatencyP95), report.Latency(t.LatencyP99))
 	}
 	for _, g := range sum.Groups {
 		name := g.Model
@@ -213,16 +214,6 @@ func runUsage(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(w, "  successful calls only:                     %s\n", tok(cu.SuccessfulOnly))
 	}
 	return nil
-}
-
-func roundLatency(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(100 * time.Microsecond)
-	}
-	return d
 }
 
 // openStoreOnly opens an existing store's database without the engine.

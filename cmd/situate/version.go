@@ -62,7 +62,7 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 			fs.Usage()
 			return errHelpShown
 		}
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if fs.NArg() > 0 {
 		return usagef("takes no arguments, got %q", fs.Arg(0))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/situate/situate"
 	"github.com/situate/situate/driver"
+	"github.com/situate/situate/wiring"
 )
 
 // runWorker is `situate worker`: it runs the document jobs of a shared
@@ -27,10 +28,10 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 		"a job whose worker dies is run again by another once its lease runs out.")
 	c.flags(fs, "store-url", "store", "config", "chunk-size", "chunk-overlap", "contextualizer", "analyzer",
 		"context-weight", "recipe", "max-file-size")
-	c.flags(fs, denseSettings...)
-	c.flags(fs, llmSettings...)
-	c.flags(fs, indexSettings...)
-	groupFlags(fs, "Index backend (--index weaviate): the worker writes the index entries too", indexSettings...)
+	c.flags(fs, wiring.DenseSettings...)
+	c.flags(fs, wiring.LLMSettings...)
+	c.flags(fs, wiring.IndexSettings...)
+	groupFlags(fs, "Index backend (--index weaviate): the worker writes the index entries too", wiring.IndexSettings...)
 	jobs := fs.Int("jobs", 2, "documents contextualized at once")
 	lease := fs.Duration("lease", 30*time.Second, "how long a claimed job stays claimed without news from this worker (it renews it every second); a killed worker's jobs run elsewhere after it")
 	poll := fs.Duration("poll", time.Second, "how often an idle worker looks for jobs")
@@ -67,22 +68,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	if *tenant != "" {
-		e.cacheSalt = "situate-tenant-" + *tenant
-	}
-	opts, err := engineOptions(c, e, store, log)
-	if err != nil {
-		return err
-	}
-	// With an index backend the worker writes each document's index
-	// entries (Weaviate: its chunks, contexts and vectors) as it commits
-	// it; the servers' indexes are then the backend itself. The backend's
-	// tenant is the situate tenant's, as serve's.
-	if err := withBackend(ctx, c, e, &opts, *tenant, false); err != nil {
-		return err
-	}
-	opts.SharedStore, opts.OpenMode = true, situate.OpenStoreOnly
-	eng, err := situate.Open(ctx, "", store, opts)
+	eng, err := wiring.OpenWorker(ctx, c, e.wiring(), store, *tenant, log)
 	if err != nil {
 		return err
 	}

@@ -550,6 +550,25 @@ func TestServeSharedStore(t *testing.T) {
 	if rs := search(c); len(rs) == 0 {
 		t.Error("a server started afterwards does not find the document at once")
 	}
+	// An attribute change one server accepted holds on the others for the
+	// very next request (they sync when the store changed, not only every
+	// 2 s), and makes no model call.
+	calls := llm.calls.Load()
+	code, body, err = a.do("PATCH", "/v1/documents/log-1", "", map[string]any{"title": "Zanzibar log", "metadata": map[string]string{"zone": "z1"}})
+	if err != nil || code != 200 {
+		t.Fatalf("PATCH: %d %s %v", code, body, err)
+	}
+	code, body, _ = b.do("GET", "/v1/documents/log-1", "", nil)
+	if code != 200 || !strings.Contains(string(body), `"title":"Zanzibar log"`) {
+		t.Errorf("the other server's GET right after the PATCH: %d %s", code, body)
+	}
+	code, body, _ = c.do("POST", "/v1/search", "", map[string]any{"query": "zanzibarquay", "filters": map[string]any{"metadata": map[string]any{"zone": map[string]any{"eq": "z1"}}}})
+	if code != 200 || !strings.Contains(string(body), `"doc":"log-1"`) || !strings.Contains(string(body), `"title":"Zanzibar log"`) {
+		t.Errorf("the third server's filtered search right after the PATCH: %d %s", code, body)
+	}
+	if n := llm.calls.Load(); n != calls {
+		t.Errorf("the PATCH made %d LLM calls, want 0", n-calls)
+	}
 	w.stop(t)
 	if n := llm.calls.Load(); n < 2 {
 		t.Errorf("%d LLM calls: the worker did not contextualize", n)
