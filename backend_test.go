@@ -407,3 +407,16 @@ func backendSharedStoreSync(t *testing.T, store driver.Store) {
 		t.Errorf("after the second Sync: hits %v, want a and the new c", ids)
 	}
 }
+
+// TestCloseTwice: closing an Engine a second time is a no-op, so an index
+// backend (a client of a server other processes share) is closed once.
+func TestCloseTwice(t *testing.T) {
+	b := newMemBackend()
+	e := backendEngine(t, newSQLiteStore(t), b, nil)
+	if err := e.Close(); err != nil {
+		t.Fatalf("first Close: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("second Close: %v, want nil (nothing left to close)", err)
+	}
+}

@@ -87,6 +87,8 @@ type Engine struct {
 	shared sharedState
 	// syncedStamp is shared.stamp, read without writeMu (SyncIfChanged).
 	syncedStamp atomic.Value
+	// closed is set by the first Close.
+	closed atomic.Bool
 
 	writeMu sync.Mutex // serializes store+index commits and the pending journal
 	// contextualizerRecorded: the store holds this Engine's contextualizer
@@ -133,8 +135,13 @@ func (e *Engine) dropDoc(id string) {
 	}
 }
 
-// Close closes the indexes; the store belongs to the caller.
+// Close closes the indexes; the store belongs to the caller. A second
+// Close does nothing: an index backend, a client other processes may share,
+// is closed once.
 func (e *Engine) Close() error {
+	if !e.closed.CompareAndSwap(false, true) {
+		return nil
+	}
 	e.writeMu.Lock()
 	err := e.writeSync()
 	e.writeMu.Unlock()

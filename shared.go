@@ -290,7 +290,7 @@ func (e *Engine) resumeSync(ctx context.Context, st syncState, reset bool) error
 	return nil
 }
 
-// sameChunkCount reports whether the language arm holds as many chunks as
+// sameChunkCount reports whether every BM25 arm holds as many chunks as
 // the store (true when the store does not count them).
 func (e *Engine) sameChunkCount(ctx context.Context) (bool, error) {
 	cc, ok := e.store.(driver.ChunkCounter)
@@ -301,7 +301,15 @@ func (e *Engine) sameChunkCount(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("open engine: %w", err)
 	}
-	return e.arms[0].ix.Len() == n, nil
+	// Every arm holds one entry per chunk (an arm with nothing to say of a
+	// chunk, the declarations arm of prose, holds it empty): an arm whose
+	// files were lost opens empty and is caught here, not only the first.
+	for _, a := range e.arms {
+		if a.ix != nil && a.ix.Len() != n {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // closeIndexes closes the open indexes (to rebuild them).

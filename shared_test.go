@@ -333,10 +333,15 @@ func TestSharedLocalIndexDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
+		"code arm removed": func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "bm25-code")); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
 	for name, store := range sharedStores(t) {
 		for how, hurt := range damage {
-			if name == "change-list" && how != "bm25 arm removed" {
+			if name == "change-list" && how != "bm25 arm removed" && how != "code arm removed" {
 				continue // a damaged file is found the same way over either store
 			}
 			t.Run(name+"/"+how, func(t *testing.T) {
@@ -349,6 +354,17 @@ func TestSharedLocalIndexDamaged(t *testing.T) {
 				for _, mode := range []string{situate.ModeBM25, situate.ModeDense} {
 					if got := searchIDs(t, e, situate.Query{Text: "harbour master ships", K: 1, Mode: mode}); !slices.Equal(got, []string{"harbour"}) {
 						t.Errorf("%s search after the damage: %v, want harbour", mode, got)
+					}
+				}
+				// The damaged arm holds the documents again, whichever it
+				// was, not only the language arm.
+				hits, err := e.Search(context.Background(), situate.Query{Text: "harbour master ships", K: 1, Mode: situate.ModeBM25, Explain: true})
+				if err != nil || len(hits) == 0 {
+					t.Fatalf("search: %v %v", hits, err)
+				}
+				for _, a := range hits[0].Explain.Arms {
+					if (a.Arm == "bm25" || a.Arm == "bm25-code") && a.Rank != 1 {
+						t.Errorf("after the damage the %s arm does not find the document: %+v", a.Arm, hits[0].Explain.Arms)
 					}
 				}
 				e.Close()
