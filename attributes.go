@@ -118,6 +118,8 @@ func (e *Engine) applyAttributes(ctx context.Context, prev DocumentRecord, title
 		if err := e.backendAttributes(ctx, rec, chunks); err != nil {
 			return rec, fmt.Errorf("update attributes of %s: %w", prev.ID, err)
 		}
+	} else if err := e.rewriteLexical(ctx, rec, chunks); err != nil {
+		return rec, fmt.Errorf("update attributes of %s: %w", prev.ID, err)
 	}
 	e.mu.Lock()
 	if _, ok := e.docs[rec.ID]; ok || e.docsLoaded {
@@ -264,4 +266,26 @@ func (e *Engine) backendAttributes(ctx context.Context, rec DocumentRecord, chun
 		}
 	}
 	return e.opts.Backend.Replace(ctx, []driver.BackendDocument{e.backendDocument(rec, chunks, vecs)})
+}
+
+// rewriteLexical writes a stored document's entries in the Engine's BM25
+// arms again with its new attributes. The arms' filters read the Engine's
+// records, not these; what matters is that the write moves the index's
+// commit, which is how a reader beside this writer (situate mcp, a second
+// process) learns to read the records again: its next search, Document or
+// list sees the change (TestReaderSeesAccessChange). The vectors carry no
+// attributes and stay.
+func (e *Engine) rewriteLexical(ctx context.Context, rec DocumentRecord, chunks []StoredChunk) error {
+	d := &stagedDoc{rec: rec, chunks: chunks}
+	for _, part := range e.indexParts() {
+		if _, ok := part.(localLexicalPart); !ok {
+			continue
+		}
+		b := part.newBatch()
+		b.stage(d)
+		if err := b.apply(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }

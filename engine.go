@@ -671,8 +671,22 @@ func (e *Engine) ensureDocs(ctx context.Context) error {
 	}
 }
 
+// refreshReader brings a reader to the writer's last commit before it
+// answers from its records, as its searches do (Refresh), so an access list
+// the writer narrowed holds for every read path; a failure keeps the
+// commit it has, as a search does.
+func (e *Engine) refreshReader() {
+	if !e.readOnly {
+		return
+	}
+	if err := e.Refresh(context.Background()); err != nil {
+		e.log.Warn("answering from the commit opened before; a later one could not be opened", "err", err)
+	}
+}
+
 // Documents returns the records of all indexed documents, ordered by id.
 func (e *Engine) Documents() []DocumentRecord {
+	e.refreshReader()
 	if err := e.ensureDocs(context.Background()); err != nil {
 		e.log.Warn("reading the documents failed", "err", err)
 	}
@@ -688,6 +702,7 @@ func (e *Engine) Documents() []DocumentRecord {
 
 // Document returns one document's record, or an error wrapping ErrNotFound.
 func (e *Engine) Document(id string) (DocumentRecord, error) {
+	e.refreshReader()
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if !e.docsLoaded {

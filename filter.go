@@ -10,6 +10,7 @@ import (
 // DocumentsMatching returns the records of the indexed documents f admits
 // (the documents a search with f may return), ordered by id.
 func (e *Engine) DocumentsMatching(f Filter) ([]DocumentRecord, error) {
+	e.refreshReader()
 	allowed, err := e.allowedDocs(f)
 	if err != nil {
 		return nil, err
