@@ -57,14 +57,21 @@ func (e *Engine) Refresh(ctx context.Context) error {
 	if !e.readOnly || e.view.dir == "" {
 		return nil
 	}
+	current := func() bool {
+		stamp := manifestStamp(e.view.dir)
+		e.view.mu.RLock()
+		defer e.view.mu.RUnlock()
+		return stamp == e.view.stamp
+	}
+	// Most calls find nothing new: they check without queueing behind one
+	// another (a reader's every search, Document and list asks).
+	if current() {
+		return nil
+	}
 	e.view.refreshing.Lock()
 	defer e.view.refreshing.Unlock()
-	stamp := manifestStamp(e.view.dir)
-	e.view.mu.RLock()
-	same := stamp == e.view.stamp
-	e.view.mu.RUnlock()
-	if same {
-		return nil
+	if current() {
+		return nil // another caller refreshed meanwhile
 	}
 	n, err := Open(ctx, e.view.dir, e.store, e.opts)
 	if err != nil {
