@@ -331,6 +331,12 @@ func TestBackendNativeRanking(t *testing.T) {
 		!slices.Equal(q.Filter.Principals, f.Principals) || q.DenseWeight != opts.DenseWeight || q.LexicalWeight != opts.LexicalWeight {
 		t.Errorf("SearchNative got %+v", q)
 	}
+	// An explanation of a native ranking has no arms to show: an empty
+	// list, never null (the API's schema requires the array).
+	nb.queries = nil
+	if x := search(t, e, situate.Query{Text: "ferry", K: 2, Mode: situate.ModeHybrid, Filter: f, Explain: true})[0].Explain; x == nil || x.Arms == nil || len(x.Arms) != 0 || x.FusedScore != 0.9 {
+		t.Errorf("native explanation %+v, want no arms and the fused score 0.9", x)
+	}
 	nb.queries = nil
 	search(t, e, situate.Query{Text: "ferry", K: 2, Mode: situate.ModeBM25})
 	if len(nb.queries) != 1 || nb.queries[0].Vector != nil {

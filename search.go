@@ -230,7 +230,11 @@ func (e *Engine) hit(ctx context.Context, c candidates, r fusion.Result, docID s
 	h := Hit{DocID: docID, Chunk: index, Text: ch.Text, Context: ch.Context,
 		Heading: ch.Heading, Title: e.title(ctx, docID), Score: r.Score}
 	if explain {
-		h.Explain = &Explanation{Arms: c.explain[r.ID], FusedScore: r.Score}
+		arms := c.explain[r.ID]
+		if arms == nil {
+			arms = []ArmRank{} // a natively ranking backend says nothing per arm: "arms": []
+		}
+		h.Explain = &Explanation{Arms: arms, FusedScore: r.Score}
 	}
 	return h
 }
