@@ -74,13 +74,13 @@ func (x *Explanation) Arm(name string) ArmRank {
 }
 
 // String is the explanation on one line: each arm's rank and score
-// ("bm25 rank 1 score 3.2100"; "rank 0" where the arm did not retrieve the
-// hit), the fused score and the reranker's.
+// ("bm25 rank 1 score 3.2100"; "not retrieved" where the arm did not
+// return the hit), the fused score and the reranker's.
 func (x *Explanation) String() string {
 	var b strings.Builder
 	for _, a := range x.Arms {
 		if a.Rank == 0 {
-			fmt.Fprintf(&b, "%s rank 0; ", a.Arm)
+			fmt.Fprintf(&b, "%s not retrieved; ", a.Arm)
 			continue
 		}
 		fmt.Fprintf(&b, "%s rank %d score %.4f; ", a.Arm, a.Rank, a.Score)

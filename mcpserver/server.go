@@ -196,7 +196,7 @@ type SearchInput struct {
 	K       int      `json:"k,omitempty" jsonschema:"number of results, 1 to 100 (default 10)"`
 	Mode    string   `json:"mode,omitempty" jsonschema:"bm25, dense or hybrid; empty picks hybrid when embeddings are configured and bm25 otherwise"`
 	Filters *Filters `json:"filters,omitempty" jsonschema:"restrict the search to some documents"`
-	Explain bool     `json:"explain,omitempty" jsonschema:"add each result's rank and score in each stage"`
+	Explain bool     `json:"explain,omitempty" jsonschema:"add each result's rank and score in each arm (BM25 arms, their combined ranking, dense), fused and reranked"`
 }
 
 // Filters restrict a search or a listing; a document passes when it passes

@@ -29,7 +29,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	groupFlags(fs, "Index backend (--index weaviate)", wiring.IndexSettings...)
 	noRerank := fs.Bool("no-rerank", false, "skip the configured reranker")
 	asJSON := fs.Bool("json", false, "print one JSON object {query, results: [...]}")
-	explain := fs.Bool("explain", false, "show each result's rank and score in each stage")
+	explain := fs.Bool("explain", false, "show each result's rank and score in each arm (BM25 arms, their combined ranking, dense), fused and reranked")
 	docs := fs.String("doc", "", "restrict to these document ids (comma-separated)")
 	principals := fs.String("as", "", "search as these principals (comma-separated): only documents they may see")
 	words, err := c.parse(e, fs, args)
