@@ -130,8 +130,14 @@ func runEval(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "dataset %s: %d documents, %d chunks, %d queries (%d skipped records)\n\n",
-			ds.Name, len(ds.Docs), ds.NumChunks(), len(ds.Queries), len(ds.Skipped))
+		// A dataset of whole documents (answers, squad, trec) is chunked by
+		// each configuration: it has no chunks of its own to count.
+		chunks := "chunked by situate"
+		if n := ds.NumChunks(); n > 0 {
+			chunks = fmt.Sprintf("%d chunks", n)
+		}
+		fmt.Fprintf(e.stdout, "dataset %s: %d documents, %s, %d queries (%d skipped records)\n\n",
+			ds.Name, len(ds.Docs), chunks, len(ds.Queries), len(ds.Skipped))
 		if err := eval.WriteTable(e.stdout, results); err != nil {
 			return err
 		}
