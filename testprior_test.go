@@ -13,27 +13,10 @@ import (
 // unless the query asks about tests; TestPenalty 0 leaves BM25's order, and
 // an out-of-range penalty is refused naming the field.
 func TestSearchTestPenalty(t *testing.T) {
-	ctx := context.Background()
 	impl := "package chunk\n\n// readChunk decodes one chunk of chunked transfer encoding.\nfunc readChunk(r io.Reader) ([]byte, error) {\n\treturn nil, nil\n}\n"
 	test := "package chunk\n\n// chunked transfer encoding: readChunk on chunked input, chunked chunked.\nfunc TestReadChunk(t *testing.T) {\n\treadChunk(chunked(\"chunked transfer encoding\"))\n}\n"
-	first := func(opts situate.Options, query string) situate.Hit {
-		t.Helper()
-		eng := openMemEngine(t, opts)
-		for _, d := range []situate.Document{{ID: "chunk/read.go", Text: impl}, {ID: "chunk/read_test.go", Text: test}} {
-			d.Lang, d.Format = "en", situate.FormatCode
-			if _, err := eng.Put(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		hits, err := eng.Search(ctx, situate.Query{Text: query, K: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 {
-			t.Fatalf("%q: no hits", query)
-		}
-		return hits[0]
-	}
+	files := map[string]string{"chunk/read.go": impl, "chunk/read_test.go": test}
+	first := func(opts situate.Options, query string) situate.Hit { return firstCodeHit(t, opts, files, query) }
 	search := func(opts situate.Options, query string) string { return first(opts, query).DocID }
 	off := situate.DefaultOptions()
 	off.TestPenalty = 0
@@ -66,26 +49,11 @@ func TestSearchTestPenalty(t *testing.T) {
 // the question's words what the package's code does ranks below that code
 // with the default recipe; TestPenalty 0 leaves BM25's order.
 func TestSearchPackageDocPenalty(t *testing.T) {
-	ctx := context.Background()
 	exec := "package template\n\n// walkRange evaluates a range over a slice, map or channel.\nfunc (s *state) walkRange(dot reflect.Value, r *parse.RangeNode) {\n\tval, _ := indirect(s.evalPipeline(dot, r.Pipe))\n}\n"
 	doc := "// Package template implements data-driven templates.\n//\n// A range action iterates over a slice, map or channel: {{range pipeline}}\n// T1 {{end}}. The value of the pipeline must be an array, slice, map,\n// iter.Seq, iter.Seq2, integer or channel; range over a slice, a map or\n// a channel sets dot to each element in turn.\npackage template\n"
+	files := map[string]string{"text/template/exec.go": exec, "text/template/doc.go": doc}
 	search := func(opts situate.Options) string {
-		t.Helper()
-		eng := openMemEngine(t, opts)
-		for _, d := range []situate.Document{{ID: "text/template/exec.go", Text: exec}, {ID: "text/template/doc.go", Text: doc}} {
-			d.Lang, d.Format = "en", situate.FormatCode
-			if _, err := eng.Put(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		hits, err := eng.Search(ctx, situate.Query{Text: "range over a slice, map or channel", K: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 {
-			t.Fatal("no hits")
-		}
-		return hits[0].DocID
+		return firstCodeHit(t, opts, files, "range over a slice, map or channel").DocID
 	}
 	off := situate.DefaultOptions()
 	off.TestPenalty = 0
@@ -101,27 +69,10 @@ func TestSearchPackageDocPenalty(t *testing.T) {
 // that declares a function named so above a caller whose words match the
 // question better; without the declaration arm the caller wins.
 func TestSearchDefsArm(t *testing.T) {
-	ctx := context.Background()
 	impl := "package internal\n\n// Read returns the next bytes.\nfunc (cr *chunkedReader) Read(b []byte) (int, error) {\n\treturn cr.r.Read(b)\n}\n"
 	caller := "package http\n\n// body reads the chunked body through a chunked reader.\nfunc body(r io.Reader) io.Reader {\n\treturn &chunkedReader{r: r}\n}\n"
-	first := func(opts situate.Options) string {
-		t.Helper()
-		eng := openMemEngine(t, opts)
-		for _, d := range []situate.Document{{ID: "internal/chunked.go", Text: impl}, {ID: "http/body.go", Text: caller}} {
-			d.Lang, d.Format = "en", situate.FormatCode
-			if _, err := eng.Put(ctx, d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		hits, err := eng.Search(ctx, situate.Query{Text: "chunked reader read", K: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 {
-			t.Fatal("no hits")
-		}
-		return hits[0].DocID
-	}
+	files := map[string]string{"internal/chunked.go": impl, "http/body.go": caller}
+	first := func(opts situate.Options) string { return firstCodeHit(t, opts, files, "chunked reader read").DocID }
 	off := situate.DefaultOptions()
 	off.DefsArmWeight = 0
 	if got := first(off); got != "http/body.go" {
@@ -135,4 +86,25 @@ func TestSearchDefsArm(t *testing.T) {
 	if err := bad.Validate(); !errors.Is(err, situate.ErrInvalid) {
 		t.Errorf("DefsArmWeight -1: Validate = %v, want ErrInvalid", err)
 	}
+}
+
+// firstCodeHit indexes source files (id -> text) in a new in-memory engine
+// with opts and returns the first hit of query.
+func firstCodeHit(t *testing.T, opts situate.Options, files map[string]string, query string) situate.Hit {
+	t.Helper()
+	ctx := context.Background()
+	eng := openMemEngine(t, opts)
+	for id, text := range files {
+		if _, err := eng.Put(ctx, situate.Document{ID: id, Text: text, Lang: "en", Format: situate.FormatCode}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := eng.Search(ctx, situate.Query{Text: query, K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		t.Fatalf("%q: no hits", query)
+	}
+	return hits[0]
 }
